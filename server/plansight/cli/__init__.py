@@ -1,0 +1,1 @@
+"""The `plansight` command: serving, watching the plan, and letting shell agents write."""

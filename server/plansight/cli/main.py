@@ -1,0 +1,348 @@
+"""The `plansight` command line."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from plansight import __version__
+
+EXIT_OK, EXIT_RESULT_ERROR, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class BadInput(Exception):
+    """Printed as one line on stderr; exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad flags get the one clear line every other bad input gets, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        _fail(f"{message} (see `{self.prog} --help`)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="plansight",
+        description="See and steer an AI coding agent's plan: server, viewer and shell tools.",
+    )
+    parser.add_argument("--version", action="version", version=f"plansight {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    store = _Parser(add_help=False)
+    store.add_argument(
+        "--db", metavar="PATH", help="the store file (default: per workspace, or $PLANSIGHT_DB)"
+    )
+    session = _Parser(add_help=False)
+    session.add_argument("--session", metavar="S", help='the session (default: "default")')
+    change = _Parser(add_help=False)
+    change.add_argument(
+        "--origin",
+        choices=("agent", "user"),
+        default="agent",
+        help="who makes the change (default: agent)",
+    )
+    change.add_argument("--json", action="store_true", help="print the whole result as JSON")
+
+    serve = commands.add_parser("serve", parents=[store], help="the language server on stdio")
+    serve.set_defaults(run=_serve)
+
+    show = commands.add_parser("show", parents=[store, session], help="print the plan")
+    show.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    show.set_defaults(run=_show)
+
+    watch = commands.add_parser("watch", parents=[store, session], help="the plan, live")
+    watch.set_defaults(run=_watch)
+
+    apply = commands.add_parser(
+        "apply", parents=[store, session, change], help="apply ordered operations"
+    )
+    apply.add_argument(
+        "--ops", required=True, metavar="JSON|-", help="a JSON list of ops, or - for stdin"
+    )
+    apply.add_argument("--base-version", type=int, metavar="N")
+    apply.set_defaults(run=_apply)
+
+    write = commands.add_parser(
+        "write", parents=[store, session, change], help="replace the list (TodoWrite)"
+    )
+    write.add_argument(
+        "--todos", required=True, metavar="JSON|-", help="a JSON list of todos, or - for stdin"
+    )
+    write.add_argument("--base-version", type=int, metavar="N")
+    write.set_defaults(run=_write)
+
+    clear = commands.add_parser("clear", parents=[store, session, change], help="empty the list")
+    clear.set_defaults(run=_clear)
+
+    sessions = commands.add_parser("sessions", parents=[store], help="list the sessions")
+    sessions.add_argument("--json", action="store_true", help="print them as JSON")
+    sessions.set_defaults(run=_sessions)
+
+    export = commands.add_parser(
+        "export", parents=[store, session], help="print the plan as markdown or JSON"
+    )
+    export.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    export.set_defaults(run=_export)
+
+    imp = commands.add_parser(
+        "import", parents=[store, session, change], help="replace the list from markdown"
+    )
+    imp.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    imp.set_defaults(run=_import)
+
+    context = commands.add_parser(
+        "context", parents=[store, session], help="the text an agent's loop injects"
+    )
+    context.set_defaults(run=_context)
+
+    schema = commands.add_parser("schema", help="the JSON Schema of every request and notification")
+    schema.set_defaults(run=_schema)
+
+    demo = commands.add_parser("demo", help="watch a scripted agent plan and work, live")
+    demo.add_argument("--fast", action="store_true", help="no pauses (for tests)")
+    demo.set_defaults(run=_demo)
+
+    mcp = commands.add_parser(
+        "mcp", parents=[store, session], help="an MCP server for terminal agents"
+    )
+    mcp.set_defaults(run=_mcp)
+    return parser
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _service(args: argparse.Namespace) -> Any:
+    from plansight.paths import resolve_store_path
+    from plansight.service import PlanService
+    from plansight.store.sqlite import SqliteStore, StoreError
+
+    try:
+        return PlanService(SqliteStore(resolve_store_path(args.db, None)))
+    except (StoreError, RuntimeError) as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _read_json(value: str, what: str) -> Any:
+    text = sys.stdin.read() if value == "-" else value
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise BadInput(f"{what} is not valid JSON: {exc}") from None
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _print_result(result: dict[str, Any], as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(result["summary"])
+    return EXIT_RESULT_ERROR if result["isError"] else EXIT_OK
+
+
+def _session_args(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
+    params = dict(extra)
+    if args.session is not None:
+        params["session"] = args.session
+    return params
+
+
+def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> int:
+    from plansight.protocol import REQUESTS
+
+    service = _service(args)
+    model = REQUESTS[method][0]
+    run: Callable[..., Any] = {
+        "plansight/apply": service.apply,
+        "plansight/write": service.write,
+        "plansight/clear": service.clear,
+        "plansight/import": service.import_markdown,
+    }[method]
+    outcome = run(model.model_validate(params), params)
+    return _print_result(outcome.result, args.json)
+
+
+def _require_session(service: Any, args: argparse.Namespace) -> str:
+    from plansight.cli.live import pick_session
+
+    name = pick_session(service, args.session)
+    if name is None:
+        return args.session or "default"
+    if args.session and not any(p.session == name for p in service.store.sessions()):
+        raise BadInput(f'no session named "{name}" in this store (see `plansight sessions`)')
+    return name
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from plansight.lsp.server import run_stdio
+
+    return run_stdio(args.db)
+
+
+def _show(args: argparse.Namespace) -> int:
+    from plansight.protocol import ExportParams, GetParams
+
+    service = _service(args)
+    session = _require_session(service, args)
+    if args.format == "json":
+        print(json.dumps(service.get(GetParams(session=session)), indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(service.export(ExportParams(session=session, format="markdown"))["text"], end="")
+    else:
+        from plansight.cli.panel import render_state
+
+        _console().print(render_state(service.get(GetParams(session=session))))
+    return EXIT_OK
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from plansight.cli.live import watch
+
+    with contextlib.suppress(KeyboardInterrupt):
+        watch(_service(args), args.session, _console())
+    return EXIT_OK
+
+
+def _apply(args: argparse.Namespace) -> int:
+    ops = _read_json(args.ops, "--ops")
+    if isinstance(ops, dict):
+        ops = ops.get("ops", [ops])
+    params = _session_args(args, ops=ops, origin=args.origin)
+    if args.base_version is not None:
+        params["baseVersion"] = args.base_version
+    return _change(args, "plansight/apply", params)
+
+
+def _write(args: argparse.Namespace) -> int:
+    todos = _read_json(args.todos, "--todos")
+    if isinstance(todos, dict) and "todos" in todos:
+        todos = todos["todos"]
+    params = _session_args(args, todos=todos, origin=args.origin)
+    if args.base_version is not None:
+        params["baseVersion"] = args.base_version
+    return _change(args, "plansight/write", params)
+
+
+def _clear(args: argparse.Namespace) -> int:
+    return _change(args, "plansight/clear", _session_args(args, origin=args.origin))
+
+
+def _import(args: argparse.Namespace) -> int:
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read {args.file}: {exc.__class__.__name__}") from None
+    return _change(args, "plansight/import", _session_args(args, markdown=text, origin=args.origin))
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    result = _service(args).sessions()
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    elif not result["sessions"]:
+        print("No sessions yet.")
+    else:
+        from plansight.cli.panel import render_sessions
+
+        _console().print(render_sessions(result["sessions"]))
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
+    from plansight.protocol import ExportParams
+
+    service = _service(args)
+    session = _require_session(service, args)
+    text = service.export(ExportParams(session=session, format=args.format))["text"]
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"cannot write {args.output}: {exc.__class__.__name__}") from None
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
+def _context(args: argparse.Namespace) -> int:
+    from plansight.protocol import ContextParams
+
+    print(_service(args).context(ContextParams.model_validate(_session_args(args)))["text"])
+    return EXIT_OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from plansight.protocol import json_schema
+
+    print(json.dumps(json_schema(), indent=2))
+    return EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from plansight.cli.demo import run_demo
+
+    return run_demo(_console(), fast=args.fast)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from plansight.mcp.server import run_mcp
+    except ImportError:
+        raise BadInput(
+            "the MCP server needs the `mcp` extra: pip install 'plansight[mcp]'"
+        ) from None
+    return run_mcp(args.db, args.session)
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"plansight: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from plansight.logs import configure
+
+    configure()
+    args = _parser().parse_args(argv)  # argparse itself exits 2 on bad flags
+    try:
+        return int(args.run(args))
+    except BadInput as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        from pydantic import ValidationError
+
+        from plansight.core.errors import RequestRefused, VersionConflict
+        from plansight.lsp.errors import validation_errors
+
+        if isinstance(exc, ValidationError):
+            _fail(
+                "; ".join(
+                    f"{e['path'] or 'params'}: {e['message']}" for e in validation_errors(exc)
+                )
+            )
+        if isinstance(exc, RequestRefused):
+            _fail(exc.message)
+        if isinstance(exc, VersionConflict):
+            print(f"plansight: {exc}", file=sys.stderr)
+            return EXIT_RESULT_ERROR
+        raise

@@ -1,0 +1,44 @@
+"""`plansight/context`: what an agent's loop puts into its next prompt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plansight.core.model import Plan, progress_of
+
+REMINDER = "<reminder>Update your todos.</reminder>"
+
+
+@dataclass(frozen=True, slots=True)
+class ContextText:
+    text: str
+    reminder: bool
+
+
+def context_text(
+    plan: Plan, rounds: int, user_changes: list[str], reminder_after: int
+) -> ContextText:
+    """`rounds` counts this call among the consecutive ones since the agent last changed
+    the list; `user_changes` are the lines of what a person changed since the last call."""
+    progress = progress_of(plan)
+    if progress.total == 0:
+        lines = ["The todo list is empty."]
+    else:
+        lines = [
+            f"Todo list: {progress.completed}/{progress.total} completed, "
+            f"{progress.remaining} remaining."
+        ]
+        current = plan.current()
+        lines.append(
+            f"Current task: {current.active_form}" if current else "No task is in progress."
+        )
+    if user_changes:
+        lines.append(
+            "<system-reminder>The user changed the todo list: "
+            + "; ".join(user_changes)
+            + ". Take this into account and do not undo it.</system-reminder>"
+        )
+    reminder = rounds >= reminder_after
+    if reminder:
+        lines.append(REMINDER)
+    return ContextText("\n".join(lines), reminder)

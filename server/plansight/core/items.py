@@ -1,0 +1,63 @@
+"""Turning the items an agent sends into clean task specs, with every limit checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plansight.core.errors import OpRefused
+from plansight.core.limits import content_problem, note_count_problem, note_problem
+from plansight.core.model import TaskStatus
+from plansight.core.settings import Settings
+from plansight.core.text import clean_content, clean_note
+from plansight.protocol import Item, ItemSpec
+
+
+@dataclass(slots=True)
+class TaskSpec:
+    content: str
+    active_form: str
+    status: TaskStatus
+    notes: list[str] | None  # None: the item said nothing of notes
+
+
+def clean_notes(notes: list[str], content: str, settings: Settings) -> tuple[list[str], list[str]]:
+    """Clean notes; returns (notes, problems). Empty notes are dropped."""
+    cleaned = [note for note in (clean_note(n) for n in notes) if note]
+    problems = [p for p in (note_problem(n, settings) for n in cleaned) if p]
+    count = note_count_problem(content, len(cleaned), settings)
+    if count:
+        problems.append(count)
+    return cleaned, problems
+
+
+def task_spec(item: Item, operation: str, settings: Settings) -> TaskSpec:
+    """One `apply` item as a spec, or OpRefused naming what is wrong with it."""
+    spec = ItemSpec(content=item) if isinstance(item, str) else item
+    content = clean_content(spec.content)
+    if not content:
+        raise OpRefused(f"Missing content for {operation} operation")
+    problems = []
+    too_long = content_problem(content, settings)
+    if too_long:
+        problems.append(too_long)
+    active_form = clean_content(spec.active_form or "") or content
+    too_long = content_problem(active_form, settings, "Active form")
+    if too_long:
+        problems.append(too_long)
+    notes: list[str] | None = None
+    if spec.notes is not None:
+        notes, note_problems = clean_notes(spec.notes, content, settings)
+        problems.extend(note_problems)
+    if problems:
+        raise OpRefused(*problems)
+    return TaskSpec(content, active_form, spec.status or "pending", notes)
+
+
+def phase_name(raw: str | None, operation: str, settings: Settings) -> str:
+    name = clean_content(raw or "")
+    if not name:
+        raise OpRefused(f"Missing phase for {operation} operation")
+    too_long = content_problem(name, settings, "Phase name")
+    if too_long:
+        raise OpRefused(too_long)
+    return name

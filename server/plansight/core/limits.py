@@ -1,0 +1,45 @@
+"""Checks of the size limits, shared by every way of changing a plan."""
+
+from __future__ import annotations
+
+from plansight.core.settings import Settings
+
+
+def preview(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def content_problem(content: str, settings: Settings, what: str = "Task content") -> str | None:
+    if len(content) > settings.max_content_length:
+        return (
+            f'{what} "{preview(content)}" is too long '
+            f"({len(content)} characters, the limit is {settings.max_content_length})"
+        )
+    return None
+
+
+def note_problem(note: str, settings: Settings) -> str | None:
+    if len(note) > settings.max_note_length:
+        return (
+            f'Note "{preview(note)}" is too long '
+            f"({len(note)} characters, the limit is {settings.max_note_length})"
+        )
+    return None
+
+
+def note_count_problem(content: str, count: int, settings: Settings) -> str | None:
+    if count > settings.max_notes_per_task:
+        return f'Too many notes on task "{preview(content)}" (the limit is {settings.max_notes_per_task})'
+    return None
+
+
+def task_count_problem(count: int, settings: Settings) -> str | None:
+    if count > settings.max_tasks:
+        return f"Too many tasks ({count}, the limit is {settings.max_tasks})"
+    return None
+
+
+def phase_count_problem(count: int, settings: Settings) -> str | None:
+    if count > settings.max_phases:
+        return f"Too many phases ({count}, the limit is {settings.max_phases})"
+    return None

@@ -1,0 +1,38 @@
+"""Cleaning what agents send: one-line contents, notes without control characters."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n|\t")
+# Bidirectional overrides and isolates can make a task read differently from what it
+# says ("trojan source"), so they go with the other control characters.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+
+
+def _keep(char: str) -> bool:
+    return unicodedata.category(char) != "Cc" and char not in _BIDI_CONTROLS
+
+
+def clean_content(text: str) -> str:
+    """A task content or phase name: one line, no control characters, trimmed."""
+    text = _LINE_BREAK.sub(" ", text)
+    if not text.isprintable():
+        text = "".join(c for c in text if _keep(c))
+    return text.strip()
+
+
+def clean_note(text: str) -> str:
+    """A note may span lines; each line loses control characters and trailing blanks,
+    blank lines inside are dropped (they could not survive a markdown round trip)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    cleaned = []
+    for line in lines:
+        line = line.replace("\t", "    ")
+        if not line.isprintable():
+            line = "".join(c for c in line if _keep(c))
+        line = line.rstrip()
+        if line:
+            cleaned.append(line)
+    return "\n".join(cleaned)

@@ -1,0 +1,1 @@
+"""The language server: pygls wiring of the contract's requests to `PlanService`."""

@@ -1,0 +1,41 @@
+"""Where the store lives by default, as the contract says."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def workspace_root(start: str | os.PathLike[str] | None = None) -> Path:
+    """The nearest ancestor of `start` (default: the current directory) holding `.git`,
+    else `start` itself."""
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def state_home() -> Path:
+    configured = os.environ.get("XDG_STATE_HOME")
+    if configured and os.path.isabs(configured):
+        return Path(configured)
+    return Path.home() / ".local" / "state"
+
+
+def default_store_path(root: str | os.PathLike[str]) -> Path:
+    """`$XDG_STATE_HOME/plansight/<12 hex of sha256(realpath(root))>.sqlite3`."""
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return state_home() / "plansight" / f"{digest}.sqlite3"
+
+
+def resolve_store_path(explicit: str | None, root: str | os.PathLike[str] | None) -> Path:
+    """`--db`, else `PLANSIGHT_DB`, else the default for `root` (else the shell's root)."""
+    if explicit:
+        return Path(explicit).expanduser()
+    from_env = os.environ.get("PLANSIGHT_DB")
+    if from_env:
+        return Path(from_env).expanduser()
+    return default_store_path(root if root is not None else workspace_root())

@@ -1,0 +1,265 @@
+"""The wire contract as pydantic models: the one source of truth for names and shapes.
+
+Params models validate what clients send; result models describe what the server sends
+and generate the JSON Schema (`plansight schema`). Results themselves are built as plain
+dicts by `plansight.wire` because that is much cheaper on every request; a test checks
+those dicts against these models.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic.alias_generators import to_camel
+
+from plansight.core.model import DEFAULT_SESSION, Origin, TaskStatus
+
+METHODS = (
+    "plansight/apply",
+    "plansight/write",
+    "plansight/get",
+    "plansight/sessions",
+    "plansight/clear",
+    "plansight/export",
+    "plansight/import",
+    "plansight/context",
+)
+DID_CHANGE = "plansight/didChange"
+
+SessionName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class WireModel(BaseModel):
+    # strict: a field of the wrong JSON type fails the schema instead of being coerced.
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", strict=True
+    )
+
+
+# ---------------------------------------------------------------- requests
+
+
+class ItemSpec(WireModel):
+    content: str
+    active_form: str | None = Field(
+        None, validation_alias=AliasChoices("activeForm", "active_form")
+    )
+    status: TaskStatus | None = None
+    notes: list[str] | None = None
+
+
+Item = str | ItemSpec
+
+
+class PhaseSpec(WireModel):
+    phase: str | None = None
+    items: list[Item] | None = None
+
+
+class InitOp(WireModel):
+    op: Literal["init"]
+    # `list` on the wire; renamed here so it does not shadow the builtin in the class body.
+    phases: list[PhaseSpec] | None = Field(None, alias="list")
+
+
+class StartOp(WireModel):
+    op: Literal["start"]
+    task: str | None = None
+    id: str | None = None
+
+
+class DoneOp(WireModel):
+    op: Literal["done"]
+    task: str | None = None
+    id: str | None = None
+    phase: str | None = None
+
+
+class DropOp(WireModel):
+    op: Literal["drop"]
+    task: str | None = None
+    id: str | None = None
+    phase: str | None = None
+
+
+class RmOp(WireModel):
+    op: Literal["rm"]
+    task: str | None = None
+    id: str | None = None
+    phase: str | None = None
+
+
+class AppendOp(WireModel):
+    op: Literal["append"]
+    phase: str | None = None
+    items: list[Item] | None = None
+
+
+class NoteOp(WireModel):
+    op: Literal["note"]
+    task: str | None = None
+    id: str | None = None
+    text: str | None = None
+
+
+Op = Annotated[
+    InitOp | StartOp | DoneOp | DropOp | RmOp | AppendOp | NoteOp, Field(discriminator="op")
+]
+
+
+class SessionParams(WireModel):
+    session: SessionName = DEFAULT_SESSION
+
+
+class ApplyParams(SessionParams):
+    ops: Annotated[list[Op], Field(min_length=1)]
+    base_version: int | None = None
+    origin: Origin = "agent"
+
+
+class WriteItem(WireModel):
+    content: str
+    active_form: str = Field(validation_alias=AliasChoices("activeForm", "active_form"))
+    status: TaskStatus
+    id: str | None = None
+    phase: str | None = None
+    notes: list[str] | None = None
+
+
+class WriteParams(SessionParams):
+    todos: list[WriteItem]
+    base_version: int | None = None
+    origin: Origin = "agent"
+
+
+class GetParams(SessionParams):
+    pass
+
+
+class SessionsParams(WireModel):
+    pass
+
+
+class ClearParams(SessionParams):
+    origin: Origin = "agent"
+
+
+class ExportParams(SessionParams):
+    format: Literal["markdown", "json"] = "markdown"
+
+
+class ImportParams(SessionParams):
+    markdown: str
+    origin: Origin = "agent"
+
+
+class ContextParams(SessionParams):
+    pass
+
+
+# ---------------------------------------------------------------- results
+
+
+class TaskModel(WireModel):
+    id: str
+    content: str
+    active_form: str
+    status: TaskStatus
+    notes: list[str]
+    created_at: str
+    updated_at: str
+    started_at: str | None
+    completed_at: str | None
+
+
+class PhaseModel(WireModel):
+    name: str
+    tasks: list[TaskModel]
+
+
+class ProgressModel(WireModel):
+    completed: int
+    abandoned: int
+    total: int
+    percent: int
+
+
+class TodoState(WireModel):
+    session: str
+    version: int
+    phases: list[PhaseModel]
+    progress: ProgressModel
+    current: TaskModel | None
+    updated_at: str | None
+
+
+class Completion(WireModel):
+    id: str
+    content: str
+    phase: str
+
+
+class ApplyResult(TodoState):
+    summary: str
+    errors: list[str]
+    is_error: bool
+    completed_tasks: list[Completion]
+    changed: bool
+
+
+class SessionInfo(WireModel):
+    session: str
+    version: int
+    progress: ProgressModel
+    current: TaskModel | None
+    updated_at: str | None
+
+
+class SessionsResult(WireModel):
+    sessions: list[SessionInfo]
+
+
+class TextResult(WireModel):
+    text: str
+
+
+class ContextResult(WireModel):
+    text: str
+    reminder: bool
+
+
+class DidChangeParams(TodoState):
+    origin: Origin
+    completed_tasks: list[Completion]
+
+
+REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
+    "plansight/apply": (ApplyParams, ApplyResult),
+    "plansight/write": (WriteParams, ApplyResult),
+    "plansight/get": (GetParams, TodoState),
+    "plansight/sessions": (SessionsParams, SessionsResult),
+    "plansight/clear": (ClearParams, ApplyResult),
+    "plansight/export": (ExportParams, TextResult),
+    "plansight/import": (ImportParams, ApplyResult),
+    "plansight/context": (ContextParams, ContextResult),
+}
+NOTIFICATIONS: dict[str, type[WireModel]] = {DID_CHANGE: DidChangeParams}
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of every request's params and result and of every notification."""
+    return {
+        "protocolVersion": 1,
+        "requests": {
+            method: {
+                "params": params.model_json_schema(by_alias=True),
+                "result": result.model_json_schema(by_alias=True, mode="serialization"),
+            }
+            for method, (params, result) in REQUESTS.items()
+        },
+        "notifications": {
+            method: {"params": params.model_json_schema(by_alias=True, mode="serialization")}
+            for method, params in NOTIFICATIONS.items()
+        },
+    }

@@ -1,0 +1,189 @@
+"""Every request of the contract, run against a store: the one place the core, the store
+and the wire meet. The language server, the CLI and the MCP server all go through here."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from plansight.core.changes import describe_changes, snapshot
+from plansight.core.context import context_text
+from plansight.core.errors import VersionConflict
+from plansight.core.items import clean_notes
+from plansight.core.limits import content_problem, phase_count_problem, task_count_problem
+from plansight.core.markdown import parse_markdown, to_markdown
+from plansight.core.model import Origin, Plan, utc_now
+from plansight.core.ops import apply_ops, normalize
+from plansight.core.rebuild import PhaseEntries, rebuild
+from plansight.core.settings import Settings
+from plansight.core.summary import summarize
+from plansight.core.text import clean_content
+from plansight.core.write import write_todos
+from plansight.protocol import (
+    ApplyParams,
+    ClearParams,
+    ContextParams,
+    ExportParams,
+    GetParams,
+    ImportParams,
+    WriteParams,
+)
+from plansight.store.base import ChangeEvent, TodoStore
+from plansight.wire import Json, session_info_json, state_json
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What a changing request did: the result to answer with and the state to push."""
+
+    result: Json
+    changed: bool
+    origin: Origin
+    completed: list[dict[str, str]]
+
+
+class PlanService:
+    def __init__(self, store: TodoStore, settings: Settings | None = None) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+
+    # ------------------------------------------------------------ reads
+
+    def get(self, params: GetParams) -> Json:
+        return state_json(self.store.load(params.session))
+
+    def sessions(self) -> Json:
+        return {"sessions": [session_info_json(plan) for plan in self.store.sessions()]}
+
+    def export(self, params: ExportParams) -> Json:
+        plan = self.store.load(params.session)
+        if params.format == "json":
+            return {"text": json.dumps(state_json(plan), indent=2, ensure_ascii=False) + "\n"}
+        return {"text": to_markdown(plan)}
+
+    def context(self, params: ContextParams) -> Json:
+        rounds, user_changes = self.store.context_round(params.session)
+        plan = self.store.load(params.session)
+        ctx = context_text(plan, rounds, user_changes, self.settings.reminder_after_rounds)
+        return {"text": ctx.text, "reminder": ctx.reminder}
+
+    # ------------------------------------------------------------ changes
+
+    def apply(self, params: ApplyParams, request: Json) -> Outcome:
+        def run(plan: Plan, now: str) -> list[str]:
+            return apply_ops(plan, params.ops, self.settings, now)
+
+        return self._change(
+            "plansight/apply", params.session, params.origin, request, params.base_version, run
+        )
+
+    def write(self, params: WriteParams, request: Json) -> Outcome:
+        def run(plan: Plan, now: str) -> list[str]:
+            write_todos(plan, params.todos, self.settings, now)
+            return []
+
+        # A TodoWrite caller always hears "updated", as Claude Code's tool says it.
+        return self._change(
+            "plansight/write",
+            params.session,
+            params.origin,
+            request,
+            params.base_version,
+            run,
+            always_updated=True,
+        )
+
+    def clear(self, params: ClearParams, request: Json) -> Outcome:
+        def run(plan: Plan, now: str) -> list[str]:
+            plan.phases = []
+            return []
+
+        return self._change("plansight/clear", params.session, params.origin, request, None, run)
+
+    def import_markdown(self, params: ImportParams, request: Json) -> Outcome:
+        def run(plan: Plan, now: str) -> list[str]:
+            parsed = parse_markdown(params.markdown)
+            errors = parsed.errors or self._import_problems(parsed.phases)
+            if errors:
+                return errors  # nothing is replaced: the person's text would be lost
+            rebuild(plan, parsed.phases, now)
+            normalize(plan, self.settings.auto_start, now)
+            return []
+
+        return self._change("plansight/import", params.session, params.origin, request, None, run)
+
+    def _import_problems(self, phases: list[PhaseEntries]) -> list[str]:
+        """Clean what was read and check the limits, as `init` would."""
+        problems = []
+        for phase in phases:
+            phase.name = clean_content(phase.name)
+            if not phase.name:
+                problems.append("A phase heading has no name")
+            elif problem := content_problem(phase.name, self.settings, "Phase name"):
+                problems.append(problem)
+            for entry in phase.entries:
+                entry.content = clean_content(entry.content)
+                if not entry.content:
+                    problems.append(f'A task in phase "{phase.name}" has no content')
+                elif problem := content_problem(entry.content, self.settings):
+                    problems.append(problem)
+                notes, note_problems = clean_notes(entry.notes or [], entry.content, self.settings)
+                entry.notes = notes
+                problems.extend(note_problems)
+        if problem := phase_count_problem(len(phases), self.settings):
+            problems.append(problem)
+        if problem := task_count_problem(sum(len(p.entries) for p in phases), self.settings):
+            problems.append(problem)
+        return problems
+
+    def _change(
+        self,
+        method: str,
+        session: str,
+        origin: Origin,
+        request: Json,
+        base_version: int | None,
+        run: Callable[[Plan, str], list[str]],
+        always_updated: bool = False,
+    ) -> Outcome:
+        with self.store.edit(session, origin, self.settings.max_sessions) as edit:
+            plan = edit.plan
+            if base_version is not None and base_version != plan.version:
+                raise VersionConflict(plan.version)
+            before = plan.fingerprint()
+            statuses = {task.id: task.status for task in plan.tasks()}
+            changes_before = snapshot(plan) if origin == "user" else None
+            now = utc_now()
+            errors = run(plan, now)
+            changed = plan.fingerprint() != before
+            completed = [
+                {"id": task.id, "content": task.content, "phase": phase.name}
+                for phase, task in plan.tasks_with_phase()
+                if task.status == "completed" and statuses.get(task.id) != "completed"
+            ]
+            if changed:
+                changes = (
+                    describe_changes(changes_before, plan) if changes_before is not None else []
+                )
+                edit.commit(ChangeEvent(origin, method, request, completed, changes))
+        headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
+        result = state_json(plan)
+        result.update(
+            summary=summarize(plan, errors, headline),
+            errors=errors,
+            isError=bool(errors),
+            completedTasks=completed,
+            changed=changed,
+        )
+        return Outcome(result, changed, origin, completed)
+
+
+def did_change_params(state: Json, origin: Origin, completed: list[dict[str, Any]]) -> Json:
+    """`plansight/didChange` params: TodoState & {origin, completedTasks}."""
+    keys = ("session", "version", "phases", "progress", "current", "updatedAt")
+    params = {key: state[key] for key in keys}
+    params["origin"] = origin
+    params["completedTasks"] = completed
+    return params

@@ -1,0 +1,72 @@
+"""The store interface everything above it is written against.
+
+A backend keeps sessions, their tasks in order, and an append-only log of every committed
+change, and tells its owner about changes other processes committed. SQLite implements it
+today; a PostgreSQL backend (LISTEN/NOTIFY for the pushes) can replace it unchanged above.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from plansight.core.model import Origin, Plan
+
+
+@dataclass(slots=True)
+class ChangeEvent:
+    """One committed change, as the event log keeps it."""
+
+    origin: Origin
+    method: str
+    request: dict[str, Any]
+    completed: list[dict[str, str]] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)  # what changed, in words (for context)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeNotice:
+    """A change another process committed: enough to push `didChange` for it."""
+
+    session: str
+    version: int
+    origin: Origin
+    completed: list[dict[str, str]]
+
+
+class SessionEdit(Protocol):
+    """A session opened for change inside one transaction."""
+
+    plan: Plan
+
+    def commit(self, event: ChangeEvent) -> None:
+        """Record that `plan` changed: bump the version, write it and log `event`."""
+
+
+class TodoStore(Protocol):
+    path: str
+
+    def load(self, session: str) -> Plan:
+        """The session as committed (version 0 and empty when unknown). Do not mutate it."""
+
+    def edit(
+        self, session: str, origin: Origin, max_sessions: int
+    ) -> AbstractContextManager[SessionEdit]:
+        """Open `session` for change under a write lock; leaving the block commits, an
+        exception rolls everything back. An agent-origin edit resets the context rounds."""
+
+    def sessions(self) -> list[Plan]:
+        """Every session, most recently updated first."""
+
+    def context_round(self, session: str) -> tuple[int, list[str]]:
+        """Count one more `context` call: returns the consecutive count and the lines of
+        what a person changed since the previous call."""
+
+    def watch_from_now(self) -> None:
+        """Forget changes committed so far: `poll` reports only later ones."""
+
+    def poll(self) -> list[ChangeNotice]:
+        """Changes committed by other processes since the last poll, oldest first."""
+
+    def close(self) -> None: ...

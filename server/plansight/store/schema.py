@@ -1,0 +1,82 @@
+"""The SQLite schema and its migrations, one numbered step each."""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 1
+
+_MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE sessions (
+        name TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        next_id INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE phases (
+        session TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (session, position)
+    ) WITHOUT ROWID;
+    CREATE TABLE tasks (
+        session TEXT NOT NULL,
+        id TEXT NOT NULL,
+        phase_position INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        active_form TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'in_progress', 'completed', 'abandoned')),
+        notes TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        started_at TEXT,
+        completed_at TEXT,
+        PRIMARY KEY (session, id)
+    ) WITHOUT ROWID;
+    CREATE TABLE events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        session TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        origin TEXT NOT NULL,
+        method TEXT NOT NULL,
+        request TEXT NOT NULL,
+        completed TEXT NOT NULL,
+        changes TEXT NOT NULL,
+        writer TEXT NOT NULL,
+        at TEXT NOT NULL,
+        UNIQUE (session, version)
+    );
+    CREATE TABLE context (
+        session TEXT PRIMARY KEY,
+        rounds INTEGER NOT NULL,
+        seen_seq INTEGER NOT NULL
+    );
+    """,
+}
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring the database to SCHEMA_VERSION; refuses a database from a newer Plansight."""
+    current = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if current > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"The plan store was written by a newer Plansight (schema {current} > {SCHEMA_VERSION})"
+        )
+    if current == SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated while we waited for the lock.
+        current = int(db.execute("PRAGMA user_version").fetchone()[0])
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            for statement in _MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {version}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise

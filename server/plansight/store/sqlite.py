@@ -1,0 +1,370 @@
+"""The SQLite store: WAL mode, one short write transaction per change, an event log.
+
+Reads are served from an in-memory copy of each session, checked against the database
+with `PRAGMA data_version`, which only moves when another connection commits; so a
+request that changes nothing never touches the disk, and a change writes only the rows
+that differ.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from plansight.core.model import Origin, Phase, Plan, Task, utc_now
+from plansight.store.base import ChangeEvent, ChangeNotice
+from plansight.store.schema import migrate
+
+log = logging.getLogger(__name__)
+
+TaskRow = tuple[Any, ...]
+_TASK_COLUMNS = (
+    "id, phase_position, position, content, active_form, status, notes, "
+    "created_at, updated_at, started_at, completed_at"
+)
+
+
+class StoreError(Exception):
+    """The store cannot be opened or used; the message is safe to show a person."""
+
+
+def _task_row(task: Task, phase_position: int, position: int) -> TaskRow:
+    return (
+        task.id,
+        phase_position,
+        position,
+        task.content,
+        task.active_form,
+        task.status,
+        json.dumps(task.notes, ensure_ascii=False) if task.notes else "[]",
+        task.created_at,
+        task.updated_at,
+        task.started_at,
+        task.completed_at,
+    )
+
+
+class _Edit:
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.event: ChangeEvent | None = None
+
+    def commit(self, event: ChangeEvent) -> None:
+        self.event = event
+
+
+class SqliteStore:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = str(path)
+        self.writer = secrets.token_hex(8)  # tells our own events from other processes'
+        self._db = _connect(self.path)
+        migrate(self._db)
+        self._plans: dict[str, Plan] = {}
+        self._rows: dict[str, dict[str, TaskRow]] = {}
+        self._phase_names: dict[str, list[str]] = {}
+        self._data_version = self._read_data_version()
+        self._last_seq = self._max_seq()
+        self._notices: list[ChangeNotice] = []
+
+    # ------------------------------------------------------------ reading
+
+    def load(self, session: str) -> Plan:
+        self._sync()
+        plan = self._plans.get(session)
+        if plan is None:
+            plan = self._read_plan(session)
+            self._plans[session] = plan
+        return plan
+
+    def sessions(self) -> list[Plan]:
+        self._sync()
+        names = [
+            row[0]
+            for row in self._db.execute("SELECT name FROM sessions ORDER BY updated_at DESC, name")
+        ]
+        return [self.load(name) for name in names]
+
+    def _read_plan(self, session: str) -> Plan:
+        head = self._db.execute(
+            "SELECT version, next_id, updated_at FROM sessions WHERE name = ?", (session,)
+        ).fetchone()
+        if head is None:
+            self._rows[session] = {}
+            self._phase_names[session] = []
+            return Plan(session)
+        version, next_id, updated_at = head
+        names = [
+            row[0]
+            for row in self._db.execute(
+                "SELECT name FROM phases WHERE session = ? ORDER BY position", (session,)
+            )
+        ]
+        phases = [Phase(name) for name in names]
+        rows: dict[str, TaskRow] = {}
+        for row in self._db.execute(
+            f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session = ? ORDER BY phase_position, position",
+            (session,),
+        ):
+            rows[row[0]] = row
+            phases[row[1]].tasks.append(
+                Task(
+                    id=row[0],
+                    content=row[3],
+                    active_form=row[4],
+                    status=row[5],
+                    notes=json.loads(row[6]),
+                    created_at=row[7],
+                    updated_at=row[8],
+                    started_at=row[9],
+                    completed_at=row[10],
+                )
+            )
+        self._rows[session] = rows
+        self._phase_names[session] = names
+        return Plan(session, version, phases, next_id, updated_at)
+
+    # ------------------------------------------------------------ writing
+
+    @contextmanager
+    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[_Edit]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._sync()
+            plan = self._plans.get(session)
+            if plan is None:
+                plan = self._plans[session] = self._read_plan(session)
+            edit = _Edit(plan)
+            yield edit
+            if edit.event is not None:
+                self._write(plan, edit.event, max_sessions)
+            if origin == "agent":
+                self._db.execute(
+                    "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0", (session,)
+                )
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            # The copy may hold half of a change: read it again from what was committed.
+            self._forget(session)
+            raise
+
+    def _write(self, plan: Plan, event: ChangeEvent, max_sessions: int) -> None:
+        session = plan.session
+        now = utc_now()
+        plan.version += 1
+        plan.updated_at = now
+        db = self._db
+        if (
+            plan.version == 1
+            and not db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
+        ):
+            db.execute(
+                "INSERT INTO sessions (name, version, next_id, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session, plan.version, plan.next_id, now, now),
+            )
+            self._prune(max_sessions, keep=session)
+        else:
+            db.execute(
+                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ? WHERE name = ?",
+                (plan.version, plan.next_id, now, session),
+            )
+        names = [phase.name for phase in plan.phases]
+        if names != self._phase_names.get(session):
+            db.execute("DELETE FROM phases WHERE session = ?", (session,))
+            db.executemany(
+                "INSERT INTO phases (session, position, name) VALUES (?, ?, ?)",
+                [(session, i, name) for i, name in enumerate(names)],
+            )
+            self._phase_names[session] = names
+        old_rows = self._rows.get(session, {})
+        new_rows: dict[str, TaskRow] = {}
+        changed: list[TaskRow] = []
+        for phase_position, phase in enumerate(plan.phases):
+            for position, task in enumerate(phase.tasks):
+                row = _task_row(task, phase_position, position)
+                new_rows[task.id] = row
+                if old_rows.get(task.id) != row:
+                    changed.append(row)
+        gone = [(session, task_id) for task_id in old_rows if task_id not in new_rows]
+        if gone:
+            db.executemany("DELETE FROM tasks WHERE session = ? AND id = ?", gone)
+        if changed:
+            db.executemany(
+                f"INSERT OR REPLACE INTO tasks (session, {_TASK_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(session, *row) for row in changed],
+            )
+        self._rows[session] = new_rows
+        cursor = db.execute(
+            "INSERT INTO events (session, version, origin, method, request, completed, changes, writer, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session,
+                plan.version,
+                event.origin,
+                event.method,
+                json.dumps(event.request, ensure_ascii=False),
+                json.dumps(event.completed, ensure_ascii=False),
+                json.dumps(event.changes, ensure_ascii=False),
+                self.writer,
+                now,
+            ),
+        )
+        if cursor.lastrowid is not None and cursor.lastrowid == self._last_seq + 1:
+            # Our own event right after the last one seen: no need to read it back.
+            self._last_seq = cursor.lastrowid
+
+    def _prune(self, max_sessions: int, keep: str) -> None:
+        doomed = [
+            row[0]
+            for row in self._db.execute(
+                "SELECT name FROM sessions WHERE name != ? ORDER BY updated_at DESC, name LIMIT -1 OFFSET ?",
+                (keep, max_sessions - 1),
+            )
+        ]
+        for name in doomed:
+            for table, column in (
+                ("tasks", "session"),
+                ("phases", "session"),
+                ("events", "session"),
+                ("context", "session"),
+                ("sessions", "name"),
+            ):
+                self._db.execute(f"DELETE FROM {table} WHERE {column} = ?", (name,))
+            self._forget(name)
+        if doomed:
+            log.info("pruned %d session(s) beyond maxSessions=%d", len(doomed), max_sessions)
+
+    def _forget(self, session: str) -> None:
+        self._plans.pop(session, None)
+        self._rows.pop(session, None)
+        self._phase_names.pop(session, None)
+
+    # ------------------------------------------------------------ context rounds
+
+    def context_round(self, session: str) -> tuple[int, list[str]]:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute(
+                "SELECT rounds, seen_seq FROM context WHERE session = ?", (session,)
+            ).fetchone()
+            rounds, seen = row if row else (0, 0)
+            lines: list[str] = []
+            last = seen
+            for seq, changes in db.execute(
+                "SELECT seq, changes FROM events WHERE session = ? AND seq > ? AND origin = 'user' "
+                "ORDER BY seq",
+                (session, seen),
+            ):
+                lines.extend(json.loads(changes))
+                last = seq
+            db.execute(
+                "INSERT INTO context (session, rounds, seen_seq) VALUES (?, ?, ?) "
+                "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, seen_seq = excluded.seen_seq",
+                (session, rounds + 1, max(last, self._max_seq_of(session))),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return rounds + 1, lines
+
+    def _max_seq_of(self, session: str) -> int:
+        row = self._db.execute(
+            "SELECT max(seq) FROM events WHERE session = ?", (session,)
+        ).fetchone()
+        return int(row[0] or 0)
+
+    # ------------------------------------------------------------ watching
+
+    def watch_from_now(self) -> None:
+        self._sync()
+        self._notices.clear()
+
+    def poll(self) -> list[ChangeNotice]:
+        self._sync()
+        notices, self._notices = self._notices, []
+        return notices
+
+    def _sync(self) -> None:
+        """Catch up with commits of other connections, if there were any."""
+        data_version = self._read_data_version()
+        if data_version == self._data_version:
+            return
+        self._data_version = data_version
+        for seq, session, version, origin, completed, writer in self._db.execute(
+            "SELECT seq, session, version, origin, completed, writer FROM events WHERE seq > ? ORDER BY seq",
+            (self._last_seq,),
+        ):
+            self._last_seq = seq
+            if writer != self.writer:
+                self._notices.append(ChangeNotice(session, version, origin, json.loads(completed)))
+        versions = dict(self._db.execute("SELECT name, version FROM sessions"))
+        for session, plan in list(self._plans.items()):
+            if versions.get(session, 0) != plan.version:
+                self._forget(session)
+
+    def _read_data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _max_seq(self) -> int:
+        return int(self._db.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
+
+    def events(self, session: str | None = None) -> list[dict[str, Any]]:
+        """The event log, oldest first (for tests, replay and audits)."""
+        query = "SELECT seq, session, version, origin, method, request, completed, changes, writer, at FROM events"
+        args: tuple[Any, ...] = ()
+        if session is not None:
+            query += " WHERE session = ?"
+            args = (session,)
+        keys = (
+            "seq",
+            "session",
+            "version",
+            "origin",
+            "method",
+            "request",
+            "completed",
+            "changes",
+            "writer",
+            "at",
+        )
+        out = []
+        for row in self._db.execute(query + " ORDER BY seq", args):
+            item = dict(zip(keys, row, strict=False))
+            for key in ("request", "completed", "changes"):
+                item[key] = json.loads(item[key])
+            out.append(item)
+        return out
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    target = Path(path)
+    try:
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not target.exists():
+            # Plans can carry private notes: readable by their owner only.
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=10000")
+        return db
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"Cannot open the plan store: {exc.__class__.__name__}") from exc
+
+
+def open_store(path: str | os.PathLike[str]) -> SqliteStore:
+    return SqliteStore(path)
