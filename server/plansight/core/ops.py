@@ -15,7 +15,7 @@ from plansight.core.limits import (
 from plansight.core.model import FINISHED, Phase, Plan, Task, TaskStatus
 from plansight.core.settings import Settings
 from plansight.core.text import clean_content, clean_note
-from plansight.protocol import AppendOp, DoneOp, DropOp, InitOp, NoteOp, Op, RmOp, StartOp
+from plansight.protocol import AppendOp, DoneOp, DropOp, InitOp, Item, NoteOp, Op, RmOp, StartOp
 
 
 def apply_ops(plan: Plan, ops: Sequence[Op], settings: Settings, now: str) -> list[str]:
@@ -106,8 +106,9 @@ def _new_tasks(plan: Plan, specs: list[TaskSpec], now: str) -> list[Task]:
     ]
 
 
-def _specs(items: list, operation: str, settings: Settings) -> list[TaskSpec]:
-    specs, problems = [], []
+def _specs(items: list[Item], operation: str, settings: Settings) -> list[TaskSpec]:
+    specs: list[TaskSpec] = []
+    problems: list[str] = []
     for item in items:
         try:
             specs.append(task_spec(item, operation, settings))
