@@ -11,15 +11,12 @@ from typing import Any
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import context_text
 from plansight.core.errors import VersionConflict
-from plansight.core.items import clean_notes
-from plansight.core.limits import content_problem, phase_count_problem, task_count_problem
-from plansight.core.markdown import parse_markdown, to_markdown
+from plansight.core.importing import import_markdown
+from plansight.core.markdown import to_markdown
 from plansight.core.model import Origin, Plan, utc_now
-from plansight.core.ops import apply_ops, normalize
-from plansight.core.rebuild import PhaseEntries, rebuild
+from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
-from plansight.core.text import clean_content
 from plansight.core.write import write_todos
 from plansight.protocol import (
     ApplyParams,
@@ -104,39 +101,9 @@ class PlanService:
 
     def import_markdown(self, params: ImportParams, request: Json) -> Outcome:
         def run(plan: Plan, now: str) -> list[str]:
-            parsed = parse_markdown(params.markdown)
-            errors = parsed.errors or self._import_problems(parsed.phases)
-            if errors:
-                return errors  # nothing is replaced: the person's text would be lost
-            rebuild(plan, parsed.phases, now)
-            normalize(plan, self.settings.auto_start, now)
-            return []
+            return import_markdown(plan, params.markdown, self.settings, now)
 
         return self._change("plansight/import", params.session, params.origin, request, None, run)
-
-    def _import_problems(self, phases: list[PhaseEntries]) -> list[str]:
-        """Clean what was read and check the limits, as `init` would."""
-        problems = []
-        for phase in phases:
-            phase.name = clean_content(phase.name)
-            if not phase.name:
-                problems.append("A phase heading has no name")
-            elif problem := content_problem(phase.name, self.settings, "Phase name"):
-                problems.append(problem)
-            for entry in phase.entries:
-                entry.content = clean_content(entry.content)
-                if not entry.content:
-                    problems.append(f'A task in phase "{phase.name}" has no content')
-                elif problem := content_problem(entry.content, self.settings):
-                    problems.append(problem)
-                notes, note_problems = clean_notes(entry.notes or [], entry.content, self.settings)
-                entry.notes = notes
-                problems.extend(note_problems)
-        if problem := phase_count_problem(len(phases), self.settings):
-            problems.append(problem)
-        if problem := task_count_problem(sum(len(p.entries) for p in phases), self.settings):
-            problems.append(problem)
-        return problems
 
     def _change(
         self,
