@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from plansight.core.model import DEFAULT_PHASE, Plan, TaskStatus
 from plansight.core.rebuild import Entry, PhaseEntries
+from plansight.core.text import clean_content
 
 EXPORT_MARKS: dict[str, str] = {
     "pending": " ",
@@ -40,6 +41,9 @@ _TASK = re.compile(r"^\s{0,3}[-*+]\s+\[(.?)\]\s+(.*)$")
 _NOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
 _CONTINUATION = "    "
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
+# Only the line breaks a content cannot hold: str.splitlines() would also split at
+# U+2028 and friends, which a content or note may carry, and break the round trip.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def to_markdown(plan: Plan) -> str:
@@ -69,7 +73,7 @@ def parse_markdown(text: str) -> ParsedPlan:
     phase: PhaseEntries | None = None
     entry: Entry | None = None
     in_note = False
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
         if (
             in_note
             and entry is not None
@@ -83,8 +87,7 @@ def parse_markdown(text: str) -> ParsedPlan:
         if not line.strip() or _TITLE.match(line) or _COMMENT.match(line):
             continue
         if heading := _HEADING.match(line):
-            phase = PhaseEntries(heading.group(1))
-            parsed.phases.append(phase)
+            phase = _phase(parsed, heading.group(1))
             entry = None
             continue
         if task := _TASK.match(line):
@@ -94,8 +97,7 @@ def parse_markdown(text: str) -> ParsedPlan:
                 parsed.errors.append(f'Line {number}: unknown marker "[{mark}]"')
                 continue
             if phase is None:
-                phase = PhaseEntries(DEFAULT_PHASE)
-                parsed.phases.append(phase)
+                phase = _phase(parsed, DEFAULT_PHASE)
             entry = Entry(content, status, notes=[])
             phase.entries.append(entry)
             continue
@@ -106,3 +108,14 @@ def parse_markdown(text: str) -> ParsedPlan:
             continue
         parsed.errors.append(f"Line {number}: not a heading, task or note: {line.strip()[:60]}")
     return parsed
+
+
+def _phase(parsed: ParsedPlan, heading: str) -> PhaseEntries:
+    """A heading met again continues its phase, as `init` gathers a phase named twice."""
+    name = clean_content(heading)
+    for phase in parsed.phases:
+        if phase.name == name:
+            return phase
+    phase = PhaseEntries(name)
+    parsed.phases.append(phase)
+    return phase

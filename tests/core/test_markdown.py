@@ -1,0 +1,310 @@
+"""Markdown export and import: the checklist format of the contract, normalization on
+import, unreadable lines reported, and a round trip that gives back what went out."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from plansight.core.markdown import parse_markdown
+from plansight.core.settings import Settings
+from plansight.core.text import clean_content, clean_note
+from plansight.protocol import ApplyParams, ExportParams, GetParams, ImportParams
+from plansight.service import PlanService
+from plansight.store.sqlite import SqliteStore
+
+from .conftest import Json, Request
+from .states import rows, task
+
+
+def export(service: PlanService, session: str = "default", fmt: str = "markdown") -> str:
+    return service.export(ExportParams(session=session, format=fmt))["text"]
+
+
+# ---------------------------------------------------------------- export
+
+
+def test_export_writes_headings_marks_and_indented_notes(
+    service: PlanService, apply: Request
+) -> None:
+    apply(
+        {
+            "op": "init",
+            "list": [
+                {
+                    "phase": "Setup",
+                    "items": [
+                        {"content": "Clone", "status": "completed"},
+                        {"content": "Pin tools", "status": "abandoned", "notes": ["not needed"]},
+                    ],
+                },
+                {"phase": "Build", "items": ["Compile", "Test"]},
+                {"phase": "Later", "items": ["gone"]},
+            ],
+        },
+        {"op": "note", "task": "Compile", "text": "first line\nsecond line"},
+        {"op": "rm", "phase": "Later"},
+    )
+    assert export(service) == (
+        "## Setup\n"
+        "- [x] Clone\n"
+        "- [-] Pin tools\n"
+        "  > not needed\n"
+        "\n"
+        "## Build\n"
+        "- [/] Compile\n"
+        "  > first line\n"
+        "    second line\n"
+        "- [ ] Test\n"
+        "\n"
+        "## Later\n"
+    )
+
+
+def test_export_as_json_is_the_todo_state(service: PlanService, apply: Request) -> None:
+    apply({"op": "append", "phase": "A", "items": ["a"]})
+    assert json.loads(export(service, fmt="json")) == service.get(GetParams())
+
+
+# ---------------------------------------------------------------- import
+
+
+def test_import_reads_every_marker(import_markdown: Request) -> None:
+    result = import_markdown(
+        "## Work\n"
+        "- [ ] pending\n"
+        "- [x] done\n"
+        "- [X] done too\n"
+        "- [-] dropped\n"
+        "- [~] dropped too\n"
+        "* [/] started\n"
+        "+ [>] also started\n"
+        "- [] empty brackets\n"
+    )
+    assert rows(result) == [
+        ("Work", "pending", "pending"),
+        ("Work", "done", "completed"),
+        ("Work", "done too", "completed"),
+        ("Work", "dropped", "abandoned"),
+        ("Work", "dropped too", "abandoned"),
+        ("Work", "started", "in_progress"),
+        ("Work", "also started", "pending"),  # only the first in progress keeps it
+        ("Work", "empty brackets", "pending"),
+    ]
+    assert result["isError"] is False
+    assert [c["content"] for c in result["completedTasks"]] == ["done", "done too"]
+
+
+def test_tasks_before_any_heading_go_to_todos(import_markdown: Request) -> None:
+    result = import_markdown("# My plan\n\n- [ ] loose\n\n## Next\n- [ ] later\n")
+    assert rows(result) == [("Todos", "loose", "in_progress"), ("Next", "later", "pending")]
+
+
+def test_notes_are_read_from_quote_lines_under_their_task(import_markdown: Request) -> None:
+    result = import_markdown(
+        "## A\n- [ ] one\n  > note one\n  > note two\n    continued\n- [ ] two\n> unindented\n"
+    )
+    assert task(result, "one")["notes"] == ["note one", "note two\ncontinued"]
+    assert task(result, "two")["notes"] == ["unindented"]
+
+
+def test_comments_titles_and_blank_lines_are_skipped(import_markdown: Request) -> None:
+    result = import_markdown("# Title\n<!-- plansight -->\n\n## A\n\n- [ ] a\n\n")
+    assert rows(result) == [("A", "a", "in_progress")]
+    assert result["errors"] == []
+
+
+def test_import_without_tasks_in_progress_starts_the_first_pending(
+    import_markdown: Request,
+) -> None:
+    result = import_markdown("## A\n- [x] a1\n## B\n- [ ] b1\n- [ ] b2\n")
+    assert result["current"]["content"] == "b1"
+
+
+def test_import_without_auto_start_leaves_pending_tasks(
+    service: PlanService, import_markdown: Request
+) -> None:
+    service.settings = Settings(auto_start=False)
+    result = import_markdown("## A\n- [ ] a1\n- [ ] a2\n")
+    assert result["current"] is None
+
+
+def test_import_replaces_the_list_and_keeps_ids_of_tasks_with_the_same_content(
+    apply: Request, import_markdown: Request
+) -> None:
+    before = apply(
+        {
+            "op": "init",
+            "list": [{"phase": "A", "items": ["keep", "drop"]}, {"phase": "B", "items": ["b"]}],
+        }
+    )
+    result = import_markdown("## New\n- [x] keep\n- [ ] fresh\n")
+    assert rows(result) == [("New", "keep", "completed"), ("New", "fresh", "in_progress")]
+    assert task(result, "keep")["id"] == task(before, "keep")["id"]
+    assert task(result, "keep")["createdAt"] == task(before, "keep")["createdAt"]
+    assert task(result, "fresh")["id"] not in {
+        t["id"] for p in before["phases"] for t in p["tasks"]
+    }
+    assert result["version"] == before["version"] + 1
+
+
+def test_a_heading_repeated_is_one_phase(import_markdown: Request) -> None:
+    result = import_markdown("- [ ] a\n## Todos\n- [ ] b\n## C\n- [ ] c\n## C \n- [ ] d\n")
+    assert [phase["name"] for phase in result["phases"]] == ["Todos", "C"]
+    assert rows(result) == [
+        ("Todos", "a", "in_progress"),
+        ("Todos", "b", "pending"),
+        ("C", "c", "pending"),
+        ("C", "d", "pending"),
+    ]
+
+
+def test_unreadable_lines_are_reported_and_nothing_is_replaced(
+    apply: Request, import_markdown: Request
+) -> None:
+    before = apply({"op": "append", "phase": "A", "items": ["a"]})
+    result = import_markdown("## B\n- [ ] b\nsome prose\n- [?] odd\n")
+    assert result["isError"] is True
+    assert result["errors"] == [
+        "Line 3: not a heading, task or note: some prose",
+        'Line 4: unknown marker "[?]"',
+    ]
+    assert result["changed"] is False
+    assert rows(result) == rows(before)
+    assert result["version"] == before["version"]
+
+
+def test_import_checks_the_limits(service: PlanService, import_markdown: Request) -> None:
+    service.settings = Settings(max_tasks=2, max_content_length=10)
+    result = import_markdown("## A\n- [ ] a\n- [ ] b\n- [ ] this is far too long\n")
+    assert result["isError"] is True
+    assert "Too many tasks (3, the limit is 2)" in result["errors"]
+    assert any(line.startswith('Task content "this is far') for line in result["errors"])
+    assert result["phases"] == []
+
+
+def test_import_cleans_contents_and_notes(import_markdown: Request) -> None:
+    result = import_markdown("## A\u202e \n- [ ] do\tit\x07  \n  > note\x00  \n")
+    assert rows(result) == [("A", "do it", "in_progress")]
+    assert task(result, "do it")["notes"] == ["note"]
+
+
+def test_parse_reports_line_numbers_counting_every_line_break_kind() -> None:
+    parsed = parse_markdown("## A\r\n- [ ] a\rjunk\n- [ ] b\u2028still b\n")
+    assert [(p.name, [e.content for e in p.entries]) for p in parsed.phases] == [
+        ("A", ["a", "b\u2028still b"])
+    ]
+    assert parsed.errors == ["Line 3: not a heading, task or note: junk"]
+
+
+# ---------------------------------------------------------------- the round trip
+
+TRICKY = [
+    "[x] foo",
+    "[ ] not a box",
+    "## bar",
+    "# title",
+    "- [ ] nested",
+    "* star",
+    "> quote",
+    "<!-- comment -->",
+    "**bold** `code` _it_",
+    "日本語 ✓ 🎉",
+    "👩\u200d💻 pairs",
+    "line\u2028separator",
+    "para\u2029separator",
+    "x  double  spaced",
+    "trailing #",
+    "\\[escaped]",
+]
+MARKDOWNISH = st.sampled_from("#[]>-*+/~xX <!->`\\_\t\n")
+# Lone surrogates (a valid JSON escape, but not UTF-8) are left out: the store cannot hold them.
+RAW_TEXT = st.text(st.one_of(MARKDOWNISH, st.characters(codec="utf-8")), min_size=1, max_size=24)
+CONTENT = st.one_of(st.sampled_from(TRICKY), RAW_TEXT).map(clean_content).filter(bool)
+NOTE = (
+    st.lists(
+        st.one_of(st.sampled_from([*TRICKY, "    indented", "  > quoted"]), RAW_TEXT),
+        min_size=1,
+        max_size=3,
+    )
+    .map("\n".join)
+    .map(clean_note)
+    .filter(bool)
+)
+STATUS = st.sampled_from(["pending", "in_progress", "completed", "abandoned"])
+TASK = st.fixed_dictionaries(
+    {"content": CONTENT, "status": STATUS, "notes": st.lists(NOTE, max_size=2)}
+)
+PLAN = st.lists(CONTENT, min_size=1, max_size=4, unique=True).flatmap(
+    lambda names: st.tuples(
+        st.just(names),
+        st.lists(st.lists(TASK, max_size=4), min_size=len(names), max_size=len(names)),
+    )
+)
+
+
+@pytest.fixture(scope="module")
+def round_trip_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlanService]:
+    store = SqliteStore(Path(tmp_path_factory.mktemp("round-trip")) / "plans.sqlite3")
+    yield PlanService(store)
+    store.close()
+
+
+def shape(state: Json) -> list[tuple[str, list[tuple[str, str, list[str]]]]]:
+    return [
+        (phase["name"], [(t["content"], t["status"], t["notes"]) for t in phase["tasks"]])
+        for phase in state["phases"]
+    ]
+
+
+SESSIONS = itertools.count()
+
+
+@given(plan=PLAN, auto_start=st.booleans())
+def test_export_then_import_gives_back_phases_contents_statuses_and_notes(
+    round_trip_service: PlanService,
+    plan: tuple[list[str], list[list[dict[str, Any]]]],
+    auto_start: bool,
+) -> None:
+    service = round_trip_service
+    service.settings = Settings(auto_start=auto_start)
+    names, tasks = plan
+    number = next(SESSIONS)
+    source, target = f"source-{number}", f"target-{number}"
+    # init wants items in every phase: empty phases get one that is removed again.
+    ops: list[Json] = [
+        {
+            "op": "init",
+            "list": [
+                {"phase": name, "items": items or ["placeholder"]}
+                for name, items in zip(names, tasks, strict=True)
+            ],
+        },
+        *(
+            {"op": "rm", "phase": name}
+            for name, items in zip(names, tasks, strict=True)
+            if not items
+        ),
+    ]
+    request = {"session": source, "ops": ops}
+    built = service.apply(ApplyParams.model_validate(request), request).result
+    assert built["errors"] == []
+
+    markdown = export(service, source)
+    request = {"session": target, "markdown": markdown}
+    imported = service.import_markdown(ImportParams.model_validate(request), request).result
+
+    assert imported["errors"] == []
+    assert shape(imported) == shape(built)
+    assert [name for name, _ in shape(built)] == names
+    assert [[t[0] for t in phase] for _, phase in shape(built)] == [
+        [t["content"] for t in items] for items in tasks
+    ]
+    assert export(service, target) == markdown
