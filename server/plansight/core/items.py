@@ -41,9 +41,10 @@ def task_spec(item: Item, operation: str, settings: Settings) -> TaskSpec:
     if too_long:
         problems.append(too_long)
     active_form = clean_content(spec.active_form or "") or content
-    too_long = content_problem(active_form, settings, "Active form")
-    if too_long:
-        problems.append(too_long)
+    if active_form is not content:  # a defaulted activeForm was checked as the content
+        too_long = content_problem(active_form, settings, "Active form")
+        if too_long:
+            problems.append(too_long)
     notes: list[str] | None = None
     if spec.notes is not None:
         notes, note_problems = clean_notes(spec.notes, content, settings)

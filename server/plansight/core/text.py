@@ -12,7 +12,8 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 
 
 def _keep(char: str) -> bool:
-    return unicodedata.category(char) != "Cc" and char not in _BIDI_CONTROLS
+    # Lone surrogates (Cs) can arrive through JSON escapes; they cannot be stored as UTF-8.
+    return unicodedata.category(char) not in ("Cc", "Cs") and char not in _BIDI_CONTROLS
 
 
 def clean_content(text: str) -> str:

@@ -211,7 +211,7 @@ class SqliteStore:
                 plan.version,
                 event.origin,
                 event.method,
-                json.dumps(event.request, ensure_ascii=False),
+                json.dumps(event.request),  # ASCII escapes: stores whatever a client sent
                 json.dumps(event.completed, ensure_ascii=False),
                 json.dumps(event.changes, ensure_ascii=False),
                 self.writer,
