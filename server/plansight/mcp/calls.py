@@ -1,0 +1,105 @@
+"""The plan tools run against the service: what each call answers, refusals included."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from plansight.core.errors import RequestRefused
+from plansight.core.model import Plan
+from plansight.core.summary import summarize
+from plansight.mcp.tools import TODO, TODO_READ, TODO_WRITE
+from plansight.protocol import ApplyParams, GetParams, WriteParams
+from plansight.service import PlanService
+from plansight.store.sqlite import StoreError
+from plansight.validation import validation_errors
+from plansight.wire import Json
+
+log = logging.getLogger(__name__)
+
+EMPTY = "The todo list is empty."
+
+
+@dataclass(frozen=True, slots=True)
+class ToolReply:
+    """What the model reads (`text`), whether it is an error, and the plan for clients
+    that take structured content (todo_read only)."""
+
+    text: str
+    is_error: bool = False
+    state: Json | None = None
+
+
+def read_text(plan: Plan) -> str:
+    return EMPTY if plan.is_empty() else summarize(plan, [], "Todo list")
+
+
+class PlanTools:
+    """todo_write, todo and todo_read for one session at a time, origin "agent"."""
+
+    def __init__(self, service: PlanService) -> None:
+        self.service = service
+
+    def call(self, name: str, arguments: dict[str, Any], session: str) -> ToolReply:
+        try:
+            if name == TODO_WRITE:
+                return self._write(arguments, session)
+            if name == TODO:
+                return self._apply(arguments, session)
+            if name == TODO_READ:
+                return self._read(session)
+            raise ValueError(f"unknown tool {name!r}")
+        except ValidationError as exc:
+            lines = [_line(e["path"], e["message"]) for e in validation_errors(exc)]
+            return self._refused(lines, session)
+        except RequestRefused as exc:
+            return self._refused([_line(e.path, e.message) for e in exc.errors], session)
+        except StoreError as exc:
+            return ToolReply(f"The Plansight store cannot be used: {exc}", is_error=True)
+
+    def _write(self, arguments: dict[str, Any], session: str) -> ToolReply:
+        request = _request(arguments, "todos", session)
+        outcome = self.service.write(WriteParams.model_validate(request), request)
+        return ToolReply(outcome.result["summary"], outcome.result["isError"])
+
+    def _apply(self, arguments: dict[str, Any], session: str) -> ToolReply:
+        request = _request(arguments, "ops", session)
+        outcome = self.service.apply(ApplyParams.model_validate(request), request)
+        return ToolReply(outcome.result["summary"], outcome.result["isError"])
+
+    def _read(self, session: str) -> ToolReply:
+        state = self.service.get(GetParams(session=session))
+        return ToolReply(read_text(self.service.store.load(session)), state=state)
+
+    def _refused(self, lines: list[str], session: str) -> ToolReply:
+        """The whole call was refused: say why, then show the list it left as it was."""
+        text = "Refused, nothing changed:\n" + "\n".join(f"- {line}" for line in lines)
+        try:
+            text += "\n\n" + read_text(self.service.store.load(session))
+        except StoreError:
+            log.warning("cannot read session %r after a refusal", session)
+        return ToolReply(text, is_error=True)
+
+
+def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any]:
+    """The service's params from the tool's arguments: a missing key stays missing, so
+    the refusal says `Field required`."""
+    request: dict[str, Any] = {}
+    if key in arguments:
+        value = arguments[key]
+        if isinstance(value, str):
+            # Some models send a nested array as its JSON text; what it holds is still checked.
+            with contextlib.suppress(ValueError):
+                value = json.loads(value)
+        request[key] = value
+    request.update(session=session, origin="agent")
+    return request
+
+
+def _line(path: str, message: str) -> str:
+    return f"{path}: {message}" if path else message

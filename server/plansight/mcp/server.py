@@ -1,0 +1,247 @@
+"""`plansight mcp`: an MCP server over stdio writing to the store the editor watches.
+
+One process serves one client (stdio), so one session per process: the one it is told
+(`--session`, `PLANSIGHT_SESSION`), else one named after the client and the start time.
+No network listener.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from datetime import datetime
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from plansight import __version__
+from plansight.mcp.calls import PlanTools, ToolReply
+from plansight.mcp.resources import (
+    EMPTY_MARKDOWN,
+    MARKDOWN,
+    PLAN_TEMPLATE,
+    plan_uri,
+    session_of,
+)
+from plansight.mcp.session import (
+    MAX_SESSION_LENGTH,
+    SessionClaim,
+    connection_session,
+    lock_dir_for,
+    requested_session,
+)
+from plansight.mcp.tools import (
+    INSTRUCTIONS,
+    TODO,
+    TODO_DESCRIPTION,
+    TODO_READ,
+    TODO_READ_DESCRIPTION,
+    TODO_READ_SCHEMA,
+    TODO_SCHEMA,
+    TODO_WRITE,
+    TODO_WRITE_DESCRIPTION,
+    TODO_WRITE_SCHEMA,
+)
+from plansight.paths import resolve_store_path
+from plansight.protocol import ExportParams, TodoState
+from plansight.service import PlanService
+from plansight.store.sqlite import SqliteStore, StoreError
+
+log = logging.getLogger(__name__)
+
+Context = ServerRequestContext[Any, Any]
+
+
+def tool_list() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=TODO_WRITE,
+            title="Write the todo list",
+            description=TODO_WRITE_DESCRIPTION,
+            input_schema=TODO_WRITE_SCHEMA,
+            annotations=types.ToolAnnotations(
+                read_only_hint=False, destructive_hint=True, open_world_hint=False
+            ),
+        ),
+        types.Tool(
+            name=TODO,
+            title="Change the todo list",
+            description=TODO_DESCRIPTION,
+            input_schema=TODO_SCHEMA,
+            annotations=types.ToolAnnotations(
+                read_only_hint=False, destructive_hint=True, open_world_hint=False
+            ),
+        ),
+        types.Tool(
+            name=TODO_READ,
+            title="Read the todo list",
+            description=TODO_READ_DESCRIPTION,
+            input_schema=TODO_READ_SCHEMA,
+            output_schema=TodoState.model_json_schema(by_alias=True, mode="serialization"),
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        ),
+    ]
+
+
+class PlanConnection:
+    """The server's state: the service, and the session this process writes to."""
+
+    def __init__(self, service: PlanService, session: str | None, started: datetime) -> None:
+        self.service = service
+        self.tools = PlanTools(service)
+        self.started = started
+        self.claim = SessionClaim(lock_dir_for(service.store.path))
+        self._session = session
+
+    def session(self, ctx: Context) -> str:
+        """Named on first use, from the client's name as it introduced itself."""
+        if self._session is None:
+            params = ctx.session.client_params
+            client = params.client_info.name if params is not None else None
+            base = connection_session(client, self.started)
+            self._session = self.claim.claim(base, self._in_store)
+            log.info("writing to session %r", self._session)
+        return self._session
+
+    def _in_store(self, session: str) -> bool:
+        return self.service.store.load(session).version > 0
+
+    # ------------------------------------------------------------ handlers
+
+    async def list_tools(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tool_list())
+
+    async def call_tool(
+        self, ctx: Context, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name not in (TODO_WRITE, TODO, TODO_READ):
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        try:
+            reply = self.tools.call(params.name, params.arguments or {}, self.session(ctx))
+        except StoreError as exc:
+            reply = ToolReply(f"The Plansight store cannot be used: {exc}", is_error=True)
+        except Exception:
+            # A bug: the model gets a plain sentence, the log gets the traceback.
+            log.exception("internal error in tool %s", params.name)
+            reply = ToolReply("Internal error in the Plansight MCP server; see its log.", True)
+        return types.CallToolResult(
+            content=[types.TextContent(text=reply.text)],
+            structured_content=reply.state,
+            is_error=reply.is_error,
+        )
+
+    async def list_resources(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        own = self.session(ctx)
+        names = [own] + [p.session for p in self.service.store.sessions() if p.session != own]
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=plan_uri(name),
+                    name=name,
+                    title=f"Plan: {name}" + (" (this agent)" if name == own else ""),
+                    description="The todo list as a markdown checklist",
+                    mime_type=MARKDOWN,
+                )
+                for name in names
+            ]
+        )
+
+    async def list_resource_templates(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=PLAN_TEMPLATE,
+                    name="plan",
+                    title="A session's plan",
+                    description="The todo list of a session as a markdown checklist",
+                    mime_type=MARKDOWN,
+                )
+            ]
+        )
+
+    async def read_resource(
+        self, ctx: Context, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        session = session_of(params.uri)
+        if session is None or len(session) > MAX_SESSION_LENGTH:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {params.uri}")
+        try:
+            text = self.service.export(ExportParams(session=session))["text"]
+        except StoreError as exc:
+            message = f"The Plansight store cannot be used: {exc}"
+            raise MCPError(types.INTERNAL_ERROR, message) from None
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=params.uri, mime_type=MARKDOWN, text=text or EMPTY_MARKDOWN
+                )
+            ]
+        )
+
+
+def build_server(connection: PlanConnection) -> Server[Any]:
+    return Server(
+        "plansight",
+        version=__version__,
+        title="Plansight",
+        instructions=INSTRUCTIONS,
+        on_list_tools=connection.list_tools,
+        on_call_tool=connection.call_tool,
+        on_list_resources=connection.list_resources,
+        on_list_resource_templates=connection.list_resource_templates,
+        on_read_resource=connection.read_resource,
+    )
+
+
+def run_mcp(db_path: str | None, session: str | None) -> int:
+    """Serve on stdio until the client closes it. Exit 2 (one line on stderr) when the
+    store cannot be opened or the session name is unusable."""
+    started = datetime.now().astimezone()
+    session = requested_session(session)
+    if session is not None and not 1 <= len(session) <= MAX_SESSION_LENGTH:
+        print(
+            f"plansight: the session name must be 1 to {MAX_SESSION_LENGTH} characters",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        store = SqliteStore(resolve_store_path(db_path, None).resolve())
+    except (StoreError, RuntimeError) as exc:  # RuntimeError: a store from a newer Plansight
+        print(f"plansight: {exc}", file=sys.stderr)
+        return 2
+    connection = PlanConnection(PlanService(store), session, started)
+    server = build_server(connection)
+
+    async def serve() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    def on_term(signum: int, frame: object) -> None:
+        # An agent may end its servers with SIGTERM, stdin still open (which a clean exit
+        # would wait on): free the name, then die of the signal as before.
+        connection.claim.release()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        anyio.run(serve)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        connection.claim.release()
+        store.close()
+    return 0

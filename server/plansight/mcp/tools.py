@@ -1,0 +1,166 @@
+"""What the model reads about the plan tools: their names, guidance and input schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TODO_WRITE = "todo_write"
+TODO = "todo"
+TODO_READ = "todo_read"
+
+INSTRUCTIONS = """\
+Plansight shows your todo list to the user, live, in their editor. Plan any work of 3 or \
+more steps with todo_write (or todo), keep exactly one task in_progress, and mark each \
+task completed as soon as it is done. The user may edit the list from the editor: \
+todo_read shows it as it is now."""
+
+_GUIDANCE = """\
+When to use it:
+- A task that needs 3 or more distinct steps, or careful planning.
+- The user gives several tasks at once (numbered or comma-separated).
+- New instructions arrive mid-work: capture them as todos.
+- Skip it for a single trivial step or a purely conversational request.
+
+How to keep it:
+- Exactly one task is in_progress at a time: mark it in_progress BEFORE starting on it.
+- Mark each task completed as soon as it is done. Do not batch completions.
+- Only mark completed what is fully done: if tests fail, the work is partial or you are \
+blocked, keep it in_progress and add a task for what must be resolved.
+- Add the follow-up tasks you discover along the way; remove the ones that are no longer \
+relevant.
+- content is the imperative form ("Run the tests"); activeForm is the present \
+continuous shown while the task runs ("Running the tests")."""
+
+TODO_WRITE_DESCRIPTION = f"""\
+Create and update the todo list of this coding session. The user sees it live in their \
+editor, so it is how they follow your progress. Send the WHOLE list every time: a task \
+left out is removed.
+
+{_GUIDANCE}
+
+The result is the list as saved, with its progress; an error result says what was wrong \
+and that nothing changed."""
+
+TODO_DESCRIPTION = f"""\
+Change the todo list of this coding session with ordered operations instead of resending \
+it whole (todo_write does that). The user sees the list live in their editor.
+
+{_GUIDANCE}
+
+Operations (a task is targeted by its exact content in "task", or by its "id"):
+- {{"op": "init", "list": [{{"phase": "Build", "items": ["Write the parser", "Test it"]}}]}}: \
+replace the whole list, grouped in phases.
+- {{"op": "start", "task": "Write the parser"}}: mark it in_progress; any other in_progress \
+task goes back to pending.
+- {{"op": "done", "task": "Write the parser"}}: mark it completed. With "phase" instead of \
+a task, the whole phase; with neither, EVERY task.
+- {{"op": "drop", "task": "..."}}: abandon it (it stays, struck through); targets as done.
+- {{"op": "rm", "task": "..."}}: remove it; targets as done.
+- {{"op": "append", "phase": "Build", "items": ["Update the docs"]}}: add pending tasks to \
+a phase, created if missing.
+- {{"op": "note", "task": "...", "text": "..."}}: attach a note to a task.
+An item is a string (its content) or {{"content", "activeForm", "status", "notes"}}.
+
+Operations run in order. A bad one is skipped and reported in the result (an error \
+result); the others still apply. After the batch, if no task is in_progress, the first \
+pending one is started. The result is the list after the batch."""
+
+TODO_READ_DESCRIPTION = """\
+Read the todo list of this coding session as it is now: progress, the current task with \
+its notes, and every task by phase, marked [ ] pending, [>] in_progress, [x] completed or \
+[-] abandoned. The user can change the list from their editor: read it before resuming \
+work, or when the user says they changed the plan."""
+
+_STATUSES = ["pending", "in_progress", "completed", "abandoned"]
+
+# Claude Code's TodoWrite input, so a model trained on that tool sends what it knows.
+TODO_WRITE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "todos": {
+            "type": "array",
+            "description": "The updated todo list",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "content": {"type": "string", "minLength": 1},
+                    "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
+                    "activeForm": {"type": "string", "minLength": 1},
+                },
+                "required": ["content", "status", "activeForm"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["todos"],
+    "additionalProperties": False,
+}
+
+_ITEM: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "description": "The task's content"},
+        {
+            "type": "object",
+            "properties": {
+                "content": {"type": "string", "description": "Imperative: Run the tests"},
+                "activeForm": {
+                    "type": "string",
+                    "description": "Present continuous: Running the tests",
+                },
+                "status": {"type": "string", "enum": _STATUSES},
+                "notes": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["content"],
+        },
+    ]
+}
+
+# Flat on purpose: some clients cannot handle `$ref` or `oneOf` in a tool's schema.
+TODO_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "ops": {
+            "type": "array",
+            "minItems": 1,
+            "description": "The operations, applied in order",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "op": {
+                        "type": "string",
+                        "enum": ["init", "start", "done", "drop", "rm", "append", "note"],
+                    },
+                    "task": {"type": "string", "description": "The target task's exact content"},
+                    "id": {"type": "string", "description": "The target task's id"},
+                    "phase": {"type": "string", "description": "A phase name"},
+                    "text": {"type": "string", "description": "The note (op note)"},
+                    "items": {
+                        "type": "array",
+                        "items": _ITEM,
+                        "description": "The tasks to add (op append)",
+                    },
+                    "list": {
+                        "type": "array",
+                        "description": "The whole new list (op init)",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "phase": {"type": "string"},
+                                "items": {"type": "array", "items": _ITEM},
+                            },
+                            "required": ["phase", "items"],
+                        },
+                    },
+                },
+                "required": ["op"],
+            },
+        }
+    },
+    "required": ["ops"],
+}
+
+TODO_READ_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}

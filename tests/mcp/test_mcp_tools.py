@@ -1,0 +1,184 @@
+"""`plansight mcp` as a terminal agent sees it: its tools, their answers and refusals."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from mcp import MCPError
+from mcp_harness import mcp_client, session_of, text_of, todo
+
+from plansight.store.sqlite import SqliteStore
+
+STATUSES = ["pending", "in_progress", "completed"]
+
+
+async def test_the_tools_and_their_schemas(store_path: Path) -> None:
+    async with mcp_client("--db", str(store_path)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert client.server_info is not None and client.server_info.name == "plansight"
+
+    assert set(tools) == {"todo_write", "todo", "todo_read"}
+
+    # Claude Code's TodoWrite input, so the agent's tool call is the one it knows.
+    write = tools["todo_write"].input_schema
+    assert write["required"] == ["todos"]
+    item = write["properties"]["todos"]["items"]
+    assert set(item["required"]) == {"content", "status", "activeForm"}
+    assert set(item["properties"]) == {"content", "status", "activeForm"}
+    assert item["properties"]["status"]["enum"] == STATUSES
+    guidance = tools["todo_write"].description or ""
+    for advice in ("3 or more", "Exactly one task is in_progress", "as soon as it is done"):
+        assert advice in guidance
+    for advice in ("imperative", "present continuous", "WHOLE list", "no longer relevant"):
+        assert advice in guidance
+
+    ops = tools["todo"].input_schema["properties"]["ops"]
+    assert ops["minItems"] == 1
+    assert set(ops["items"]["properties"]["op"]["enum"]) == {
+        "init",
+        "start",
+        "done",
+        "drop",
+        "rm",
+        "append",
+        "note",
+    }
+    assert "as soon as it is done" in (tools["todo"].description or "")
+
+    read = tools["todo_read"]
+    assert read.input_schema.get("required", []) == []
+    assert read.output_schema is not None and "phases" in read.output_schema["properties"]
+
+
+async def test_todo_write_saves_the_list_and_the_resource_shows_it(store_path: Path) -> None:
+    async with mcp_client("--db", str(store_path)) as client:
+        empty = await client.read_resource((await client.list_resources()).resources[0].uri)
+        result = await client.call_tool(
+            "todo_write",
+            {
+                "todos": [
+                    todo("Run the build", "Running the build", "completed"),
+                    todo("Fix the failing test", "Fixing the failing test", "in_progress"),
+                    todo("Update the changelog", "Updating the changelog"),
+                ]
+            },
+        )
+        session = await session_of(client)
+        listed = (await client.list_resources()).resources
+        templates = (await client.list_resource_templates()).resource_templates
+        markdown = await client.read_resource(listed[0].uri)
+        with pytest.raises(MCPError, match="Unknown resource"):
+            await client.read_resource("plansight://elsewhere/x")
+
+    assert not result.is_error
+    assert text_of(result) == (
+        "Todo list updated: 1/3 completed\n"
+        "Current: Fixing the failing test\n"
+        "Todos:\n"
+        "  [x] Run the build\n"
+        "  [>] Fix the failing test\n"
+        "  [ ] Update the changelog"
+    )
+    store = SqliteStore(store_path)
+    try:
+        plan = store.load(session)
+        assert [(t.content, t.status) for t in plan.tasks()] == [
+            ("Run the build", "completed"),
+            ("Fix the failing test", "in_progress"),
+            ("Update the changelog", "pending"),
+        ]
+        assert store.events(session)[-1]["origin"] == "agent"
+    finally:
+        store.close()
+
+    # The plan as a resource: this agent's own first, in markdown.
+    own = listed[0]
+    assert own.name == session
+    assert re.fullmatch(r"claude-code \d{4}-\d\d-\d\d \d\d:\d\d", session)
+    assert own.uri == "plansight://plan/" + session.replace(" ", "%20").replace(":", "%3A")
+    assert own.mime_type == "text/markdown"
+    assert [t.uri_template for t in templates] == ["plansight://plan/{session}"]
+    assert empty.contents[0].text == "_The todo list is empty._\n"
+    assert markdown.contents[0].mime_type == "text/markdown"
+    assert markdown.contents[0].text == (
+        "## Todos\n- [x] Run the build\n- [/] Fix the failing test\n- [ ] Update the changelog\n"
+    )
+
+
+async def test_todo_applies_ops_and_todo_read_returns_the_plan(store_path: Path) -> None:
+    async with mcp_client("--db", str(store_path)) as client:
+        init = [{"op": "init", "list": [{"phase": "Build", "items": ["Write the parser"]}]}]
+        first = await client.call_tool("todo", {"ops": init})
+        batch = [
+            {"op": "append", "phase": "Build", "items": ["Test the parser"]},
+            {"op": "done", "task": "Write the parser"},
+            {"op": "note", "task": "Test the parser", "text": "cover empty input"},
+        ]
+        # As some models send a nested array: its JSON text.
+        second = await client.call_tool("todo", {"ops": json.dumps(batch)})
+        read = await client.call_tool("todo_read", {})
+
+    assert not first.is_error and not second.is_error
+    assert text_of(second) == (
+        "Todo list updated: 1/2 completed\n"
+        "Current: Test the parser\n"
+        "  Note: cover empty input\n"
+        "Build:\n"
+        "  [x] Write the parser\n"
+        "  [>] Test the parser"
+    )
+    assert not read.is_error
+    assert text_of(read).startswith("Todo list: 1/2 completed\nCurrent: Test the parser")
+    state = read.structured_content
+    assert state["version"] == 2
+    assert state["progress"] == {"completed": 1, "abandoned": 0, "total": 2, "percent": 50}
+    assert [t["status"] for t in state["phases"][0]["tasks"]] == ["completed", "in_progress"]
+
+
+async def test_refusals_are_tool_errors_with_readable_text(store_path: Path) -> None:
+    async with mcp_client("--db", str(store_path)) as client:
+        saved = await client.call_tool("todo_write", {"todos": [todo("Plan", "Planning")]})
+        bad_status = await client.call_tool(
+            "todo_write", {"todos": [todo("Plan", "Planning", "started")]}
+        )
+        two_current = await client.call_tool(
+            "todo_write",
+            {"todos": [todo("A", "Doing A", "in_progress"), todo("B", "Doing B", "in_progress")]},
+        )
+        no_todos = await client.call_tool("todo_write", {})
+        unknown_op = await client.call_tool("todo", {"ops": [{"op": "finish", "task": "Plan"}]})
+        skipped = await client.call_tool(
+            "todo",
+            {
+                "ops": [
+                    {"op": "done", "task": "Deploy"},
+                    {"op": "append", "phase": "Todos", "items": ["Ship"]},
+                ]
+            },
+        )
+        state = (await client.call_tool("todo_read", {})).structured_content
+        with pytest.raises(MCPError, match="Unknown tool"):
+            await client.call_tool("todo_delete", {})
+
+    assert not saved.is_error
+    for refused in (bad_status, two_current, no_todos, unknown_op):
+        assert refused.is_error
+        text = text_of(refused)
+        assert text.startswith("Refused, nothing changed:\n- ")
+        assert "Traceback" not in text and "File " not in text
+        # The list as it stands follows, so the agent can retry from it.
+        assert text.endswith("Todo list: 0/1 completed\nTodos:\n  [ ] Plan")
+    assert "- todos.0.status: Input should be 'pending'" in text_of(bad_status)
+    assert "- todos: Only one task can be in_progress at a time" in text_of(two_current)
+    assert "- todos: Field required" in text_of(no_todos)
+    assert "- ops.0.op: Unknown op: expected one of append, done" in text_of(unknown_op)
+
+    # A skipped op is an error too, and the result holds the state after the batch.
+    assert skipped.is_error
+    assert text_of(skipped).startswith('Errors: Task "Deploy" not found\nTodo list updated: 0/2')
+    assert "  [ ] Ship" in text_of(skipped)
+    assert state["version"] == 2
+    assert [t["content"] for t in state["phases"][0]["tasks"]] == ["Plan", "Ship"]
