@@ -110,7 +110,12 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     mcp = commands.add_parser(
-        "mcp", parents=[store, session], help="an MCP server for terminal agents"
+        "mcp", parents=[store], help="an MCP server for terminal agents (stdio)"
+    )
+    mcp.add_argument(
+        "--session",
+        metavar="S",
+        help='the session (default: $PLANSIGHT_SESSION, else one per client: "<client> <start time>")',
     )
     mcp.set_defaults(run=_mcp)
     return parser
@@ -300,12 +305,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    try:
-        from plansight.mcp.server import run_mcp
-    except ImportError:
-        raise BadInput(
-            "the MCP server needs the `mcp` extra: pip install 'plansight[mcp]'"
-        ) from None
+    from plansight.mcp.server import run_mcp
+
     return run_mcp(args.db, args.session)
 
 
@@ -332,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pydantic import ValidationError
 
         from plansight.core.errors import RequestRefused, VersionConflict
-        from plansight.lsp.errors import validation_errors
+        from plansight.validation import validation_errors
 
         if isinstance(exc, ValidationError):
             _fail(

@@ -1,0 +1,44 @@
+"""pydantic's validation errors as the contract's `[{path, message}]`.
+
+Kept apart from the language server so the CLI and the MCP server can explain a refusal
+without importing pygls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+_OP_TAGS = frozenset({"init", "start", "done", "drop", "rm", "append", "note"})
+_UNION_LABELS = frozenset({"str", "ItemSpec"})
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """pydantic's location as the contract's dot-joined path (`ops.0.task`), without the
+    union labels pydantic puts in it."""
+    parts: list[str] = []
+    for index, part in enumerate(loc):
+        if isinstance(part, str) and (
+            part in _UNION_LABELS or (part in _OP_TAGS and index == 2 and loc[0] == "ops")
+        ):
+            continue
+        parts.append(str(part))
+    return ".".join(parts)
+
+
+def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
+    merged: dict[str, list[str]] = {}
+    for error in exc.errors(include_url=False, include_input=False, include_context=False):
+        message = error["msg"]
+        if error["type"] == "union_tag_invalid":
+            message = "Unknown op: expected one of " + ", ".join(sorted(_OP_TAGS))
+        elif error["type"] == "union_tag_not_found":
+            message = "Missing op: expected one of " + ", ".join(sorted(_OP_TAGS))
+        path = field_path(tuple(error["loc"]))
+        if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            path = f"{path}.op"
+        messages = merged.setdefault(path, [])
+        if message not in messages:
+            messages.append(message)
+    return [{"path": path, "message": " or ".join(messages)} for path, messages in merged.items()]
