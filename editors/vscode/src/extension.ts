@@ -1,0 +1,41 @@
+/** Wires the pieces together; every disposable goes into context.subscriptions. */
+import * as vscode from 'vscode';
+import { createApi, type PlansightApi } from './api';
+import { PlansightClient } from './client';
+import { PlanCommands } from './commands';
+import { registerLanguageModelTools } from './lmTools';
+import { PLAN_SCHEME, PlanDocuments } from './planDocument';
+import { PlanSync } from './planSync';
+import { PlanView } from './planView';
+import { PlanStatusBar } from './statusBar';
+
+let activeClient: PlansightClient | undefined;
+
+export function activate(context: vscode.ExtensionContext): PlansightApi {
+  const output = vscode.window.createOutputChannel('Plansight');
+  const client = new PlansightClient(output);
+  const sync = new PlanSync(client, context.workspaceState);
+  const view = new PlanView(sync);
+  const documents = new PlanDocuments(client, sync);
+  context.subscriptions.push(
+    output,
+    client,
+    sync,
+    view,
+    new PlanStatusBar(sync),
+    documents,
+    vscode.workspace.registerFileSystemProvider(PLAN_SCHEME, documents, { isCaseSensitive: true }),
+    ...new PlanCommands(client, sync, view).register(),
+    ...registerLanguageModelTools(client, sync),
+  );
+  activeClient = client;
+  void vscode.commands.executeCommand('setContext', 'plansight.serverState', client.state);
+  void client.start();
+  return createApi(client, sync);
+}
+
+/** Lets the server shut down cleanly: VS Code waits for this promise, not for dispose(). */
+export async function deactivate(): Promise<void> {
+  await activeClient?.stop();
+  activeClient = undefined;
+}

@@ -1,0 +1,76 @@
+/**
+ * Keeps the PlanState in step with the server: a full listing whenever the server (re)starts
+ * or a person asks for Refresh, then every `plansight/didChange`. The view, the status bar
+ * and the markdown documents redraw from its `onDidUpdate`.
+ */
+import * as vscode from 'vscode';
+import type { PlansightClient } from './client';
+import { PlanState } from './planState';
+import type { TodoState } from './protocol';
+
+const CHOSEN_SESSION_KEY = 'plansight.chosenSession';
+
+export interface PlanUpdate {
+  /** The session that changed; undefined after a full listing or a session switch. */
+  readonly session?: string;
+  /** The session's current task changed (a task started, finished, or went away). */
+  readonly currentChanged: boolean;
+}
+
+export class PlanSync implements vscode.Disposable {
+  readonly plans: PlanState;
+  private readonly updateEmitter = new vscode.EventEmitter<PlanUpdate>();
+  private readonly disposables: vscode.Disposable[] = [this.updateEmitter];
+  private refreshing: Promise<void> | undefined;
+
+  readonly onDidUpdate = this.updateEmitter.event;
+
+  constructor(
+    private readonly client: PlansightClient,
+    private readonly memento: vscode.Memento,
+  ) {
+    this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY));
+    this.disposables.push(
+      client.onDidChange((state) => this.accept(state)),
+      client.onDidBecomeReady(() => {
+        void this.refresh().catch((error: unknown) => client.logError('Listing the sessions failed', error));
+      }),
+    );
+  }
+
+  /** Fetches every session's state from the server. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.fetchAll().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /** Takes a state from a notification or a request's result. */
+  accept(state: TodoState): void {
+    const before = this.plans.get(state.session)?.current?.id;
+    if (this.plans.update(state)) {
+      this.updateEmitter.fire({ session: state.session, currentChanged: before !== (state.current?.id ?? undefined) });
+    }
+  }
+
+  /** Makes the palette commands, badge and status bar follow a session; undefined follows the newest. */
+  async choose(session: string | undefined): Promise<void> {
+    this.plans.choose(session);
+    await this.memento.update(CHOSEN_SESSION_KEY, session);
+    this.updateEmitter.fire({ currentChanged: false });
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) {
+      disposable.dispose();
+    }
+  }
+
+  private async fetchAll(): Promise<void> {
+    const { sessions } = await this.client.request('plansight/sessions', {});
+    const states = await Promise.all(sessions.map(({ session }) => this.client.request('plansight/get', { session })));
+    this.plans.replaceAll(states);
+    this.updateEmitter.fire({ currentChanged: true });
+  }
+}

@@ -1,0 +1,393 @@
+/**
+ * Turns the sessions' TodoStates into the nodes of the Plan view and says how each node
+ * looks (label, icon, description, tooltip). Pure: no `vscode` import, so the unit tests
+ * run it in plain Node. `planView.ts` only copies these values onto TreeItems.
+ */
+import { newestFirst } from './planState';
+import type { Task, TaskStatus, TodoState } from './protocol';
+
+/** The phase the server puts tasks in when the agent names none; shown only beside others. */
+export const DEFAULT_PHASE = 'Todos';
+
+export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode;
+
+interface NodeBase {
+  /** Stable across refreshes: built from the session name, phase name and task id. */
+  readonly id: string;
+  readonly session: string;
+  readonly parentId: string | undefined;
+}
+
+export interface SessionNode extends NodeBase {
+  readonly kind: 'session';
+  readonly state: TodoState;
+  /** The most recent session starts expanded, the others collapsed. */
+  readonly expanded: boolean;
+}
+
+export interface PhaseNode extends NodeBase {
+  readonly kind: 'phase';
+  readonly name: string;
+  readonly tasks: readonly Task[];
+}
+
+export interface TaskNode extends NodeBase {
+  readonly kind: 'task';
+  readonly task: Task;
+  readonly phase: string;
+}
+
+export interface NoteNode extends NodeBase {
+  readonly kind: 'note';
+  readonly task: Task;
+  readonly index: number;
+  readonly text: string;
+}
+
+/** Codicon id and optional theme colour id. */
+export interface Icon {
+  readonly id: string;
+  readonly color?: string;
+}
+
+/** How one node is drawn: everything a TreeItem needs, as plain data. */
+export interface NodeView {
+  readonly label: string;
+  readonly description?: string;
+  /** Markdown, with every piece of agent text escaped: render it untrusted. */
+  readonly tooltip: string;
+  readonly icon: Icon;
+  /** The `viewItem` of the menus in package.json: the node's kind, and a task's status. */
+  readonly contextValue: string;
+  readonly collapsible: 'none' | 'collapsed' | 'expanded';
+}
+
+export const TASK_ICONS: Readonly<Record<TaskStatus, Icon>> = {
+  pending: { id: 'circle-outline' },
+  in_progress: { id: 'sync~spin' },
+  completed: { id: 'pass-filled', color: 'testing.iconPassed' },
+  abandoned: { id: 'circle-slash', color: 'disabledForeground' },
+};
+
+const STATUS_WORDS: Readonly<Record<TaskStatus, string>> = {
+  pending: 'pending',
+  in_progress: 'in progress',
+  completed: 'completed',
+  abandoned: 'abandoned',
+};
+
+export interface ViewOptions {
+  /** Formats an ISO 8601 time for tooltips; the view passes the user's locale. */
+  readonly formatTime?: (iso: string) => string;
+}
+
+/** The whole tree for a set of sessions; find nodes by id and walk to parents and children. */
+export class PlanTree {
+  readonly roots: readonly PlanNode[];
+  private readonly nodes = new Map<string, PlanNode>();
+  private readonly children = new Map<string, PlanNode[]>();
+
+  private constructor(states: readonly TodoState[]) {
+    const shown = states.filter((state) => state.progress.total > 0).sort(newestFirst);
+    if (shown.length > 1) {
+      this.roots = shown.map((state, index) => this.addSession(state, index === 0));
+    } else if (shown.length === 1) {
+      this.roots = this.addSessionContent(shown[0] as TodoState, undefined);
+    } else {
+      this.roots = [];
+    }
+  }
+
+  /** Builds the tree; sessions without a task are left out. */
+  static build(states: readonly TodoState[]): PlanTree {
+    return new PlanTree(states);
+  }
+
+  get isEmpty(): boolean {
+    return this.roots.length === 0;
+  }
+
+  getNode(id: string): PlanNode | undefined {
+    return this.nodes.get(id);
+  }
+
+  childrenOf(node: PlanNode | undefined): readonly PlanNode[] {
+    return node === undefined ? this.roots : (this.children.get(node.id) ?? []);
+  }
+
+  parentOf(node: PlanNode): PlanNode | undefined {
+    return node.parentId === undefined ? undefined : this.nodes.get(node.parentId);
+  }
+
+  /** The node of a session's task, by task id. */
+  taskNode(session: string, taskId: string): TaskNode | undefined {
+    const node = this.nodes.get(taskNodeId(session, taskId));
+    return node?.kind === 'task' ? node : undefined;
+  }
+
+  private add<T extends PlanNode>(node: T): T {
+    this.nodes.set(node.id, node);
+    if (node.parentId !== undefined) {
+      const siblings = this.children.get(node.parentId) ?? [];
+      siblings.push(node);
+      this.children.set(node.parentId, siblings);
+    }
+    return node;
+  }
+
+  private addSession(state: TodoState, expanded: boolean): SessionNode {
+    const node = this.add<SessionNode>({
+      kind: 'session',
+      id: sessionNodeId(state.session),
+      session: state.session,
+      parentId: undefined,
+      state,
+      expanded,
+    });
+    this.addSessionContent(state, node.id);
+    return node;
+  }
+
+  /** A session's phases, or the tasks of its lone "Todos" phase directly. */
+  private addSessionContent(state: TodoState, parentId: string | undefined): PlanNode[] {
+    const only = state.phases.length === 1 ? state.phases[0] : undefined;
+    if (only !== undefined && only.name === DEFAULT_PHASE) {
+      return only.tasks.map((task) => this.addTask(state.session, only.name, task, parentId));
+    }
+    const seen = new Map<string, number>();
+    return state.phases.map((phase) => {
+      // Phase names are unique in practice; a repeat still gets its own id.
+      const count = (seen.get(phase.name) ?? 0) + 1;
+      seen.set(phase.name, count);
+      const id = phaseNodeId(state.session, count === 1 ? phase.name : `${phase.name}#${count}`);
+      const node = this.add<PhaseNode>({
+        kind: 'phase',
+        id,
+        session: state.session,
+        parentId,
+        name: phase.name,
+        tasks: phase.tasks,
+      });
+      for (const task of phase.tasks) {
+        this.addTask(state.session, phase.name, task, node.id);
+      }
+      return node;
+    });
+  }
+
+  private addTask(session: string, phase: string, task: Task, parentId: string | undefined): TaskNode {
+    const node = this.add<TaskNode>({ kind: 'task', id: taskNodeId(session, task.id), session, parentId, task, phase });
+    task.notes.forEach((text, index) => {
+      this.add<NoteNode>({ kind: 'note', id: `${node.id}/note:${index}`, session, parentId: node.id, task, index, text });
+    });
+    return node;
+  }
+}
+
+export function sessionNodeId(session: string): string {
+  return `session:${encodeURIComponent(session)}`;
+}
+
+export function phaseNodeId(session: string, phase: string): string {
+  return `${sessionNodeId(session)}/phase:${encodeURIComponent(phase)}`;
+}
+
+export function taskNodeId(session: string, taskId: string): string {
+  return `${sessionNodeId(session)}/task:${encodeURIComponent(taskId)}`;
+}
+
+/** How a node is drawn. */
+export function viewOf(node: PlanNode, options: ViewOptions = {}): NodeView {
+  const formatTime = options.formatTime ?? ((iso: string) => iso);
+  switch (node.kind) {
+    case 'session':
+      return sessionView(node);
+    case 'phase':
+      return phaseView(node);
+    case 'task':
+      return taskView(node, formatTime);
+    case 'note':
+      return noteView(node);
+  }
+}
+
+function sessionView(node: SessionNode): NodeView {
+  const { state } = node;
+  const lines = [`**Session ${escapeMarkdown(state.session)}**`, '', progressLine(state)];
+  if (state.current !== null) {
+    lines.push('', `Now: ${escapeMarkdown(state.current.activeForm)}`);
+  }
+  return {
+    label: state.session,
+    description: progressText(state),
+    tooltip: lines.join('\n'),
+    icon: { id: 'hubot' },
+    contextValue: 'session',
+    collapsible: node.expanded ? 'expanded' : 'collapsed',
+  };
+}
+
+function phaseView(node: PhaseNode): NodeView {
+  const done = node.tasks.filter((task) => task.status === 'completed').length;
+  const total = node.tasks.length;
+  return {
+    label: node.name,
+    description: `${done}/${total}`,
+    tooltip: `**${escapeMarkdown(node.name)}**\n\n${done} of ${total} completed`,
+    icon: { id: 'list-unordered' },
+    contextValue: 'phase',
+    collapsible: total > 0 ? 'expanded' : 'none',
+  };
+}
+
+function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView {
+  const { task } = node;
+  const parts: string[] = [];
+  if (task.notes.length > 0) {
+    parts.push(task.notes.length === 1 ? '1 note' : `${task.notes.length} notes`);
+  }
+  const took = duration(task);
+  if (took !== undefined) {
+    parts.push(took);
+  }
+  const view: NodeView = {
+    label: task.status === 'in_progress' ? task.activeForm : task.content,
+    tooltip: taskTooltip(task, node.phase, formatTime),
+    icon: TASK_ICONS[task.status],
+    contextValue: `task.${task.status}`,
+    collapsible: task.notes.length > 0 ? 'collapsed' : 'none',
+  };
+  return parts.length > 0 ? { ...view, description: parts.join(' · ') } : view;
+}
+
+function noteView(node: NoteNode): NodeView {
+  const lines = node.text.split(/\r?\n/);
+  const first = lines[0] ?? '';
+  return {
+    label: lines.length > 1 ? `${first} …` : first,
+    tooltip: escapeMarkdown(node.text).replace(/\n/g, '  \n'),
+    icon: { id: 'comment' },
+    contextValue: 'note',
+    collapsible: 'none',
+  };
+}
+
+function taskTooltip(task: Task, phase: string, formatTime: (iso: string) => string): string {
+  const lines = [`**${escapeMarkdown(task.content)}**`];
+  if (task.activeForm !== task.content) {
+    lines.push('', `*${escapeMarkdown(task.activeForm)}*`);
+  }
+  lines.push('', `Status: ${STATUS_WORDS[task.status]} · phase ${escapeMarkdown(phase)} · id ${escapeMarkdown(task.id)}`);
+  const times = [`created ${formatTime(task.createdAt)}`];
+  if (task.startedAt !== null) {
+    times.push(`started ${formatTime(task.startedAt)}`);
+  }
+  if (task.completedAt !== null) {
+    times.push(`${task.status === 'abandoned' ? 'dropped' : 'finished'} ${formatTime(task.completedAt)}`);
+  }
+  const took = duration(task);
+  if (took !== undefined) {
+    times.push(`took ${took}`);
+  }
+  lines.push('', capitalize(times.join(' · ')));
+  if (task.notes.length > 0) {
+    lines.push('', 'Notes:', '');
+    for (const note of task.notes) {
+      lines.push(`- ${escapeMarkdown(note).replace(/\n/g, '  \n  ')}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** How long a finished task took, from start to finish; undefined when unknown. */
+export function duration(task: Task): string | undefined {
+  if ((task.status !== 'completed' && task.status !== 'abandoned') || task.startedAt === null || task.completedAt === null) {
+    return undefined;
+  }
+  const ms = Date.parse(task.completedAt) - Date.parse(task.startedAt);
+  return Number.isNaN(ms) || ms < 0 ? undefined : formatDuration(ms);
+}
+
+export function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) {
+    return `${seconds}s`;
+  }
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) {
+    const rest = seconds % 60;
+    return rest === 0 ? `${minutes}m` : `${minutes}m ${rest}s`;
+  }
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) {
+    const rest = minutes % 60;
+    return rest === 0 ? `${hours}h` : `${hours}h ${rest}m`;
+  }
+  const days = Math.floor(hours / 24);
+  const rest = hours % 24;
+  return rest === 0 ? `${days}d` : `${days}d ${rest}h`;
+}
+
+/** `3/8 · 37%`: completed of total and the server's percent; undefined without tasks. */
+export function progressText(state: TodoState | undefined): string | undefined {
+  if (state === undefined || state.progress.total === 0) {
+    return undefined;
+  }
+  const { completed, total, percent } = state.progress;
+  return `${completed}/${total} · ${percent}%`;
+}
+
+/** Tasks neither completed nor abandoned: the view's badge. */
+export function remainingTasks(state: TodoState | undefined): number {
+  if (state === undefined) {
+    return 0;
+  }
+  const { completed, abandoned, total } = state.progress;
+  return Math.max(0, total - completed - abandoned);
+}
+
+function progressLine(state: TodoState): string {
+  const { completed, abandoned, total, percent } = state.progress;
+  const dropped = abandoned > 0 ? `, ${abandoned} dropped` : '';
+  return `${completed} of ${total} completed (${percent}%)${dropped}, ${remainingTasks(state)} remaining`;
+}
+
+export interface StatusBarView {
+  readonly text: string;
+  readonly tooltip: string;
+}
+
+/** The status bar item: the current task's activeForm and the progress; undefined hides it. */
+export function statusBarView(state: TodoState | undefined): StatusBarView | undefined {
+  if (state === undefined || state.progress.total === 0) {
+    return undefined;
+  }
+  const { completed, total } = state.progress;
+  const progress = `${completed}/${total}`;
+  const where = `Plansight, session ${state.session}: ${progressLine(state)}.`;
+  if (state.current === null) {
+    return { text: `$(checklist) ${progress}`, tooltip: `${where}\nClick to show the plan.` };
+  }
+  return {
+    text: `$(sync~spin) ${escapeIcons(truncate(state.current.activeForm, 60))} · ${progress}`,
+    tooltip: `${where}\nNow: ${state.current.activeForm}\nClick to show the plan.`,
+  };
+}
+
+/** Backslash-escapes what Markdown would otherwise read as markup. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&$]/g, (char) => `\\${char}`);
+}
+
+/** Keeps `$(name)` in agent text from being drawn as an icon in the status bar. */
+function escapeIcons(text: string): string {
+  return text.replace(/\$\(/g, '$\u200b(');
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

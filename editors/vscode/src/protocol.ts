@@ -1,0 +1,33 @@
+/**
+ * Domain names for the wire types. The shapes and method names themselves are generated
+ * from `plansight schema` into `protocol.generated.ts`; nothing here restates them.
+ */
+import type {
+  ApplyParams,
+  Notifications,
+  PhaseModel,
+  ProgressModel,
+  Requests,
+  TaskModel,
+} from './protocol.generated';
+
+export * from './protocol.generated';
+
+export type Task = TaskModel;
+export type Phase = PhaseModel;
+export type Progress = ProgressModel;
+export type TaskStatus = Task['status'];
+export type Origin = NonNullable<ApplyParams['origin']>;
+export type Op = ApplyParams['ops'][number];
+
+export type RequestMethod = keyof Requests;
+export type ParamsOf<M extends RequestMethod> = Requests[M]['params'];
+export type ResultOf<M extends RequestMethod> = Requests[M]['result'];
+
+export const DID_CHANGE: keyof Notifications = 'plansight/didChange';
+
+/** The JSON-RPC error codes of the contract that a client reacts to. */
+export const ErrorCodes = {
+  invalidParams: -32602,
+  contentModified: -32801,
+} as const;

@@ -1,0 +1,329 @@
+/**
+ * End to end in a real VS Code: code-server 4.100.3 with the packaged .vsix, driven by
+ * headless Chromium. The extension starts the real `plansight serve`; the `plansight` CLI
+ * writes to and reads from the same store file, as an agent in a terminal would.
+ *
+ * Needs: `npm run build && npm run package` (out/plansight.vsix), scripts/install-code-server.sh,
+ * the plansight CLI ($PLANSIGHT_BIN or <repo>/.venv/bin/plansight), Chromium.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Op, TodoState } from '../../src/protocol';
+import { CodeServer } from './codeServer';
+import { until } from './wait';
+import { Workbench, type Row } from './workbench';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const CODE_SERVER = path.join(ROOT, '.code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const VSIX = path.join(ROOT, 'out', 'plansight.vsix');
+const PLANSIGHT = process.env.PLANSIGHT_BIN ?? path.resolve(ROOT, '..', '..', '.venv', 'bin', 'plansight');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
+
+/** The plansight CLI on the test's store: what an agent in a terminal runs. */
+class Cli {
+  constructor(private readonly store: string) {}
+
+  run(...args: string[]): string {
+    return execFileSync(PLANSIGHT, [...args, '--db', this.store], { encoding: 'utf8', timeout: 30_000 });
+  }
+
+  apply(ops: Op[], session = 'default'): void {
+    this.run('apply', '--session', session, '--ops', JSON.stringify(ops));
+  }
+
+  show(session = 'default'): TodoState {
+    return JSON.parse(this.run('show', '--session', session, '--format', 'json')) as TodoState;
+  }
+
+  task(content: string, session = 'default'): { phase: string; status: string } | undefined {
+    for (const phase of this.show(session).phases) {
+      const task = phase.tasks.find((t) => t.content === content);
+      if (task !== undefined) {
+        return { phase: phase.name, status: task.status };
+      }
+    }
+    return undefined;
+  }
+}
+
+function find(rows: Row[], label: string): Row | undefined {
+  return rows.find((row) => row.label === label);
+}
+
+/** `rgb(115, 201, 145)`, the default testing.iconPassed, and any other clear green. */
+function isGreen(color: string): boolean {
+  const [r, g, b] = (/rgb\((\d+), (\d+), (\d+)\)/.exec(color) ?? []).slice(1).map(Number);
+  return r !== undefined && g !== undefined && b !== undefined && g > r + 40 && g > b + 20;
+}
+
+const steps: [string, number][] = [];
+
+async function step(name: string, body: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  process.stdout.write(`• ${name} ... `);
+  await body();
+  const ms = Date.now() - started;
+  steps.push([name, ms]);
+  process.stdout.write(`ok (${ms} ms)\n`);
+}
+
+async function scenario(page: Page, cli: Cli, workspace: string, server: CodeServer, launcher: string): Promise<void> {
+  const wb = new Workbench(page);
+
+  await step('open the workspace and the Plansight panel: the welcome view offers Add Todo', async () => {
+    await page.goto(server.folderUrl(workspace));
+    await wb.openPlansight();
+    await wb.welcome().waitFor({ state: 'visible' });
+    assert.match((await wb.welcome().textContent()) ?? '', /appears here/);
+    await wb.welcome().locator('.monaco-button', { hasText: 'Add Todo' }).waitFor({ state: 'visible' });
+  });
+
+  await step('`plansight apply` from the CLI: the tasks appear with the right icons', async () => {
+    cli.apply([
+      {
+        op: 'init',
+        list: [
+          {
+            phase: 'Build',
+            items: [
+              { content: 'Write the parser', activeForm: 'Writing the parser' },
+              { content: 'Run the build', activeForm: 'Running the build' },
+            ],
+          },
+          { phase: 'Ship', items: [{ content: 'Tag the release', activeForm: 'Tagging the release' }] },
+        ],
+      },
+      { op: 'note', task: 'Write the parser', text: 'A Pratt parser keeps precedence in one table' },
+    ]);
+    const rows = await wb.waitForRows('the plan from the CLI', (r) => r.map((x) => x.label).join('|') === 'Build|Writing the parser|Run the build|Ship|Tag the release');
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.icon, r.spinning, r.level, r.description]),
+      [
+        ['Build', 'list-unordered', false, 1, '0/2'],
+        ['Writing the parser', 'sync', true, 2, '1 note'],
+        ['Run the build', 'circle-outline', false, 2, ''],
+        ['Ship', 'list-unordered', false, 1, '0/1'],
+        ['Tag the release', 'circle-outline', false, 2, ''],
+      ],
+    );
+    await until('the status bar to show the current task', async () => (await wb.statusBarText())?.includes('Writing the parser · 0/3'));
+    await until('the badge to count 3 tasks remaining', async () => (await wb.badge()) === '3');
+    await until('the view description 0/3 · 0%', async () => (await wb.viewHeaderLabel()).includes('0/3 · 0%'));
+  });
+
+  await step('a click on the status bar item brings the panel back', async () => {
+    await page.locator('.part.activitybar .action-label[aria-label^="Explorer"]').click();
+    await wb.waitForRows('the Explorer to replace the panel', (r) => r.length === 0);
+    await page.locator('.part.statusbar [id="plansight.plansight.plansight.status"] a').click();
+    await wb.waitForRows('the panel to show again', (r) => find(r, 'Writing the parser') !== undefined);
+  });
+
+  await step('Add Todo from the command palette: the CLI reads the new task back', async () => {
+    await wb.runCommand('Plansight: Add Todo');
+    await wb.answer('A new task for session "default"', 'Write the docs');
+    await wb.pick('The phase to add the task to', 'Ship');
+    await until('the CLI to read "Write the docs" in Ship', () => cli.task('Write the docs')?.phase === 'Ship');
+    const rows = await wb.waitForRows('the new task in the tree', (r) => find(r, 'Write the docs') !== undefined);
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      ['Build', 'Writing the parser', 'Run the build', 'Ship', 'Tag the release', 'Write the docs'],
+    );
+    assert.equal(find(rows, 'Write the docs')?.icon, 'circle-outline');
+    assert.match(cli.run('context'), /system-reminder[\s\S]*Write the docs/);
+  });
+
+  await step('Complete on an item: it changes in the tree, the status bar and the CLI', async () => {
+    await wb.contextMenu('Writing the parser', 'Complete');
+    await until('the CLI to read the task completed', () => cli.task('Write the parser')?.status === 'completed');
+    const rows = await wb.waitForRows('the completed task and the next one started', (r) => find(r, 'Write the parser')?.icon === 'pass-filled' && find(r, 'Running the build')?.spinning === true);
+    assert.ok(isGreen(find(rows, 'Write the parser')?.iconColor ?? ''), 'a completed task is drawn green');
+    assert.match(find(rows, 'Write the parser')?.description ?? '', /^1 note · \d+s$/);
+    assert.equal(cli.task('Run the build')?.status, 'in_progress');
+    await until('the status bar to follow', async () => (await wb.statusBarText())?.includes('Running the build · 1/4'));
+    await until('the badge to count 3 remaining', async () => (await wb.badge()) === '3');
+  });
+
+  await step('Drop and Add Note on items: abandoned drawn dimmed, notes under their task', async () => {
+    await wb.contextMenu('Tag the release', 'Drop');
+    await until('the CLI to read the task abandoned', () => cli.task('Tag the release')?.status === 'abandoned');
+    await wb.expand('Write the parser');
+    const rows = await wb.waitForRows('the dropped task and the note', (r) => find(r, 'Tag the release')?.icon === 'circle-slash' && find(r, 'A Pratt parser keeps precedence in one table') !== undefined);
+    assert.notEqual(find(rows, 'Tag the release')?.iconColor, '', 'an abandoned task is drawn in the disabled colour');
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.icon, r.level]),
+      [
+        ['Build', 'list-unordered', 1],
+        ['Write the parser', 'pass-filled', 2],
+        ['A Pratt parser keeps precedence in one table', 'comment', 3],
+        ['Running the build', 'sync', 2],
+        ['Ship', 'list-unordered', 1],
+        ['Tag the release', 'circle-slash', 2],
+        ['Write the docs', 'circle-outline', 2],
+      ],
+    );
+    await until('the badge to count 2 remaining', async () => (await wb.badge()) === '2');
+
+    await wb.contextMenu('Write the docs', 'Add Note');
+    await wb.answer('A note on "Write the docs"', 'Cover the new flags');
+    await until('the CLI to read the note', () => cli.show().phases[1]?.tasks[1]?.notes.includes('Cover the new flags'));
+    await wb.waitForRows('the note count', (r) => find(r, 'Write the docs')?.description === '1 note');
+  });
+
+  await step('Edit Plan as Markdown: saving the document imports it', async () => {
+    await wb.runCommand('Plansight: Edit Plan as Markdown');
+    await until('the plan as markdown in an editor', async () => (await wb.editorText()).includes('## Build'));
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n- [ ] Write the changelog\n');
+    await page.keyboard.press('Control+S');
+    await until('the CLI to read the task added in markdown', () => cli.task('Write the changelog')?.phase === 'Ship', 20_000);
+    await wb.waitForRows('the task added in markdown', (r) => find(r, 'Write the changelog')?.icon === 'circle-outline');
+    const exported = cli.run('export', '--format', 'markdown').trimEnd().split('\n');
+    await until('the editor to reload the plan as the server holds it', async () => JSON.stringify((await wb.editorLines()).slice(0, exported.length)) === JSON.stringify(exported));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'workbench.png') });
+    await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel.png') });
+  });
+
+  await step('Export Plan as Markdown: the save dialog writes what the server exports', async () => {
+    const target = path.join(workspace, 'plan.md');
+    await wb.runCommand('Plansight: Export Plan as Markdown');
+    await wb.acceptSaveDialog(target);
+    await until('the exported file', () => fs.existsSync(target) && fs.readFileSync(target, 'utf8') === cli.run('export', '--format', 'markdown'));
+  });
+
+  await step('a second agent session from the CLI: sessions at the root, newest first and expanded', async () => {
+    cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: [{ content: 'Review the diff', activeForm: 'Reviewing the diff' }] }] }], 'reviewer');
+    const rows = await wb.waitForRows('two sessions', (r) => r[0]?.label === 'reviewer' && find(r, 'default')?.level === 1 && find(r, 'Reviewing the diff') !== undefined);
+    assert.deepEqual(
+      rows.filter((r) => r.level === 1).map((r) => [r.label, r.icon]),
+      [
+        ['reviewer', 'hubot'],
+        ['default', 'hubot'],
+      ],
+    );
+    assert.equal(find(rows, 'reviewer')?.expanded, 'true');
+    assert.equal(find(rows, 'Reviewing the diff')?.level, 2, 'the lone "Todos" phase is skipped');
+    await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel-sessions.png') });
+    await until('the status bar to follow the newest session', async () => (await wb.statusBarText())?.includes('Reviewing the diff · 0/1'));
+    await wb.runCommand('Plansight: Switch Session');
+    await wb.pick('The session that commands, the badge and the status bar follow', 'default');
+    await until('the status bar to follow the chosen session', async () => (await wb.statusBarText())?.includes('Running the build · 1/5'));
+    cli.run('clear', '--session', 'reviewer');
+    await wb.waitForRows('one session again', (r) => r[0]?.label === 'Build');
+  });
+
+  await step('Clear Todos from the palette, confirmed in the modal: the plan empties everywhere', async () => {
+    await wb.runCommand('Plansight: Clear Todos');
+    await wb.dialogButton('Clear');
+    await until('the CLI to read an empty list', () => cli.show().progress.total === 0);
+    await wb.waitForRows('an empty tree', (r) => r.length === 0);
+    await wb.welcome().waitFor({ state: 'visible' });
+    await until('the status bar item to hide', async () => (await wb.statusBarText()) === undefined);
+    await until('the badge to go', async () => (await wb.badge()) === '');
+  });
+
+  await step('a server that cannot start: one message with Open Settings and Show Log; Restart Server recovers', async () => {
+    // The extension runs the CLI through a link the test controls: now it points at a
+    // "server" that dies at once, as `python -m plansight` does without the package.
+    fs.rmSync(launcher);
+    fs.writeFileSync(launcher, '#!/bin/sh\necho "python3: No module named plansight" >&2\nexit 1\n', { mode: 0o755 });
+    await wb.runCommand('Plansight: Restart Server');
+    const toasts = page.locator('.notifications-toasts .notification-toast', { hasText: 'could not start' });
+    await until('one error message', async () => (await toasts.count()) === 1);
+    assert.match((await toasts.locator('.notification-list-item-message').textContent()) ?? '', /could not start: it exited with code 1 \(python3: No module named plansight\)/);
+    await toasts.locator('.monaco-button', { hasText: 'Open Settings' }).waitFor({ state: 'visible' });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'server-failed.png') });
+    await until('the welcome view to say so', async () => ((await wb.welcome().textContent()) ?? '').includes('could not start'));
+    await toasts.locator('.monaco-button', { hasText: 'Show Log' }).click();
+    const log = page.locator('.part.panel .view-lines');
+    await until('the log to tell why', async () => ((await log.textContent()) ?? '').replace(/\u00a0/g, ' ').includes('No module named plansight'));
+    assert.equal(await page.locator('.notifications-toasts .notification-toast').count(), 0, 'no stack of popups');
+
+    fs.rmSync(launcher);
+    fs.symlinkSync(PLANSIGHT, launcher);
+    await wb.runCommand('Plansight: Restart Server');
+    await until('the welcome view to offer Add Todo again', async () => ((await wb.welcome().textContent()) ?? '').includes('appears here'));
+    cli.apply([{ op: 'append', phase: 'Todos', items: ['Check the restarted server'] }]);
+    await wb.waitForRows('the restarted server to push changes', (r) => find(r, 'Check the restarted server')?.spinning === true);
+  });
+}
+
+async function main(): Promise<void> {
+  for (const [what, file] of [
+    ['code-server (run scripts/install-code-server.sh)', CODE_SERVER],
+    ['the .vsix (run npm run package)', VSIX],
+    ['the plansight CLI (set PLANSIGHT_BIN)', PLANSIGHT],
+    ['Chromium (apt-get install chromium)', CHROMIUM],
+  ] as const) {
+    if (!fs.existsSync(file)) {
+      throw new Error(`Missing ${what}: ${file}`);
+    }
+  }
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plansight-e2e-'));
+  const workspace = path.join(dir, 'workspace');
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, 'README.md'), '# A project an agent works on\n');
+  const store = path.join(dir, 'plan.sqlite3');
+  const cli = new Cli(store);
+  const launcher = path.join(dir, 'plansight');
+  fs.symlinkSync(PLANSIGHT, launcher);
+
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  const started = Date.now();
+  try {
+    const settings = {
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'extensions.ignoreRecommendations': true,
+      'telemetry.telemetryLevel': 'off',
+      'security.workspace.trust.enabled': false,
+      'plansight.server.command': launcher,
+      'plansight.store.path': store,
+    };
+    server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: settings });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+      // playwright gives each launch a fresh, temporary profile.
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    await scenario(page, cli, workspace, server, launcher);
+    console.log(`\nEnd-to-end test passed in ${((Date.now() - started) / 1000).toFixed(1)} s. Screenshots in ${ARTIFACTS}`);
+  } catch (error) {
+    if (page !== undefined) {
+      await page.screenshot({ path: path.join(ARTIFACTS, 'failure.png') }).catch(() => undefined);
+    }
+    console.error(`\nEnd-to-end test FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (server !== undefined) {
+      console.error(server.diagnostics());
+    }
+    process.exitCode = 1;
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    if (process.exitCode === 1) {
+      console.error(`Kept the run's folder for a look: ${dir}`);
+    } else {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+void main();

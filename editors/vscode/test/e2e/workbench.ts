@@ -1,0 +1,187 @@
+/** Driving the VS Code workbench in the browser: the Plan view, the palette, quick inputs. */
+import type { Locator, Page } from 'playwright-core';
+import { until } from './wait';
+
+export interface Row {
+  readonly label: string;
+  readonly description: string;
+  /** The codicon of the item, e.g. `sync`, `pass-filled`. */
+  readonly icon: string;
+  readonly spinning: boolean;
+  /** The CSS colour the icon is drawn with ('' when the theme's default). */
+  readonly iconColor: string;
+  readonly level: number;
+  readonly expanded: string | null;
+}
+
+const SIDEBAR = '.part.sidebar';
+const PLAN_CONTAINER = `${SIDEBAR} #workbench\\.view\\.extension\\.plansight`;
+const ROWS = `${PLAN_CONTAINER} .monaco-list-row`;
+const QUICK_INPUT = '.quick-input-widget';
+
+export class Workbench {
+  constructor(readonly page: Page) {}
+
+  /** Waits for the workbench and opens the Plansight panel from the activity bar. */
+  async openPlansight(): Promise<void> {
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const button = this.page.locator('.part.activitybar .action-label[aria-label^="Plansight"]');
+    await button.waitFor({ timeout: 60_000 });
+    await button.click();
+    await this.page.locator(PLAN_CONTAINER).waitFor({ timeout: 10_000 });
+  }
+
+  get sidebar(): Locator {
+    return this.page.locator(SIDEBAR);
+  }
+
+  async rows(): Promise<Row[]> {
+    return this.page.$$eval(ROWS, (elements) =>
+      elements.map((row) => {
+        const icon = row.querySelector<HTMLElement>('.custom-view-tree-node-item-icon');
+        const codicon = [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-') && c !== 'codicon-modifier-spin') ?? '';
+        return {
+          label: row.querySelector('.label-name')?.textContent ?? '',
+          description: row.querySelector('.label-description')?.textContent ?? '',
+          icon: codicon.replace(/^codicon-/, ''),
+          spinning: icon?.classList.contains('codicon-modifier-spin') ?? false,
+          iconColor: icon?.style.color ?? '',
+          level: Number(row.getAttribute('aria-level')),
+          expanded: row.getAttribute('aria-expanded'),
+        };
+      }),
+    );
+  }
+
+  /** Waits until the Plan view shows rows that satisfy the check; returns them. */
+  async waitForRows(what: string, check: (rows: Row[]) => boolean, timeoutMs = 15_000): Promise<Row[]> {
+    let last: Row[] = [];
+    try {
+      return await until(
+        what,
+        async () => {
+          last = await this.rows();
+          return check(last) ? last : undefined;
+        },
+        timeoutMs,
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nRows: ${JSON.stringify(last, null, 1)}`);
+    }
+  }
+
+  row(label: string): Locator {
+    return this.page.locator(ROWS).filter({ has: this.page.locator('.label-name', { hasText: label }) });
+  }
+
+  /** The welcome content of the Plan view (shown when there is no plan). */
+  welcome(): Locator {
+    return this.page.locator(`${PLAN_CONTAINER} .welcome-view-content`);
+  }
+
+  async statusBarText(): Promise<string | undefined> {
+    const item = this.page.locator('.part.statusbar [id="plansight.plansight.plansight.status"]');
+    return (await item.count()) > 0 && (await item.isVisible()) ? ((await item.textContent()) ?? '').trim() : undefined;
+  }
+
+  /** The activity bar badge of the Plansight panel ('' when none). */
+  async badge(): Promise<string> {
+    const item = this.page.locator('.part.activitybar .action-item').filter({ has: this.page.locator('[aria-label^="Plansight"]') });
+    const badge = item.locator('.badge-content');
+    return (await badge.count()) > 0 && (await badge.isVisible()) ? ((await badge.textContent()) ?? '').trim() : '';
+  }
+
+  /** The view's description, read from its header (hidden when the view is alone in its container). */
+  async viewHeaderLabel(): Promise<string> {
+    return (await this.page.locator(`${PLAN_CONTAINER} .pane-header`).first().getAttribute('aria-label')) ?? '';
+  }
+
+  /** Runs a command from the command palette by its full title. */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator(`${QUICK_INPUT} .quick-input-box input`);
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    const first = this.page.locator(`${QUICK_INPUT} .monaco-list-row`).first();
+    await until(`the palette to offer "${title}"`, async () => ((await first.getAttribute('aria-label')) ?? '').startsWith(title));
+    await input.press('Enter');
+  }
+
+  /** Waits for the input box whose prompt says `prompt`, types `text` and accepts it. */
+  async answer(prompt: string, text: string): Promise<void> {
+    const widget = this.page.locator(QUICK_INPUT);
+    const message = widget.locator('.quick-input-message');
+    await until(`an input box asking "${prompt}"`, async () => (await widget.isVisible()) && ((await message.textContent()) ?? '').includes(prompt));
+    await this.fillAndAccept(text);
+  }
+
+  /** Waits for the quick pick whose placeholder is `placeholder` and picks `label` in it. */
+  async pick(placeholder: string, label: string): Promise<void> {
+    const widget = this.page.locator(QUICK_INPUT);
+    const input = widget.locator('.quick-input-box input');
+    await until(`a quick pick "${placeholder}"`, async () => (await widget.isVisible()) && (await input.getAttribute('placeholder')) === placeholder);
+    await input.fill(label);
+    const first = widget.locator('.monaco-list-row').first();
+    await until(`the quick pick to offer "${label}"`, async () => ((await first.getAttribute('aria-label')) ?? '').includes(label));
+    await input.press('Enter');
+  }
+
+  private async fillAndAccept(text: string): Promise<void> {
+    const input = this.page.locator(`${QUICK_INPUT} .quick-input-box input`);
+    await input.fill(text);
+    await until(`the input to hold "${text}"`, async () => (await input.inputValue()) === text);
+    await input.press('Enter');
+  }
+
+  /** The lines of the active editor, in order, spaces as spaces. */
+  async editorLines(): Promise<string[]> {
+    return this.page.$$eval('.editor-instance .monaco-editor .view-lines .view-line', (lines) =>
+      lines
+        .map((line) => ({ top: parseFloat((line as HTMLElement).style.top), text: line.textContent.replace(/\u00a0/g, ' ') }))
+        .sort((a, b) => a.top - b.top)
+        .map((line) => line.text),
+    );
+  }
+
+  /** Expands a collapsed row of the Plan view. */
+  async expand(label: string): Promise<void> {
+    const row = this.row(label);
+    if ((await row.getAttribute('aria-expanded')) === 'false') {
+      await row.locator('.monaco-tl-twistie').click();
+    }
+  }
+
+  /** The text of the active editor, spaces as spaces. */
+  async editorText(): Promise<string> {
+    const lines = this.page.locator('.editor-instance .monaco-editor .view-lines').first();
+    return ((await lines.count()) > 0 ? ((await lines.textContent()) ?? '') : '').replace(/\u00a0/g, ' ');
+  }
+
+  /** Right-clicks a row of the Plan view and chooses a context menu item. */
+  async contextMenu(rowLabel: string, item: string): Promise<void> {
+    await this.row(rowLabel).click({ button: 'right' });
+    const menu = this.page.locator('.monaco-menu');
+    const entry = menu.locator('.action-item', { has: this.page.locator('.action-label', { hasText: item }) }).first();
+    await entry.waitFor({ state: 'visible' });
+    // A click that lands while the menu is still settling is dropped: focus the entry with
+    // the mouse, then run it from the keyboard, which the menu always honours.
+    await entry.hover();
+    await until(`the menu entry "${item}" to take focus`, async () => ((await entry.getAttribute('class')) ?? '').includes('focused'));
+    await this.page.keyboard.press('Enter');
+    await menu.first().waitFor({ state: 'hidden' });
+  }
+
+  /** Accepts VS Code's own save dialog (a quick input in the browser) once it proposes `file`. */
+  async acceptSaveDialog(file: string): Promise<void> {
+    const input = this.page.locator(`${QUICK_INPUT} .quick-input-box input`);
+    await until(`the save dialog to propose ${file}`, async () => (await input.isVisible()) && (await input.inputValue()) === file);
+    await input.press('Enter');
+  }
+
+  /** Clicks a button of the modal dialog. */
+  async dialogButton(label: string): Promise<void> {
+    const button = this.page.locator('.monaco-dialog-box .monaco-button', { hasText: label }).first();
+    await button.waitFor({ state: 'visible' });
+    await button.click();
+  }
+}

@@ -1,0 +1,42 @@
+/** Builders of wire-shaped states for the unit tests. */
+import * as path from 'node:path';
+import type { Phase, Task, TaskStatus, TodoState } from '../../src/protocol';
+
+/** editors/vscode, from out/tsc/test/unit. */
+export const EXTENSION_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+export function task(id: string, content: string, status: TaskStatus = 'pending', extra: Partial<Task> = {}): Task {
+  const started = status === 'pending' ? null : '2026-01-01T10:00:00.000Z';
+  const finished = status === 'completed' || status === 'abandoned' ? '2026-01-01T10:03:12.000Z' : null;
+  return {
+    id,
+    content,
+    activeForm: `Working on ${content}`,
+    status,
+    notes: [],
+    createdAt: '2026-01-01T09:59:00.000Z',
+    updatedAt: '2026-01-01T10:00:00.000Z',
+    startedAt: started,
+    completedAt: finished,
+    ...extra,
+  };
+}
+
+export function phase(name: string, ...tasks: Task[]): Phase {
+  return { name, tasks };
+}
+
+export function state(session: string, phases: Phase[], options: { version?: number; updatedAt?: string | null } = {}): TodoState {
+  const tasks = phases.flatMap((p) => p.tasks);
+  const completed = tasks.filter((t) => t.status === 'completed').length;
+  const abandoned = tasks.filter((t) => t.status === 'abandoned').length;
+  const total = tasks.length;
+  return {
+    session,
+    version: options.version ?? 1,
+    phases,
+    progress: { completed, abandoned, total, percent: total === 0 ? 0 : Math.floor((100 * completed) / total) },
+    current: tasks.find((t) => t.status === 'in_progress') ?? null,
+    updatedAt: options.updatedAt === undefined ? '2026-01-01T10:00:00.000Z' : options.updatedAt,
+  };
+}

@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  PlanTree,
+  formatDuration,
+  progressText,
+  remainingTasks,
+  statusBarView,
+  viewOf,
+  type PlanNode,
+  type TaskNode,
+} from '../../src/planTree';
+import { phase, state, task } from './fixtures';
+
+function labels(tree: PlanTree, nodes: readonly PlanNode[]): string[] {
+  return nodes.map((node) => viewOf(node).label);
+}
+
+function taskNode(node: PlanNode | undefined): TaskNode {
+  assert.equal(node?.kind, 'task');
+  return node;
+}
+
+describe('one session', () => {
+  it('shows the tasks of a lone "Todos" phase directly, without the phase', () => {
+    const tree = PlanTree.build([state('default', [phase('Todos', task('t1', 'Write the parser'), task('t2', 'Run the build'))])]);
+    assert.deepEqual(
+      tree.roots.map((n) => n.kind),
+      ['task', 'task'],
+    );
+    assert.deepEqual(labels(tree, tree.roots), ['Write the parser', 'Run the build']);
+    assert.equal(tree.roots[0]?.parentId, undefined);
+  });
+
+  it('shows phases when the only phase is not "Todos", or there are several', () => {
+    const single = PlanTree.build([state('default', [phase('Build', task('t1', 'Write the parser'))])]);
+    assert.deepEqual(labels(single, single.roots), ['Build']);
+
+    const tree = PlanTree.build([
+      state('default', [phase('Todos', task('t1', 'Write the parser', 'completed')), phase('Ship', task('t2', 'Tag the release'))]),
+    ]);
+    assert.deepEqual(labels(tree, tree.roots), ['Todos', 'Ship']);
+    const [todos] = tree.roots;
+    assert.equal(viewOf(todos as PlanNode).description, '1/1');
+    assert.equal(viewOf(todos as PlanNode).contextValue, 'phase');
+    assert.equal(viewOf(todos as PlanNode).collapsible, 'expanded');
+    const children = tree.childrenOf(todos);
+    assert.deepEqual(labels(tree, children), ['Write the parser']);
+    assert.equal(tree.parentOf(children[0] as PlanNode), todos);
+  });
+
+  it('draws each status with its icon, label and menu context', () => {
+    const current = task('t2', 'Run the build', 'in_progress', { activeForm: 'Running the build' });
+    const tree = PlanTree.build([
+      state('default', [
+        phase('Todos', task('t1', 'Write the parser', 'completed'), current, task('t3', 'Tag the release'), task('t4', 'Write a blog post', 'abandoned')),
+      ]),
+    ]);
+    const views = tree.roots.map((node) => viewOf(node));
+    assert.deepEqual(
+      views.map((v) => [v.label, v.icon.id, v.icon.color, v.contextValue]),
+      [
+        ['Write the parser', 'pass-filled', 'testing.iconPassed', 'task.completed'],
+        ['Running the build', 'sync~spin', undefined, 'task.in_progress'],
+        ['Tag the release', 'circle-outline', undefined, 'task.pending'],
+        ['Write a blog post', 'circle-slash', 'disabledForeground', 'task.abandoned'],
+      ],
+    );
+  });
+
+  it('describes a task by its note count and, once finished, how long it took', () => {
+    const tree = PlanTree.build([
+      state('default', [
+        phase(
+          'Todos',
+          task('t1', 'Write the parser', 'completed', { notes: ['Used a Pratt parser'] }),
+          task('t2', 'Run the build', 'in_progress', { notes: ['a', 'b'] }),
+          task('t3', 'Tag the release'),
+          task('t4', 'Write a blog post', 'abandoned'),
+        ),
+      ]),
+    ]);
+    assert.deepEqual(
+      tree.roots.map((node) => viewOf(node).description),
+      ['1 note · 3m 12s', '2 notes', undefined, '3m 12s'],
+    );
+    assert.deepEqual(
+      tree.roots.map((node) => viewOf(node).collapsible),
+      ['collapsed', 'collapsed', 'none', 'none'],
+    );
+  });
+
+  it("shows a task's notes as its children, first line as the label", () => {
+    const tree = PlanTree.build([state('default', [phase('Todos', task('t1', 'Run the build', 'pending', { notes: ['Flaky test', 'Line one\nline two'] }))])]);
+    const notes = tree.childrenOf(tree.roots[0]);
+    assert.deepEqual(
+      notes.map((n) => [n.kind, n.id, viewOf(n).label, viewOf(n).icon.id, viewOf(n).contextValue]),
+      [
+        ['note', 'session:default/task:t1/note:0', 'Flaky test', 'comment', 'note'],
+        ['note', 'session:default/task:t1/note:1', 'Line one …', 'comment', 'note'],
+      ],
+    );
+    assert.equal(tree.parentOf(notes[0] as PlanNode), tree.roots[0]);
+  });
+
+  it('writes a tooltip with content, status, times and notes, escaping agent text', () => {
+    const tree = PlanTree.build([
+      state('default', [
+        phase(
+          'Todos',
+          task('t1', 'Fix *everything* [now](command:evil)', 'completed', {
+            activeForm: 'Fixing everything',
+            notes: ['<img src=x onerror=alert(1)>'],
+          }),
+        ),
+      ]),
+    ]);
+    const tooltip = viewOf(tree.roots[0] as PlanNode, { formatTime: (iso) => `T(${iso.slice(11, 19)})` }).tooltip;
+    assert.match(tooltip, /^\*\*Fix \\\*everything\\\* \\\[now\\\]\\\(command:evil\\\)\*\*/);
+    assert.match(tooltip, /\*Fixing everything\*/);
+    assert.match(tooltip, /Status: completed · phase Todos · id t1/);
+    assert.match(tooltip, /Created T\(09:59:00\) · started T\(10:00:00\) · finished T\(10:03:12\) · took 3m 12s/);
+    assert.match(tooltip, /Notes:\n\n- \\<img src=x onerror=alert\\\(1\\\)\\>/);
+    assert.doesNotMatch(tooltip, /[^\\]<img/);
+  });
+
+  it('gives an empty phase nothing to expand, and repeated phase names their own ids', () => {
+    const tree = PlanTree.build([state('default', [phase('Build', task('t1', 'Write it')), phase('Build'), phase('Ship')])]);
+    assert.deepEqual(
+      tree.roots.map((n) => n.id),
+      ['session:default/phase:Build', 'session:default/phase:Build%232', 'session:default/phase:Ship'],
+    );
+    assert.equal(viewOf(tree.roots[2] as PlanNode).collapsible, 'none');
+  });
+
+  it('shows nothing when no session holds a task, so the welcome view appears', () => {
+    assert.equal(PlanTree.build([]).isEmpty, true);
+    assert.equal(PlanTree.build([state('default', []), state('other', [phase('Build')])]).isEmpty, true);
+  });
+});
+
+describe('several sessions', () => {
+  const older = state('alpha', [phase('Todos', task('t1', 'Write the parser', 'in_progress'))], { updatedAt: '2026-01-01T09:00:00.000Z' });
+  const newer = state('beta', [phase('Build', task('t1', 'Run the build')), phase('Ship', task('t2', 'Tag it'))], {
+    updatedAt: '2026-01-01T11:00:00.000Z',
+  });
+  const empty = state('gamma', [], { updatedAt: '2026-01-01T12:00:00.000Z' });
+
+  it('puts sessions at the root, newest first, only the newest expanded, empty ones left out', () => {
+    const tree = PlanTree.build([older, empty, newer]);
+    assert.deepEqual(
+      tree.roots.map((n) => [n.kind, viewOf(n).label, viewOf(n).collapsible, viewOf(n).contextValue, viewOf(n).icon.id]),
+      [
+        ['session', 'beta', 'expanded', 'session', 'hubot'],
+        ['session', 'alpha', 'collapsed', 'session', 'hubot'],
+      ],
+    );
+    assert.equal(viewOf(tree.roots[0] as PlanNode).description, '0/2 · 0%');
+    assert.deepEqual(labels(tree, tree.childrenOf(tree.roots[0])), ['Build', 'Ship']);
+    // the lone "Todos" rule holds under a session too
+    const alphaChildren = tree.childrenOf(tree.roots[1]);
+    assert.deepEqual(labels(tree, alphaChildren), ['Working on Write the parser']);
+    assert.equal(tree.parentOf(alphaChildren[0] as PlanNode)?.id, 'session:alpha');
+  });
+
+  it('keeps the same ids whether or not the session level is shown', () => {
+    const alone = PlanTree.build([older]);
+    const together = PlanTree.build([older, newer]);
+    const id = 'session:alpha/task:t1';
+    assert.equal(alone.getNode(id)?.kind, 'task');
+    assert.equal(together.getNode(id)?.kind, 'task');
+    assert.equal(taskNode(together.taskNode('alpha', 't1')).task.content, 'Write the parser');
+    // same task id in two sessions: two distinct nodes
+    assert.notEqual(together.taskNode('alpha', 't1'), together.taskNode('beta', 't1'));
+    assert.equal(together.taskNode('beta', 't1')?.id, 'session:beta/task:t1');
+  });
+
+  it('keeps ids stable across a refresh where tasks change status and move', () => {
+    const before = PlanTree.build([state('s/1', [phase('A', task('t1', 'One'), task('t2', 'Two'))])]);
+    const after = PlanTree.build([state('s/1', [phase('A', task('t2', 'Two', 'in_progress')), phase('B', task('t1', 'One', 'completed'))], { version: 2 })]);
+    assert.equal(before.taskNode('s/1', 't1')?.id, 'session:s%2F1/task:t1');
+    assert.equal(after.taskNode('s/1', 't1')?.id, before.taskNode('s/1', 't1')?.id);
+    assert.equal(after.taskNode('s/1', 't1')?.parentId, 'session:s%2F1/phase:B');
+  });
+});
+
+describe('badge, description and status bar', () => {
+  const plan = state('default', [
+    phase(
+      'Todos',
+      task('t1', 'a', 'completed'),
+      task('t2', 'b', 'completed'),
+      task('t3', 'c', 'completed'),
+      task('t4', 'd', 'abandoned'),
+      task('t5', 'Run the build', 'in_progress', { activeForm: 'Running the build' }),
+      task('t6', 'f'),
+      task('t7', 'g'),
+      task('t8', 'h'),
+    ),
+  ]);
+
+  it('counts the tasks remaining and writes the progress as done/total and percent', () => {
+    assert.equal(remainingTasks(plan), 4);
+    assert.equal(progressText(plan), '3/8 · 37%');
+    assert.equal(remainingTasks(undefined), 0);
+    assert.equal(progressText(state('default', [])), undefined);
+  });
+
+  it("shows the current task's activeForm and the progress in the status bar", () => {
+    assert.equal(statusBarView(plan)?.text, '$(sync~spin) Running the build · 3/8');
+    assert.match(statusBarView(plan)?.tooltip ?? '', /session default: 3 of 8 completed \(37%\), 1 dropped, 4 remaining/);
+    const idle = state('default', [phase('Todos', task('t1', 'a', 'completed'), task('t2', 'b'))]);
+    assert.equal(statusBarView(idle)?.text, '$(checklist) 1/2');
+    assert.equal(statusBarView(state('default', [])), undefined);
+    const sneaky = state('default', [phase('Todos', task('t1', 'x', 'in_progress', { activeForm: 'Doing $(alert) things' }))]);
+    assert.doesNotMatch(statusBarView(sneaky)?.text ?? '', /\$\(alert\)/);
+  });
+
+  it('formats durations compactly', () => {
+    assert.deepEqual(
+      [900, 42_000, 180_000, 192_000, 3_600_000, 3_900_000, 90_000_000].map(formatDuration),
+      ['1s', '42s', '3m', '3m 12s', '1h', '1h 5m', '1d 1h'],
+    );
+  });
+});
