@@ -1,0 +1,538 @@
+---The connection to the Plansight server: one language client per workspace root.
+---
+---The client is started with `vim.lsp.start` and is not tied to any buffer, so it serves
+---whatever buffer is open. `plansight/didChange` is handled by a per-client handler (the
+---global `vim.lsp.handlers` are never touched). The last state seen of each session is
+---cached here; everything the plugin draws comes from that cache.
+local config = require("plansight.config")
+local protocol = require("plansight.protocol")
+
+local M = {}
+
+---@class plansight.Connection
+---@field root string the workspace root (real path)
+---@field client_id integer? the language client, once started
+---@field status "idle"|"starting"|"ready"|"missing"|"exited"
+---@field error string? why the server is not running
+---@field queue fun()[] requests waiting for the `initialize` answer
+---@field states table<string, plansight.TodoState> last state of each session
+---@field loaded boolean whether the session list was read at least once
+---@field server_info table? `InitializeResult.serverInfo`
+---@field capabilities table? `InitializeResult.capabilities.experimental.plansight`
+
+---@type table<string, plansight.Connection>
+M.connections = {}
+
+---The root of the last connection used: what the statusline shows.
+---@type string?
+M.last_root = nil
+
+---The session picked with `:Plansight session`, overriding `config.session`.
+---@type string?
+M.selected_session = nil
+
+---@type fun(state: plansight.TodoState, event: plansight.ChangeEvent)[]
+local listeners = {}
+---@type fun(root: string)[]
+local watchers = {}
+---@type table<string, boolean>
+local warned = {}
+
+local has_011 = vim.fn.has("nvim-0.11") == 1
+
+---Requests that change a plan (their answer is an ApplyResult).
+local CHANGES = {
+  [protocol.methods.apply] = true,
+  [protocol.methods.write] = true,
+  [protocol.methods.clear] = true,
+  [protocol.methods.import] = true,
+}
+
+---@param msg string
+---@param level integer?
+local function notify(msg, level)
+  vim.notify("plansight: " .. msg, level or vim.log.levels.INFO, { title = "plansight" })
+end
+
+---Calls every watcher of `root` (the sidebar, edit buffers, the statusline).
+---@param root string
+local function touch(root)
+  for _, fn in ipairs(watchers) do
+    local ok, err = pcall(fn, root)
+    if not ok then
+      notify("watcher failed: " .. tostring(err), vim.log.levels.ERROR)
+    end
+  end
+end
+
+---Registers `fn(state, event)`, called for every newer state of any session.
+---@param fn fun(state: plansight.TodoState, event: plansight.ChangeEvent)
+---@return fun() unsubscribe
+function M.on_change(fn)
+  listeners[#listeners + 1] = fn
+  return function()
+    for i, f in ipairs(listeners) do
+      if f == fn then
+        table.remove(listeners, i)
+        return
+      end
+    end
+  end
+end
+
+---Registers `fn(root)`, called whenever the cache of `root` changes (internal).
+---@param fn fun(root: string)
+---@return fun() unsubscribe
+function M.watch(fn)
+  watchers[#watchers + 1] = fn
+  return function()
+    for i, f in ipairs(watchers) do
+      if f == fn then
+        table.remove(watchers, i)
+        return
+      end
+    end
+  end
+end
+
+---The workspace root of a buffer: the one a Plansight buffer belongs to, else the nearest
+---ancestor holding a root marker (`.git`), else the current directory.
+---@param bufnr integer?
+---@return string
+function M.resolve_root(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  local own = vim.api.nvim_buf_is_valid(bufnr) and vim.b[bufnr].plansight_root or nil
+  if type(own) == "string" and own ~= "" then
+    return own
+  end
+  local markers = config.options.root_markers
+  local found = (#markers > 0 and vim.api.nvim_buf_is_valid(bufnr)) and vim.fs.root(bufnr, markers) or nil
+  local root = found or vim.fn.getcwd()
+  return vim.uv.fs_realpath(root) or vim.fs.normalize(root)
+end
+
+---The store file the server uses for `root`, following the contract: `--db` in the
+---server command, else `PLANSIGHT_DB`, else `$XDG_STATE_HOME/plansight/<hash>.sqlite3`.
+---@param root string
+---@return string
+function M.store_path(root)
+  local cmd = config.options.cmd
+  for i, arg in ipairs(cmd) do
+    if arg == "--db" and cmd[i + 1] then
+      return cmd[i + 1]
+    end
+    local value = arg:match("^%-%-db=(.+)$")
+    if value then
+      return value
+    end
+  end
+  local env = config.options.cmd_env or {}
+  local from_env = env.PLANSIGHT_DB or vim.env.PLANSIGHT_DB
+  if from_env and from_env ~= "" then
+    return from_env
+  end
+  local state_home = env.XDG_STATE_HOME or vim.env.XDG_STATE_HOME
+  if not state_home or state_home == "" then
+    state_home = vim.fs.joinpath(vim.uv.os_homedir() or "~", ".local", "state")
+  end
+  local real = vim.uv.fs_realpath(root) or root
+  return vim.fs.joinpath(state_home, "plansight", vim.fn.sha256(real):sub(1, 12) .. ".sqlite3")
+end
+
+---@param root string
+---@return plansight.Connection?
+function M.get(root)
+  return M.connections[root]
+end
+
+---The connection of `root`, created (not started) when missing.
+---@param root string
+---@return plansight.Connection
+function M.connection(root)
+  local conn = M.connections[root]
+  if not conn then
+    conn = { root = root, status = "idle", queue = {}, states = {}, loaded = false }
+    M.connections[root] = conn
+  end
+  return conn
+end
+
+---@param conn plansight.Connection
+---@return vim.lsp.Client?
+function M.lsp_client(conn)
+  local client = conn.client_id and vim.lsp.get_client_by_id(conn.client_id) or nil
+  if client and (has_011 and client:is_stopped() or (not has_011 and client.is_stopped())) then
+    return nil
+  end
+  return client
+end
+
+---Keeps `state` when it is newer than the cached one of its session, and tells listeners.
+---@param conn plansight.Connection
+---@param state plansight.TodoState
+---@param event {origin: string?, completedTasks: table?}?
+---@return boolean kept
+function M.ingest(conn, state, event)
+  if type(state) ~= "table" or type(state.session) ~= "string" or type(state.version) ~= "number" then
+    return false
+  end
+  local old = conn.states[state.session]
+  if old and old.version >= state.version then
+    return false
+  end
+  conn.states[state.session] = state
+  ---@type plansight.ChangeEvent
+  local ev = {
+    root = conn.root,
+    origin = event and protocol.value(event.origin) or nil,
+    completedTasks = event and protocol.value(event.completedTasks) or {},
+  }
+  for _, fn in ipairs(listeners) do
+    local ok, err = pcall(fn, state, ev)
+    if not ok then
+      notify("on_change callback failed: " .. tostring(err), vim.log.levels.ERROR)
+    end
+  end
+  touch(conn.root)
+  return true
+end
+
+---The cached sessions of `root`, most recently updated first.
+---@param root string
+---@return plansight.TodoState[]
+function M.states(root)
+  local conn = M.connections[root]
+  local list = {}
+  if not conn then
+    return list
+  end
+  for _, state in pairs(conn.states) do
+    list[#list + 1] = state
+  end
+  table.sort(list, function(a, b)
+    local ua, ub = protocol.value(a.updatedAt) or "", protocol.value(b.updatedAt) or ""
+    if ua ~= ub then
+      return ua > ub
+    end
+    return a.session < b.session
+  end)
+  return list
+end
+
+---The session commands target: the picked one, else the newest with tasks, else the newest,
+---else "default".
+---@param root string?
+---@return string
+function M.active_session(root)
+  local picked = M.selected_session or config.options.session
+  if picked then
+    return picked
+  end
+  local states = M.states(root or M.last_root or "")
+  for _, state in ipairs(states) do
+    if state.progress and state.progress.total > 0 then
+      return state.session
+    end
+  end
+  return states[1] and states[1].session or protocol.DEFAULT_SESSION
+end
+
+---@param conn plansight.Connection
+---@param result lsp.InitializeResult
+local function on_init(conn, result)
+  conn.status = "ready"
+  conn.error = nil
+  conn.server_info = result and result.serverInfo or nil
+  local experimental = result and result.capabilities and result.capabilities.experimental or nil
+  conn.capabilities = type(experimental) == "table" and experimental.plansight or nil
+  local version = conn.capabilities and conn.capabilities.protocolVersion
+  if version ~= protocol.VERSION and not warned["protocol:" .. tostring(version)] then
+    warned["protocol:" .. tostring(version)] = true
+    notify(
+      ("server speaks protocol version %s, this plugin speaks %d; see :checkhealth plansight"):format(
+        tostring(version),
+        protocol.VERSION
+      ),
+      vim.log.levels.WARN
+    )
+  end
+  local queue = conn.queue
+  conn.queue = {}
+  for _, send in ipairs(queue) do
+    send()
+  end
+  M.refresh(conn.root)
+end
+
+---@param conn plansight.Connection
+---@param code integer
+---@param signal integer
+---@param client_id integer
+local function on_exit(conn, code, signal, client_id)
+  if conn.client_id ~= client_id then
+    return
+  end
+  conn.client_id = nil
+  local queue = conn.queue
+  conn.queue = {}
+  conn.status = "exited"
+  conn.error = signal ~= 0 and ("the server was stopped by signal %d"):format(signal)
+    or ("the server exited with code %d"):format(code)
+  if code ~= 0 then
+    notify(conn.error .. "; see :checkhealth plansight and :LspLog", vim.log.levels.ERROR)
+  end
+  for _, send in ipairs(queue) do
+    send()
+  end
+  touch(conn.root)
+end
+
+---Starts the server of `root` unless it runs. Reports a missing command once.
+---@param root string?
+---@return plansight.Connection
+function M.ensure(root)
+  root = root or M.resolve_root()
+  local conn = M.connection(root)
+  M.last_root = root
+  if conn.status == "starting" or conn.status == "ready" then
+    if M.lsp_client(conn) or conn.status == "starting" then
+      return conn
+    end
+  end
+  local opts = config.options
+  local exe = opts.cmd[1]
+  if vim.fn.executable(exe) ~= 1 then
+    conn.status = "missing"
+    conn.error = ("server command %q not found"):format(exe)
+    if not warned["missing:" .. exe] then
+      warned["missing:" .. exe] = true
+      notify(
+        ("server command %q not found. Install Plansight (pip install plansight) or set `cmd` in setup(); "
+          .. "see :checkhealth plansight"):format(exe),
+        vim.log.levels.ERROR
+      )
+    end
+    touch(root)
+    return conn
+  end
+  local settings = opts.settings
+  if next(settings) == nil then
+    settings = vim.empty_dict()
+  end
+  ---@type vim.lsp.ClientConfig
+  local lsp_config = {
+    name = "plansight",
+    cmd = opts.cmd,
+    cmd_env = opts.cmd_env,
+    root_dir = root,
+    init_options = { plansight = settings },
+    handlers = {
+      [protocol.notifications.did_change] = function(_, params)
+        M.ingest(conn, params, params)
+      end,
+    },
+    on_init = function(_, result)
+      on_init(conn, result)
+    end,
+    on_exit = function(code, signal, client_id)
+      vim.schedule(function()
+        on_exit(conn, code, signal or 0, client_id)
+      end)
+    end,
+  }
+  conn.status = "starting"
+  conn.error = nil
+  local client_id
+  if has_011 then
+    client_id = vim.lsp.start(lsp_config, {
+      attach = false,
+      silent = true,
+      reuse_client = function()
+        return false
+      end,
+    })
+  else
+    ---@diagnostic disable-next-line: deprecated
+    client_id = vim.lsp.start_client(lsp_config)
+  end
+  if not client_id then
+    conn.status = "exited"
+    conn.error = "the server failed to start: " .. table.concat(opts.cmd, " ")
+    notify(conn.error .. "; see :checkhealth plansight", vim.log.levels.ERROR)
+  end
+  conn.client_id = client_id
+  touch(root)
+  return conn
+end
+
+---Stops the server of `root`; the next request starts a new one.
+---@param root string
+function M.stop(root)
+  local conn = M.connections[root]
+  local client = conn and M.lsp_client(conn)
+  if not conn or not client then
+    return
+  end
+  -- Forgotten at once, so its exit is not reported as a failure.
+  conn.client_id = nil
+  conn.status = "idle"
+  if has_011 then
+    client:stop()
+  else
+    client.stop()
+  end
+  touch(root)
+end
+
+---Sends a request to the server of `root` (started if needed); `cb(err, result)` runs on
+---the main loop. A result carrying a TodoState also updates the cache at once.
+---@param root string?
+---@param method string one of `protocol.methods`
+---@param params table
+---@param cb fun(err: plansight.ResponseError?, result: any)?
+function M.request(root, method, params, cb)
+  root = root or M.resolve_root()
+  cb = cb or function(err)
+    if err and not err.reported then
+      notify(protocol.error_text(err), vim.log.levels.ERROR)
+    end
+  end
+  local conn = M.ensure(root)
+  local function send()
+    local client = M.lsp_client(conn)
+    if not client or conn.status ~= "ready" then
+      -- A missing command was reported once already (by `ensure`); `reported` keeps
+      -- every later request from repeating it.
+      cb({
+        code = -32099,
+        message = conn.error or "the Plansight server is not running",
+        reported = conn.status == "missing",
+      }, nil)
+      return
+    end
+    local function handler(err, result)
+      if not err and type(result) == "table" and result.session and result.version then
+        -- The answer to a change carries what its didChange will: who made it and what it
+        -- completed. Whichever of the two arrives first is the one listeners see.
+        local event = nil
+        if CHANGES[method] then
+          event = { origin = params.origin or "agent", completedTasks = result.completedTasks or {} }
+        end
+        M.ingest(conn, result, event)
+      end
+      cb(err, result)
+    end
+    local ok
+    if has_011 then
+      ok = client:request(method, params, handler)
+    else
+      ok = client.request(method, params, handler)
+    end
+    if not ok then
+      cb({ code = -32099, message = "the Plansight server has shut down" }, nil)
+    end
+  end
+  if conn.status == "starting" then
+    conn.queue[#conn.queue + 1] = send
+  else
+    send()
+  end
+end
+
+---Reads every session of `root` again and replaces the cache.
+---@param root string?
+---@param cb fun(err: plansight.ResponseError?)?
+function M.refresh(root, cb)
+  root = root or M.resolve_root()
+  local conn = M.connection(root)
+  local before = {}
+  for session, state in pairs(conn.states) do
+    before[session] = state
+  end
+  M.request(root, protocol.methods.sessions, vim.empty_dict(), function(err, result)
+    if err or type(result) ~= "table" or type(result.sessions) ~= "table" then
+      if cb then
+        cb(err or { code = -32603, message = "bad sessions answer" })
+      end
+      return
+    end
+    local names = {}
+    for _, info in ipairs(result.sessions) do
+      names[#names + 1] = info.session
+    end
+    local pending = #names
+    local fresh = {}
+    local function finish()
+      -- Sessions gone from the server (pruned) leave, unless a didChange brought them
+      -- while this refresh ran; a newer cached state wins over a `get` answer that
+      -- crossed a didChange on the way.
+      for session, state in pairs(conn.states) do
+        if not fresh[session] then
+          if before[session] == state then
+            conn.states[session] = nil
+          end
+        elseif state.version > fresh[session].version then
+          fresh[session] = state
+        end
+      end
+      for session, state in pairs(fresh) do
+        if not conn.states[session] or conn.states[session].version < state.version then
+          M.ingest(conn, state, nil)
+        end
+      end
+      conn.loaded = true
+      touch(root)
+      if cb then
+        cb(nil)
+      end
+    end
+    if pending == 0 then
+      finish()
+      return
+    end
+    for _, session in ipairs(names) do
+      -- Ask with the client directly so the answers do not reach the cache one by one.
+      local client = M.lsp_client(conn)
+      local function on_state(gerr, state)
+        if not gerr and type(state) == "table" and state.session then
+          fresh[state.session] = state
+        end
+        pending = pending - 1
+        if pending == 0 then
+          finish()
+        end
+      end
+      if not client then
+        on_state({ code = -32099, message = "no client" }, nil)
+      elseif has_011 then
+        client:request(protocol.methods.get, { session = session }, on_state)
+      else
+        client.request(protocol.methods.get, { session = session }, on_state)
+      end
+    end
+  end)
+end
+
+---Sends `workspace/didChangeConfiguration` with the current settings to every server.
+function M.push_settings()
+  local settings = config.options.settings
+  if next(settings) == nil then
+    settings = vim.empty_dict()
+  end
+  for _, conn in pairs(M.connections) do
+    local client = M.lsp_client(conn)
+    if client and conn.status == "ready" then
+      local params = { settings = { plansight = settings } }
+      if has_011 then
+        client:notify("workspace/didChangeConfiguration", params)
+      else
+        client.notify("workspace/didChangeConfiguration", params)
+      end
+    end
+  end
+end
+
+return M

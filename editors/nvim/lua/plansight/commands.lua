@@ -1,0 +1,332 @@
+---`:Plansight [subcommand] [argument]`, with completion.
+---
+---The argument is the rest of the line, taken as plain text: `:Plansight add Fix | the :qa! bug`
+---adds a task named exactly that (the command has no `-bar`, so `|` is text too).
+local actions = require("plansight.actions")
+local client = require("plansight.client")
+local protocol = require("plansight.protocol")
+
+local M = {}
+
+---@param msg string
+---@param level integer?
+local function notify(msg, level)
+  vim.notify("plansight: " .. msg, level or vim.log.levels.INFO, { title = "plansight" })
+end
+
+---@class plansight.Context
+---@field root string
+---@field session string
+---@field item plansight.RenderItem? the sidebar item under the cursor, when run from the sidebar
+
+---Where a command acts: the sidebar's item and session when run from the sidebar, else the
+---active session of the current buffer's root.
+---@return plansight.Context
+local function context()
+  local sidebar = require("plansight.sidebar")
+  local buf = vim.api.nvim_get_current_buf()
+  if sidebar.state.buf == buf and sidebar.state.root then
+    local item = sidebar.item_at_cursor()
+    local root = sidebar.state.root
+    return { root = root, session = (item and item.session) or client.active_session(root), item = item }
+  end
+  local root = client.resolve_root(buf)
+  local session = vim.b[buf].plansight_session
+  return { root = root, session = type(session) == "string" and session or client.active_session(root) }
+end
+
+---@param ctx plansight.Context
+---@return plansight.TodoState?
+local function state_of(ctx)
+  local conn = client.get(ctx.root)
+  return conn and conn.states[ctx.session] or nil
+end
+
+---The task a command without text targets: the sidebar's task, else the current task.
+---@param ctx plansight.Context
+---@return plansight.Task?
+local function default_task(ctx)
+  if ctx.item then
+    return ctx.item.task
+  end
+  local state = state_of(ctx)
+  return state and protocol.value(state.current) or nil
+end
+
+---@param op "start"|"done"|"drop"
+---@return fun(arg: string)
+local function task_command(op)
+  return function(arg)
+    local ctx = context()
+    if arg ~= "" then
+      actions.apply_user(ctx.root, ctx.session, { { op = op, task = arg } })
+      return
+    end
+    local task = default_task(ctx)
+    if task then
+      actions.apply_user(ctx.root, ctx.session, { { op = op, id = task.id } })
+    elseif ctx.item and ctx.item.kind == "phase" and op ~= "start" then
+      actions.apply_user(ctx.root, ctx.session, { { op = op, phase = ctx.item.phase } })
+    else
+      local msg = ("%s: name the task (:Plansight %s {task}) or put the cursor on it in the sidebar"):format(op, op)
+      notify(msg, vim.log.levels.WARN)
+    end
+  end
+end
+
+---The phase `:Plansight add` appends to: the sidebar's phase, else the current task's, else
+---the last one, else "Todos".
+---@param ctx plansight.Context
+---@return string
+local function add_phase(ctx)
+  if ctx.item and ctx.item.phase then
+    return ctx.item.phase
+  end
+  local state = state_of(ctx)
+  local phases = state and state.phases or {}
+  local current = state and protocol.value(state.current)
+  if current then
+    for _, phase in ipairs(phases) do
+      for _, task in ipairs(phase.tasks) do
+        if task.id == current.id then
+          return phase.name
+        end
+      end
+    end
+  end
+  return phases[#phases] and phases[#phases].name or "Todos"
+end
+
+---@param ctx plansight.Context
+---@param text string
+local function add(ctx, text)
+  text = vim.trim(text)
+  if text ~= "" then
+    actions.apply_user(ctx.root, ctx.session, { { op = "append", phase = add_phase(ctx), items = { text } } })
+  end
+end
+
+---Task contents of the active session, for completion.
+---@return string[]
+local function task_contents()
+  local ctx = context()
+  local state = state_of(ctx)
+  local out = {}
+  for _, phase in ipairs(state and state.phases or {}) do
+    for _, task in ipairs(phase.tasks) do
+      out[#out + 1] = task.content
+    end
+  end
+  return out
+end
+
+---@class plansight.Subcommand
+---@field run fun(arg: string)
+---@field args string? shown in the usage line
+---@field complete (fun(): string[])|"file"|nil candidates for the argument
+
+---@type table<string, plansight.Subcommand>
+M.subcommands = {
+  toggle = {
+    run = function()
+      require("plansight.sidebar").toggle()
+    end,
+  },
+  open = {
+    run = function()
+      require("plansight.sidebar").open()
+    end,
+  },
+  close = {
+    run = function()
+      require("plansight.sidebar").close()
+    end,
+  },
+  add = {
+    args = "{text}",
+    run = function(arg)
+      local ctx = context()
+      if arg ~= "" then
+        add(ctx, arg)
+        return
+      end
+      vim.ui.input({ prompt = "New task: " }, function(text)
+        if text then
+          add(ctx, text)
+        end
+      end)
+    end,
+  },
+  clear = {
+    run = function()
+      local ctx = context()
+      actions.clear_user(ctx.root, ctx.session)
+    end,
+  },
+  start = { args = "[task]", run = task_command("start"), complete = task_contents },
+  done = { args = "[task]", run = task_command("done"), complete = task_contents },
+  drop = { args = "[task]", run = task_command("drop"), complete = task_contents },
+  note = {
+    args = "{text}",
+    run = function(arg)
+      local ctx = context()
+      local task = default_task(ctx)
+      if not task then
+        notify("note: no current task; put the cursor on a task in the sidebar", vim.log.levels.WARN)
+        return
+      end
+      local function send(text)
+        if text and vim.trim(text) ~= "" then
+          actions.apply_user(ctx.root, ctx.session, { { op = "note", id = task.id, text = text } })
+        end
+      end
+      if arg ~= "" then
+        send(arg)
+      else
+        vim.ui.input({ prompt = "Note: " }, send)
+      end
+    end,
+  },
+  edit = {
+    run = function()
+      local ctx = context()
+      require("plansight.edit").open(ctx.root, ctx.session)
+    end,
+  },
+  export = {
+    args = "{path}",
+    complete = "file",
+    run = function(arg)
+      if arg == "" then
+        notify("export: give a file path (.json for JSON, else markdown)", vim.log.levels.WARN)
+        return
+      end
+      local ctx = context()
+      local path = vim.fs.normalize(arg)
+      local format = path:match("%.json$") and "json" or "markdown"
+      local params = { session = ctx.session, format = format }
+      client.request(ctx.root, protocol.methods.export, params, function(err, result)
+        if err then
+          if not err.reported then
+            notify("export: " .. protocol.error_text(err), vim.log.levels.ERROR)
+          end
+          return
+        end
+        local file, open_err = io.open(path, "wb")
+        if not file then
+          notify("export: " .. tostring(open_err), vim.log.levels.ERROR)
+          return
+        end
+        file:write(result.text)
+        file:close()
+        notify(("exported %q to %s"):format(ctx.session, path))
+      end)
+    end,
+  },
+  session = {
+    args = "[name]",
+    complete = function()
+      local names = {}
+      for _, state in ipairs(client.states(context().root)) do
+        names[#names + 1] = state.session
+      end
+      return names
+    end,
+    run = function(arg)
+      if arg ~= "" then
+        client.selected_session = arg
+        notify(("commands now target session %q"):format(arg))
+        return
+      end
+      local ctx = context()
+      local names = {}
+      for _, state in ipairs(client.states(ctx.root)) do
+        names[#names + 1] = state.session
+      end
+      if #names == 0 then
+        notify(("current session: %q (no session on the server yet)"):format(ctx.session))
+        return
+      end
+      vim.ui.select(names, { prompt = "Plansight session" }, function(choice)
+        if choice then
+          client.selected_session = choice
+          notify(("commands now target session %q"):format(choice))
+        end
+      end)
+    end,
+  },
+  refresh = {
+    run = function()
+      local ctx = context()
+      client.ensure(ctx.root)
+      client.refresh(ctx.root)
+      require("plansight.sidebar").render()
+    end,
+  },
+}
+
+---Runs `:Plansight {args}`; no subcommand toggles the sidebar.
+---@param args string the raw text after the command name
+function M.run(args)
+  local name, rest = args:match("^%s*(%S+)%s?(.*)$")
+  if not name then
+    M.subcommands.toggle.run("")
+    return
+  end
+  local sub = M.subcommands[name]
+  if not sub then
+    notify(("unknown subcommand %q; try one of: %s"):format(name, table.concat(M.names(), ", ")), vim.log.levels.ERROR)
+    return
+  end
+  sub.run(vim.trim(rest or ""))
+end
+
+---@return string[]
+function M.names()
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return names
+end
+
+---Completion of `:Plansight`: subcommands, then task names, sessions or files.
+---@param arglead string
+---@param cmdline string
+---@return string[]
+function M.complete(arglead, cmdline)
+  local after = cmdline:match("^%s*%S+%s+(.*)$")
+  if not after or not after:find("%s") then
+    return vim.tbl_filter(function(name)
+      return vim.startswith(name, arglead)
+    end, M.names())
+  end
+  local name, rest = after:match("^(%S+)%s+(.*)$")
+  local sub = name and M.subcommands[name]
+  if not sub or not sub.complete then
+    return {}
+  end
+  if sub.complete == "file" then
+    return vim.fn.getcompletion(arglead, "file")
+  end
+  -- Task names hold spaces: match on the whole argument, hand back from the last word on.
+  local skip = #rest - #arglead
+  local out = {}
+  for _, candidate in ipairs(sub.complete()) do
+    if vim.startswith(candidate, rest) then
+      out[#out + 1] = candidate:sub(skip + 1)
+    end
+  end
+  return out
+end
+
+---Creates `:Plansight` (again, harmlessly, when called twice).
+function M.create()
+  vim.api.nvim_create_user_command("Plansight", function(opts)
+    M.run(opts.args)
+  end, {
+    nargs = "*",
+    complete = M.complete,
+    desc = "Plansight: show and steer the agent's plan",
+  })
+end
+
+return M

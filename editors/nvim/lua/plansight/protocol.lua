@@ -1,0 +1,106 @@
+---Names of the Plansight wire protocol (version 1), as the plugin uses them.
+---
+---The Python models are the source of truth; `tests/test_protocol.lua` checks these
+---names against `plansight schema`.
+local M = {}
+
+M.VERSION = 1
+
+---Requests, client -> server.
+M.methods = {
+  apply = "plansight/apply",
+  write = "plansight/write",
+  get = "plansight/get",
+  sessions = "plansight/sessions",
+  clear = "plansight/clear",
+  export = "plansight/export",
+  import = "plansight/import",
+  context = "plansight/context",
+}
+
+---Notifications, server -> client.
+M.notifications = {
+  did_change = "plansight/didChange",
+}
+
+M.DEFAULT_SESSION = "default"
+
+---Error codes the plugin treats specially.
+M.errors = {
+  invalid_params = -32602,
+  content_modified = -32801,
+}
+
+---@alias plansight.TaskStatus "pending"|"in_progress"|"completed"|"abandoned"
+
+---@class plansight.Task
+---@field id string
+---@field content string
+---@field activeForm string
+---@field status plansight.TaskStatus
+---@field notes string[]
+---@field createdAt string
+---@field updatedAt string
+---@field startedAt string|vim.NIL|nil
+---@field completedAt string|vim.NIL|nil
+
+---@class plansight.Phase
+---@field name string
+---@field tasks plansight.Task[]
+
+---@class plansight.Progress
+---@field completed integer
+---@field abandoned integer
+---@field total integer
+---@field percent integer
+
+---@class plansight.TodoState
+---@field session string
+---@field version integer
+---@field phases plansight.Phase[]
+---@field progress plansight.Progress
+---@field current plansight.Task|vim.NIL|nil
+---@field updatedAt string|vim.NIL|nil
+
+---@class plansight.ChangeEvent
+---@field root string the workspace root of the server that sent it
+---@field origin "agent"|"user"|nil
+---@field completedTasks {id: string, content: string, phase: string}[]
+
+---@class plansight.ResponseError
+---@field code integer
+---@field message string
+---@field data any
+
+---Turns JSON null (`vim.NIL`) into nil.
+---@generic T
+---@param v T|vim.NIL
+---@return T|nil
+function M.value(v)
+  if v == vim.NIL then
+    return nil
+  end
+  return v
+end
+
+---The readable lines of an error answer: the message, then each `data.errors[].message`.
+---@param err plansight.ResponseError|table|string
+---@return string
+function M.error_text(err)
+  if type(err) ~= "table" then
+    return tostring(err)
+  end
+  local parts = { err.message or ("error " .. tostring(err.code)) }
+  local data = M.value(err.data)
+  if type(data) == "table" and type(data.errors) == "table" then
+    for _, e in ipairs(data.errors) do
+      if type(e) == "table" and e.message then
+        local path = M.value(e.path)
+        parts[#parts + 1] = (path and path ~= "" and (path .. ": ") or "") .. tostring(e.message)
+      end
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+return M

@@ -1,0 +1,380 @@
+---Turns plan states into the sidebar's lines, highlights and folds.
+---
+---`render.view` is a pure function of its arguments (no buffer, no window, no server), so
+---tests check it on fixture states. `sidebar.lua` writes the result into the buffer.
+local protocol = require("plansight.protocol")
+
+local M = {}
+
+---@alias plansight.ItemKind "session"|"phase"|"task"|"note"|"message"|"blank"
+
+---@class plansight.RenderItem
+---@field kind plansight.ItemKind
+---@field key string? identity that survives re-renders (cursor and folds follow it)
+---@field session string?
+---@field phase string?
+---@field task plansight.Task?
+---@field marker_col integer? byte column of the fold marker (sessions and phases)
+---@field fold plansight.Fold? the fold starting on this line
+
+---@class plansight.Fold
+---@field key string
+---@field start integer first line (1-based)
+---@field finish integer last line
+---@field level integer
+---@field closed boolean the state it gets unless the user changed it
+
+---@class plansight.Mark
+---@field [1] integer row (0-based)
+---@field [2] integer start byte column
+---@field [3] integer end byte column
+---@field [4] string highlight group
+
+---@class plansight.View
+---@field lines string[]
+---@field marks plansight.Mark[]
+---@field items plansight.RenderItem[] one per line (1-based)
+---@field folds plansight.Fold[]
+---@field levels (string|integer)[] the fold level of each line, ">N" where a level-N fold starts
+---@field index table<string, integer> item key -> line
+---@field active {row: integer, col: integer, width: integer}[] in_progress icons (0-based row, byte col)
+---@field first_mark integer[] index in `marks` of each line's first mark (marks are in line order)
+
+---@class plansight.RenderOpts
+---@field icons plansight.Icons
+---@field bar_width integer
+---@field message string? shown instead of an empty plan (connecting, server missing, ...)
+
+M.hl = {
+  pending = "PlansightPending",
+  in_progress = "PlansightActive",
+  completed = "PlansightDone",
+  abandoned = "PlansightDropped",
+  note = "PlansightNote",
+  phase = "PlansightPhase",
+  header = "PlansightHeader",
+}
+
+---Highlight groups and the groups they link to by default.
+M.links = {
+  PlansightPending = "Normal",
+  PlansightActive = "DiagnosticWarn",
+  PlansightDone = "DiagnosticOk",
+  PlansightDropped = "Comment",
+  PlansightNote = "Comment",
+  PlansightPhase = "Title",
+  PlansightHeader = "Function",
+}
+
+local INDENT_PHASE = "  "
+local INDENT_TASK = "    "
+local INDENT_NOTE = "      "
+
+---Plan text is data: it becomes one buffer line with line breaks flattened, never more.
+---@param s any
+---@return string
+local function one_line(s)
+  if type(s) ~= "string" then
+    return s == nil and "" or tostring(s)
+  end
+  return (s:gsub("\r\n", " "):gsub("[\r\n]", " "))
+end
+
+---@param s any
+---@return string[]
+local function split_lines(s)
+  if type(s) ~= "string" then
+    return { s == nil and "" or tostring(s) }
+  end
+  return vim.split(s:gsub("\r\n", "\n"):gsub("\r", "\n"), "\n", { plain = true })
+end
+
+---A progress bar of `width` cells for `percent`.
+---@param percent number
+---@param width integer
+---@param icons plansight.Icons
+---@return string filled, string empty
+function M.bar(percent, width, icons)
+  local n = math.floor(math.max(0, math.min(100, percent)) * width / 100 + 0.5)
+  return icons.bar_filled:rep(n), icons.bar_empty:rep(width - n)
+end
+
+---@param state plansight.TodoState
+---@return plansight.Progress
+local function progress_of(state)
+  local p = protocol.value(state.progress)
+  if type(p) == "table" and p.total then
+    return p
+  end
+  local completed, abandoned, total = 0, 0, 0
+  for _, phase in ipairs(state.phases or {}) do
+    for _, task in ipairs(phase.tasks or {}) do
+      total = total + 1
+      if task.status == "completed" then
+        completed = completed + 1
+      elseif task.status == "abandoned" then
+        abandoned = abandoned + 1
+      end
+    end
+  end
+  return {
+    completed = completed,
+    abandoned = abandoned,
+    total = total,
+    percent = total > 0 and math.floor(100 * completed / total) or 0,
+  }
+end
+
+---The text a task line shows: the activeForm while in progress, else the content.
+---@param task plansight.Task
+---@return string
+function M.task_text(task)
+  if task.status == "in_progress" then
+    local active = protocol.value(task.activeForm)
+    if type(active) == "string" and active ~= "" then
+      return one_line(active)
+    end
+  end
+  return one_line(task.content)
+end
+
+---@param task plansight.Task
+---@param icons plansight.Icons
+---@return string icon, string hl
+function M.task_icon(task, icons)
+  local status = task.status
+  local icon = icons[status] or icons.pending
+  return icon, M.hl[status] or M.hl.pending
+end
+
+---Builds the sidebar for `states` (newest first).
+---@param states plansight.TodoState[]
+---@param opts plansight.RenderOpts
+---@return plansight.View
+function M.view(states, opts)
+  local icons = opts.icons
+  local lines, marks, items, levels, folds, index, active, first_mark = {}, {}, {}, {}, {}, {}, {}, {}
+  local n = 0
+
+  ---@param text string
+  ---@param item plansight.RenderItem
+  ---@param level string|integer
+  local function add(text, item, level)
+    n = n + 1
+    lines[n] = text
+    items[n] = item
+    levels[n] = level
+    first_mark[n] = #marks + 1
+    if item.key then
+      index[item.key] = n
+    end
+    return n - 1
+  end
+  local function mark(row, col, end_col, hl)
+    marks[#marks + 1] = { row, col, end_col, hl }
+  end
+  ---@param item plansight.RenderItem
+  local function open_fold(item, key, level, closed)
+    local fold = { key = key, start = n, finish = n, level = level, closed = closed }
+    folds[#folds + 1] = fold
+    item.fold = fold
+    return fold
+  end
+
+  if #states == 0 then
+    local text = opts.message or "No plan yet: an agent's todo list shows up here."
+    local row = add(text, { kind = "message" }, 0)
+    mark(row, 0, #text, M.hl.note)
+    return {
+      lines = lines,
+      marks = marks,
+      items = items,
+      folds = folds,
+      levels = levels,
+      index = index,
+      active = active,
+      first_mark = first_mark,
+    }
+  end
+  if opts.message then
+    local row = add(opts.message, { kind = "message" }, 0)
+    mark(row, 0, #opts.message, M.hl.note)
+  end
+
+  for s, state in ipairs(states) do
+    if s > 1 or opts.message then
+      add("", { kind = "blank" }, 0)
+    end
+    local session = one_line(state.session)
+    local progress = progress_of(state)
+
+    -- Header: "▾ session  3/8 ███░░░░░░░"
+    local skey = "s\0" .. state.session
+    local head = icons.fold_open .. " " .. session
+    local count = ("  %d/%d"):format(progress.completed, progress.total)
+    local filled, empty = "", ""
+    if opts.bar_width > 0 and progress.total > 0 then
+      filled, empty = M.bar(progress.percent or 0, opts.bar_width, icons)
+    end
+    local text = head .. count .. (filled .. empty ~= "" and (" " .. filled .. empty) or "")
+    local sitem = { kind = "session", key = skey, session = state.session, marker_col = 0 }
+    local row = add(text, sitem, ">1")
+    local sfold = open_fold(sitem, skey, 1, false)
+    mark(row, 0, #head, M.hl.header)
+    mark(row, #head, #head + #count, M.hl.note)
+    if filled ~= "" then
+      local c = #head + #count + 1
+      mark(row, c, c + #filled, M.hl.completed)
+    end
+    if empty ~= "" then
+      local c = #head + #count + 1 + #filled
+      mark(row, c, c + #empty, M.hl.note)
+    end
+
+    if progress.total == 0 and #(state.phases or {}) == 0 then
+      local msg = INDENT_PHASE .. "(no tasks)"
+      row = add(msg, { kind = "message", session = state.session }, 1)
+      mark(row, #INDENT_PHASE, #msg, M.hl.note)
+    end
+
+    local seen_phase = {}
+    for _, phase in ipairs(state.phases or {}) do
+      local name = one_line(phase.name)
+      local pkey = "p\0" .. state.session .. "\0" .. phase.name
+      if seen_phase[pkey] then
+        seen_phase[pkey] = seen_phase[pkey] + 1
+        pkey = pkey .. "\0" .. seen_phase[pkey]
+      else
+        seen_phase[pkey] = 1
+      end
+      local done, total = 0, #(phase.tasks or {})
+      for _, task in ipairs(phase.tasks or {}) do
+        if task.status == "completed" then
+          done = done + 1
+        end
+      end
+      local ptext = INDENT_PHASE .. icons.fold_open .. " " .. name
+      local pcount = ("  %d/%d"):format(done, total)
+      local pitem = {
+        kind = "phase",
+        key = pkey,
+        session = state.session,
+        phase = phase.name,
+        marker_col = #INDENT_PHASE,
+      }
+      row = add(ptext .. pcount, pitem, ">2")
+      local pfold = open_fold(pitem, pkey, 2, false)
+      mark(row, #INDENT_PHASE, #ptext, M.hl.phase)
+      mark(row, #ptext, #ptext + #pcount, M.hl.note)
+
+      for _, task in ipairs(phase.tasks or {}) do
+        local icon, hl = M.task_icon(task, icons)
+        local ttext = M.task_text(task)
+        local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
+        local notes = protocol.value(task.notes) or {}
+        local titem = { kind = "task", key = tkey, session = state.session, phase = phase.name, task = task }
+        local line = INDENT_TASK .. icon .. " " .. ttext
+        local tfold
+        if #notes > 0 then
+          row = add(line, titem, ">3")
+          tfold = open_fold(titem, tkey, 3, task.status ~= "in_progress")
+        else
+          row = add(line, titem, 2)
+        end
+        local c = #INDENT_TASK
+        mark(row, c, c + #icon, hl)
+        mark(row, c + #icon + 1, #line, hl)
+        if task.status == "in_progress" then
+          active[#active + 1] = { row = row, col = c, width = #icon }
+        end
+        local k = 0
+        for _, note in ipairs(notes) do
+          for _, part in ipairs(split_lines(note)) do
+            k = k + 1
+            local ntext = INDENT_NOTE .. icons.note .. " " .. part
+            row = add(ntext, {
+              kind = "note",
+              key = tkey .. "\0n" .. k,
+              session = state.session,
+              phase = phase.name,
+              task = task,
+            }, 3)
+            mark(row, #INDENT_NOTE, #ntext, M.hl.note)
+          end
+        end
+        if tfold then
+          tfold.finish = n
+        end
+      end
+      pfold.finish = n
+    end
+    sfold.finish = n
+  end
+  return {
+    lines = lines,
+    marks = marks,
+    items = items,
+    folds = folds,
+    levels = levels,
+    index = index,
+    active = active,
+    first_mark = first_mark,
+  }
+end
+
+---The text of a closed fold as `[text, hl]` chunks: its first line, with the closed marker
+---for sessions and phases and a count of hidden lines for tasks.
+---@param view plansight.View
+---@param lnum integer the fold's first line
+---@param icons plansight.Icons
+---@return {[1]: string, [2]: string}[]
+function M.fold_text(view, lnum, icons)
+  local line = view.lines[lnum] or ""
+  local item = view.items[lnum]
+  if not item then
+    return { { line, "Normal" } }
+  end
+  local spans = {}
+  for i = view.first_mark[lnum], (view.first_mark[lnum + 1] or #view.marks + 1) - 1 do
+    spans[#spans + 1] = view.marks[i]
+  end
+  table.sort(spans, function(a, b)
+    return a[2] < b[2]
+  end)
+  local chunks = {}
+  local pos = 0
+  for _, m in ipairs(spans) do
+    if m[2] > pos then
+      chunks[#chunks + 1] = { line:sub(pos + 1, m[2]), "Normal" }
+    end
+    chunks[#chunks + 1] = { line:sub(m[2] + 1, m[3]), m[4] }
+    pos = m[3]
+  end
+  if pos < #line then
+    chunks[#chunks + 1] = { line:sub(pos + 1), "Normal" }
+  end
+  if item.marker_col then
+    -- Swap the open marker for the closed one in whichever chunk holds it.
+    local offset = 0
+    for _, chunk in ipairs(chunks) do
+      local len = #chunk[1]
+      if item.marker_col >= offset and item.marker_col < offset + len then
+        local at = item.marker_col - offset
+        local text = chunk[1]
+        if text:sub(at + 1, at + #icons.fold_open) == icons.fold_open then
+          chunk[1] = text:sub(1, at) .. icons.fold_closed .. text:sub(at + #icons.fold_open + 1)
+        end
+        break
+      end
+      offset = offset + len
+    end
+  end
+  local fold = item.fold
+  if fold and item.kind == "task" then
+    local hidden = fold.finish - fold.start
+    chunks[#chunks + 1] = { ("  [+%d]"):format(hidden), M.hl.note }
+  end
+  return chunks
+end
+
+return M

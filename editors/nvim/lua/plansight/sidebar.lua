@@ -1,0 +1,535 @@
+---The sidebar: a scratch buffer in a vertical split that shows every session of one root.
+---
+---Re-rendering keeps the cursor on the same task and keeps the folds the user opened or
+---closed, and it never moves focus: window work goes through `nvim_win_call`.
+local client = require("plansight.client")
+local config = require("plansight.config")
+local render = require("plansight.render")
+
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace("plansight")
+M.spinner_ns = vim.api.nvim_create_namespace("plansight_spinner")
+
+---@class plansight.SidebarState
+---@field buf integer?
+---@field win integer?
+---@field root string? the workspace root shown
+---@field view plansight.View? the last view written to the buffer
+---@field overrides table<string, boolean> fold key -> closed, where the user differs from the default
+---@field opened_once boolean
+---@field folds_win integer? the window the last render built folds in
+---@field render_scheduled boolean
+---@field timer uv.uv_timer_t?
+---@field frame integer
+M.state = {
+  overrides = {},
+  opened_once = false,
+  render_scheduled = false,
+  frame = 1,
+}
+
+---Links the highlight groups with `default = true`, so colour schemes and users win.
+function M.define_highlights()
+  for group, link in pairs(render.links) do
+    vim.api.nvim_set_hl(0, group, { link = link, default = true })
+  end
+end
+
+---The sidebar's window, in whichever tab page, if any.
+---@return integer?
+local function visible_win()
+  local st = M.state
+  if
+    st.win ~= nil
+    and vim.api.nvim_win_is_valid(st.win)
+    and st.buf ~= nil
+    and vim.api.nvim_buf_is_valid(st.buf)
+    and vim.api.nvim_win_get_buf(st.win) == st.buf
+  then
+    return st.win
+  end
+  return nil
+end
+
+---Whether the sidebar is shown in the current tab page.
+---@return boolean
+function M.is_open()
+  local win = visible_win()
+  return win ~= nil and vim.api.nvim_win_get_tabpage(win) == vim.api.nvim_get_current_tabpage()
+end
+
+---'foldtext' of the sidebar window.
+---@return {[1]: string, [2]: string}[]
+function M.foldtext()
+  local view = M.state.view
+  if not view then
+    return { { vim.fn.getline(vim.v.foldstart), "Normal" } }
+  end
+  return render.fold_text(view, vim.v.foldstart, config.options.icons)
+end
+
+---@param win integer
+local function set_window_options(win)
+  local wo = {
+    number = false,
+    relativenumber = false,
+    signcolumn = "no",
+    foldcolumn = "0",
+    statuscolumn = "",
+    wrap = false,
+    spell = false,
+    list = false,
+    cursorline = true,
+    winfixwidth = true,
+    foldenable = true,
+    -- Manual folds, rebuilt from the view on each render: cheaper than 'foldexpr' on
+    -- every line, and exact (expr folds are updated only near the changed lines).
+    foldmethod = "manual",
+    foldtext = "v:lua.require'plansight.sidebar'.foldtext()",
+    foldminlines = 0,
+    foldlevel = 99,
+    fillchars = "fold: ,eob: ",
+  }
+  if vim.fn.exists("+winfixbuf") == 1 then
+    wo.winfixbuf = true
+  end
+  for name, value in pairs(wo) do
+    vim.api.nvim_set_option_value(name, value, { win = win, scope = "local" })
+  end
+end
+
+---@param root string
+---@return integer buf
+local function create_buffer(root)
+  local buf = vim.api.nvim_create_buf(false, true)
+  for name, value in pairs({
+    buftype = "nofile",
+    bufhidden = "wipe",
+    swapfile = false,
+    buflisted = false,
+    undolevels = -1,
+    modifiable = false,
+  }) do
+    vim.api.nvim_set_option_value(name, value, { buf = buf })
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, "plansight://sidebar")
+  vim.b[buf].plansight_root = root
+  vim.api.nvim_set_option_value("filetype", "plansight", { buf = buf })
+  require("plansight.actions").attach(buf)
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    callback = function()
+      if M.state.buf == buf then
+        M.state.buf = nil
+        M.state.win = nil
+        M.state.view = nil
+        M.stop_spinner()
+      end
+    end,
+  })
+  return buf
+end
+
+---A line shown above the plan when the server is not (yet) there.
+---@param root string
+---@return string?
+local function status_message(root)
+  local conn = client.get(root)
+  if not conn then
+    return nil
+  end
+  if conn.status == "missing" then
+    return "Server not found: see :checkhealth plansight"
+  elseif conn.status == "exited" then
+    return "Server stopped: " .. (conn.error or "?") .. " (r restarts)"
+  elseif not conn.loaded and next(conn.states) == nil then
+    return "Connecting to the Plansight server…"
+  end
+  return nil
+end
+
+---The item (task, phase, session, note) on the sidebar's cursor line.
+---@return plansight.RenderItem?
+function M.item_at_cursor()
+  local st = M.state
+  if not st.view then
+    return nil
+  end
+  local win = visible_win()
+  if not win then
+    return nil
+  end
+  local lnum = vim.api.nvim_win_get_cursor(win)[1]
+  return st.view.items[lnum]
+end
+
+---Remembers which folds the user opened or closed, as differences from the defaults
+---(run in the sidebar window).
+---@param old plansight.View
+local function capture_folds(old)
+  local overrides = M.state.overrides
+  for _, fold in ipairs(old.folds) do
+    local fc = vim.fn.foldclosed(fold.start)
+    -- A fold hidden inside a closed parent cannot be read; its remembered state stays.
+    if fc == fold.start or fc == -1 then
+      local closed = fc == fold.start
+      if closed ~= fold.closed then
+        overrides[fold.key] = closed
+      else
+        overrides[fold.key] = nil
+      end
+    end
+  end
+end
+
+---Reads the user's folds from the sidebar window before it goes away.
+---@param win integer
+local function remember_folds(win)
+  local st = M.state
+  if st.view and st.folds_win == win and vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_win_call(win, function()
+      capture_folds(st.view)
+    end)
+    st.folds_win = nil
+  end
+end
+
+---Rebuilds the folds of the current (sidebar) window from `view`, each open or closed as
+---the user left it, else as its default.
+---@param view plansight.View
+local function apply_folds(view)
+  local overrides = M.state.overrides
+  pcall(vim.cmd, "normal! zE")
+  local cmd = vim.api.nvim_cmd
+  -- Children first (they come after their parent): a new fold is closed, and a range
+  -- that touches a closed fold grows to cover it, so a parent made first would swallow
+  -- its children's ranges. A parent made last nests the children made before it.
+  for i = #view.folds, 1, -1 do
+    local fold = view.folds[i]
+    cmd({ cmd = "fold", range = { fold.start, fold.finish } }, {})
+  end
+  vim.cmd("normal! zR")
+  -- Children come after their parent: closing in reverse closes the inner ones first.
+  for i = #view.folds, 1, -1 do
+    local fold = view.folds[i]
+    local closed = overrides[fold.key]
+    if closed == nil then
+      closed = fold.closed
+    end
+    if closed then
+      cmd({ cmd = "foldclose", range = { fold.start } }, {})
+    end
+  end
+end
+
+---Whether line `i` of `old` and line `j` of `new` draw the same: same text, same kind,
+---same status (icons may be configured alike) and same fold level.
+---@param old plansight.View
+---@param new plansight.View
+---@param i integer
+---@param j integer
+---@return boolean
+local function same_line(old, new, i, j)
+  if old.lines[i] ~= new.lines[j] or old.levels[i] ~= new.levels[j] then
+    return false
+  end
+  local a, b = old.items[i], new.items[j]
+  if a.kind ~= b.kind then
+    return false
+  end
+  return (a.task and a.task.status) == (b.task and b.task.status)
+end
+
+---The line ranges that differ between two views, as `{ from, old_to, new_to }` (0-based,
+---end exclusive): the unchanged head and tail are kept; when the middle keeps its length,
+---only the runs of lines that changed are rewritten. A live update usually touches a few
+---lines (a status, the header's progress), so only those are redrawn.
+---@param old plansight.View
+---@param new plansight.View
+---@return {[1]: integer, [2]: integer, [3]: integer}[]
+function M.changed_runs(old, new)
+  local n_old, n_new = #old.lines, #new.lines
+  local head = 0
+  while head < n_old and head < n_new and same_line(old, new, head + 1, head + 1) do
+    head = head + 1
+  end
+  local tail = 0
+  while
+    tail < n_old - head
+    and tail < n_new - head
+    and same_line(old, new, n_old - tail, n_new - tail)
+  do
+    tail = tail + 1
+  end
+  local old_end, new_end = n_old - tail, n_new - tail
+  if old_end - head ~= new_end - head then
+    return { { head, old_end, new_end } }
+  end
+  local runs = {}
+  local i = head
+  while i < old_end do
+    if same_line(old, new, i + 1, i + 1) then
+      i = i + 1
+    else
+      local from = i
+      while i < old_end and not same_line(old, new, i + 1, i + 1) do
+        i = i + 1
+      end
+      runs[#runs + 1] = { from, i, i }
+    end
+  end
+  return runs
+end
+
+---Replaces lines [from, old_to) of the buffer by the view's lines [from, new_to), with
+---their highlights.
+---@param buf integer
+---@param view plansight.View
+---@param from integer 0-based
+---@param old_to integer end (exclusive) in the buffer, -1 for the end
+---@param new_to integer end (exclusive) in the view
+---@param all boolean? the whole buffer
+local function write_lines(buf, view, from, old_to, new_to, all)
+  local ns = M.ns
+  if all then
+    vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, view.lines)
+    new_to = #view.lines
+  else
+    vim.api.nvim_buf_clear_namespace(buf, ns, from, old_to)
+    vim.api.nvim_buf_set_lines(buf, from, old_to, false, vim.list_slice(view.lines, from + 1, new_to))
+  end
+  if new_to <= from then
+    return
+  end
+  local set_extmark = vim.api.nvim_buf_set_extmark
+  local marks = view.marks
+  local last = (view.first_mark[new_to + 1] or #marks + 1) - 1
+  for k = view.first_mark[from + 1], last do
+    local m = marks[k]
+    if m[3] > m[2] then
+      set_extmark(buf, ns, m[1], m[2], { end_col = m[3], hl_group = m[4] })
+    end
+  end
+end
+
+---Writes `view` into the sidebar buffer, keeping cursor and folds.
+---@param view plansight.View
+function M.apply_view(view)
+  local st = M.state
+  local buf = st.buf
+  if not buf or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local win = visible_win()
+  local old = st.view
+  local saved, cursor_key
+  if win then
+    vim.api.nvim_win_call(win, function()
+      saved = vim.fn.winsaveview()
+      if old then
+        local item = old.items[saved.lnum]
+        cursor_key = item and item.key
+        -- Only a window that has the last render's folds can tell what the user changed.
+        if st.folds_win == win then
+          capture_folds(old)
+        end
+      end
+    end)
+  end
+
+  st.view = view
+  vim.bo[buf].modifiable = true
+  if old and vim.api.nvim_buf_line_count(buf) == #old.lines then
+    for _, run in ipairs(M.changed_runs(old, view)) do
+      write_lines(buf, view, run[1], run[2], run[3])
+    end
+  else
+    write_lines(buf, view, 0, -1, 0, true)
+  end
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+
+  if win then
+    st.folds_win = win
+    vim.api.nvim_win_call(win, function()
+      apply_folds(view)
+      if saved then
+        local lnum = cursor_key and view.index[cursor_key] or math.min(saved.lnum, #view.lines)
+        local delta = lnum - saved.lnum
+        saved.lnum = lnum
+        saved.topline = math.max(1, saved.topline + delta)
+        saved.col = 0
+        saved.curswant = 0
+        vim.fn.winrestview(saved)
+      end
+    end)
+  end
+  M.update_spinner()
+end
+
+---Renders the sidebar now from the cache of its root.
+function M.render()
+  local st = M.state
+  if not st.buf or not vim.api.nvim_buf_is_valid(st.buf) or not st.root then
+    return
+  end
+  local opts = config.options
+  local view = render.view(client.states(st.root), {
+    icons = opts.icons,
+    bar_width = opts.sidebar.bar_width,
+    message = status_message(st.root),
+  })
+  M.apply_view(view)
+end
+
+---Renders on the next turn of the event loop; many changes in a row render once.
+function M.schedule_render()
+  if M.state.render_scheduled then
+    return
+  end
+  M.state.render_scheduled = true
+  vim.schedule(function()
+    M.state.render_scheduled = false
+    M.render()
+  end)
+end
+
+---Opens the sidebar for `opts.root` (default: the root of the current buffer).
+---`opts.connect = false` draws the cache only, without starting the server (benchmarks).
+---@param opts {focus: boolean?, root: string?, connect: boolean?}?
+function M.open(opts)
+  opts = opts or {}
+  local st = M.state
+  local root = opts.root or client.resolve_root()
+  local focus = opts.focus
+  if focus == nil then
+    focus = config.options.sidebar.focus
+  end
+  st.opened_once = true
+  if st.root ~= root then
+    st.root = root
+    if st.buf and vim.api.nvim_buf_is_valid(st.buf) then
+      vim.b[st.buf].plansight_root = root
+    end
+  end
+  if not st.buf or not vim.api.nvim_buf_is_valid(st.buf) then
+    st.buf = create_buffer(root)
+    st.view = nil
+  end
+  if not M.is_open() then
+    -- Shown in another tab page: it moves here (one sidebar window keeps folds exact).
+    local elsewhere = visible_win()
+    if elsewhere then
+      pcall(vim.api.nvim_win_close, elsewhere, true)
+      if not st.buf or not vim.api.nvim_buf_is_valid(st.buf) then
+        st.buf = create_buffer(root)
+        st.view = nil
+      end
+    end
+    local sb = config.options.sidebar
+    st.win = vim.api.nvim_open_win(st.buf, focus, {
+      split = sb.side,
+      win = -1,
+      width = sb.width,
+    })
+    set_window_options(st.win)
+    local win = st.win
+    vim.api.nvim_create_autocmd("WinClosed", {
+      pattern = tostring(win),
+      once = true,
+      callback = function()
+        remember_folds(win)
+      end,
+    })
+  elseif focus then
+    vim.api.nvim_set_current_win(st.win)
+  end
+  if opts.connect ~= false then
+    local conn = client.ensure(root)
+    if conn.status == "ready" then
+      client.refresh(root)
+    end
+  end
+  M.render()
+end
+
+---Closes the sidebar window (the buffer goes with it).
+function M.close()
+  local st = M.state
+  if not M.is_open() then
+    return
+  end
+  local win = st.win --[[@as integer]]
+  if #vim.api.nvim_tabpage_list_wins(0) == 1 then
+    -- The last window cannot close; leave an empty one behind instead.
+    vim.cmd("vnew")
+  end
+  pcall(vim.api.nvim_win_close, win, true)
+  st.win = nil
+  M.stop_spinner()
+end
+
+---@param opts {focus: boolean?, root: string?}?
+function M.toggle(opts)
+  if M.is_open() then
+    M.close()
+  else
+    M.open(opts)
+  end
+end
+
+function M.stop_spinner()
+  local st = M.state
+  if st.timer then
+    st.timer:stop()
+    st.timer:close()
+    st.timer = nil
+  end
+  if st.buf and vim.api.nvim_buf_is_valid(st.buf) then
+    vim.api.nvim_buf_clear_namespace(st.buf, M.spinner_ns, 0, -1)
+  end
+end
+
+---Draws the current spinner frame over each in_progress icon.
+local function draw_spinner()
+  local st = M.state
+  local frames = config.options.icons.spinner
+  if not frames or not st.view or not st.buf or not vim.api.nvim_buf_is_valid(st.buf) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(st.buf, M.spinner_ns, 0, -1)
+  local frame = frames[(st.frame - 1) % #frames + 1]
+  for _, a in ipairs(st.view.active) do
+    pcall(vim.api.nvim_buf_set_extmark, st.buf, M.spinner_ns, a.row, a.col, {
+      virt_text = { { frame, render.hl.in_progress } },
+      virt_text_pos = "overlay",
+    })
+  end
+end
+
+---Runs the spinner while the sidebar is visible and a task is in progress.
+function M.update_spinner()
+  local st = M.state
+  local frames = config.options.icons.spinner
+  local wanted = frames and M.is_open() and st.view and #st.view.active > 0
+  if not wanted then
+    M.stop_spinner()
+    return
+  end
+  draw_spinner()
+  if not st.timer then
+    st.timer = assert(vim.uv.new_timer())
+    st.timer:start(100, 100, vim.schedule_wrap(function()
+      if not M.is_open() then
+        M.stop_spinner()
+        return
+      end
+      st.frame = st.frame + 1
+      draw_spinner()
+    end))
+  end
+end
+
+return M

@@ -1,0 +1,142 @@
+-- `:Plansight edit` and `:Plansight export` against the real server.
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+H.load_plugin()
+local p = H.project()
+local plansight = require("plansight")
+plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
+local sidebar = require("plansight.sidebar")
+
+local function edit_buf()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(buf):find("^plansight://default%.md$") then
+      return buf
+    end
+  end
+end
+
+local function text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+end
+
+H.test("the markdown edit round trip: :Plansight edit, change, :w", function()
+  H.cli_apply(p.db, {
+    {
+      op = "init",
+      list = {
+        { phase = "Build", items = { { content = "Configure", status = "completed" }, { content = "Run tests", notes = { "3 failing" } } } },
+        { phase = "Ship", items = { ":qa!", "<CR>:cq<CR>" } },
+      },
+    },
+  })
+  vim.cmd("Plansight open")
+  H.wait(function()
+    return H.find_line("Run tests")
+  end, "plan in the sidebar")
+  -- From the sidebar, with the cursor in it: the buffer opens in the editing window.
+  vim.api.nvim_set_current_win(sidebar.state.win)
+  vim.cmd("Plansight edit")
+  local buf = edit_buf()
+  H.ok(buf, "edit buffer")
+  H.ok(vim.api.nvim_get_current_win() ~= sidebar.state.win, "not in the sidebar window")
+  H.eq(vim.api.nvim_get_current_buf(), buf, "focused")
+  H.eq(vim.bo[buf].filetype, "markdown", "markdown")
+  H.eq(vim.bo[buf].buftype, "acwrite", "written by the plugin, not to a file")
+  H.wait(function()
+    return text(buf):find("Run tests", 1, true)
+  end, "exported markdown loaded")
+  local md = text(buf)
+  H.ok(md:find("## Build", 1, true), "phase heading")
+  H.ok(md:find("- [x] Configure", 1, true), "completed line")
+  H.ok(md:find("- [/] Run tests", 1, true), "in progress line")
+  H.ok(md:find("> 3 failing", 1, true), "note line")
+  H.ok(md:find("- [ ] :qa!", 1, true), "hostile task is text")
+  H.eq(vim.bo[buf].modified, false, "not modified after loading")
+
+  -- The person completes a task, adds one with a note, and renames a phase.
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  for i, line in ipairs(lines) do
+    lines[i] = line:gsub("^%- %[/%] Run tests", "- [x] Run tests"):gsub("^## Ship$", "## Release")
+  end
+  lines[#lines + 1] = "- [ ] Publish <Esc>ZZ"
+  lines[#lines + 1] = "  > needs a token"
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  H.eq(vim.bo[buf].modified, true, "modified")
+  vim.cmd("write")
+  H.wait(function()
+    local state = H.cli_state(p.db)
+    local release = state.phases[2]
+    return release
+      and release.name == "Release"
+      and release.tasks[3]
+      and release.tasks[3].content == "Publish <Esc>ZZ"
+      and release.tasks[3].notes[1] == "needs a token"
+      and state.phases[1].tasks[2].status == "completed"
+  end, "the CLI reads the imported plan")
+  H.wait(function()
+    return not vim.bo[buf].modified
+  end, "buffer saved")
+  H.wait(function()
+    return H.find_line("○ Publish <Esc>ZZ") and H.find_line("▾ Release")
+  end, "sidebar shows the import")
+  H.eq(vim.fn.getbufvar(buf, "&modified"), 0, "no unsaved changes")
+end)
+
+H.test("an unmodified edit buffer follows live changes", function()
+  local buf = edit_buf()
+  H.cli_apply(p.db, { { op = "append", phase = "Release", items = { "Announce" } } })
+  H.wait(function()
+    return text(buf):find("- [ ] Announce", 1, true)
+  end, "edit buffer follows the plan")
+  H.eq(vim.bo[buf].modified, false, "still unmodified")
+end)
+
+H.test("an edit buffer with unsaved changes is left alone", function()
+  local buf = edit_buf()
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "- [ ] Mine" })
+  H.cli_apply(p.db, { { op = "append", phase = "Release", items = { "Theirs" } } })
+  H.wait(function()
+    return H.find_line("○ Theirs")
+  end, "the sidebar has the change")
+  H.ok(not text(buf):find("Theirs", 1, true), "the person's text is not replaced")
+  H.ok(text(buf):find("- [ ] Mine", 1, true), "unsaved text kept")
+  vim.bo[buf].modified = false
+end)
+
+H.test(":Plansight export writes markdown and JSON files", function()
+  local md = p.root .. "/plan.md"
+  local js = p.root .. "/plan.json"
+  vim.cmd("Plansight session default")
+  vim.cmd("Plansight export " .. md)
+  vim.cmd("Plansight export " .. js)
+  H.wait(function()
+    return vim.uv.fs_stat(md) and vim.uv.fs_stat(js)
+  end, "both files written")
+  local content = table.concat(vim.fn.readfile(md), "\n")
+  H.ok(content:find("## Release", 1, true) and content:find("- [ ] Announce", 1, true), "markdown export")
+  local decoded = vim.json.decode(table.concat(vim.fn.readfile(js), "\n"))
+  H.eq(type(decoded), "table", "JSON export parses")
+  require("plansight.client").selected_session = nil
+end)
+
+H.test("an import the server refuses keeps the buffer as typed and says why", function()
+  local buf = edit_buf()
+  vim.api.nvim_set_current_buf(buf)
+  local before = H.cli_state(p.db).version
+  local long = ("x"):rep(600) -- over maxContentLength (500)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "## Todos", "- [ ] " .. long })
+  H.messages = {}
+  vim.cmd("write")
+  H.wait(function()
+    for _, m in ipairs(H.messages) do
+      if m.level == vim.log.levels.WARN and m.msg:find("too long", 1, true) then
+        return true
+      end
+    end
+  end, "a warning naming the problem")
+  H.eq(H.cli_state(p.db).version, before, "the plan is unchanged")
+  H.eq(vim.bo[buf].modified, true, "still modified")
+  H.eq(vim.api.nvim_buf_get_lines(buf, 1, 2, false)[1], "- [ ] " .. long, "the person's text is kept")
+  vim.bo[buf].modified = false
+end)
+
+H.run()

@@ -1,0 +1,92 @@
+-- :checkhealth plansight, and the one message a missing server command gives.
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+H.load_plugin()
+local p = H.project()
+local plansight = require("plansight")
+
+---Runs :checkhealth plansight and returns the report's lines.
+local function checkhealth()
+  vim.cmd("checkhealth plansight")
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd("bwipeout!")
+  return lines
+end
+
+local function count(lines, pattern)
+  local n = 0
+  for _, line in ipairs(lines) do
+    if line:find(pattern) then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+H.test("a missing server command gives one clear message pointing to :checkhealth", function()
+  plansight.setup({ cmd = { "plansight-does-not-exist", "serve" }, auto_open = false })
+  H.messages = {}
+  vim.cmd("Plansight open")
+  vim.cmd("Plansight add something")
+  vim.cmd("Plansight refresh")
+  local errors = vim.tbl_filter(function(m)
+    return m.level == vim.log.levels.ERROR and m.msg:find("plansight-does-not-exist", 1, true)
+  end, H.messages)
+  H.eq(#errors, 1, "exactly one message about the missing command, got:\n" .. vim.inspect(H.messages))
+  H.ok(errors[1].msg:find(":checkhealth plansight", 1, true), "points to :checkhealth plansight")
+  H.ok(H.find_line("Server not found: see :checkhealth plansight"), "the sidebar says so too")
+  local report = checkhealth()
+  H.ok(count(report, "ERROR") >= 1, "health reports the missing command:\n" .. table.concat(report, "\n"))
+  H.ok(table.concat(report, "\n"):find("plansight-does-not-exist", 1, true), "names the command")
+  vim.cmd("Plansight close")
+end)
+
+H.test("the health check reports OK with the real server", function()
+  plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
+  vim.cmd("Plansight open")
+  H.wait(function()
+    local conn = require("plansight.client").get(p.root)
+    return conn and conn.status == "ready" and conn.loaded
+  end, "client ready")
+  -- The store exists once something was written.
+  H.cli_apply(p.db, { { op = "init", list = { { phase = "Todos", items = { "a" } } } } })
+  local report = checkhealth()
+  local text = table.concat(report, "\n")
+  H.eq(count(report, "ERROR"), 0, "no error in:\n" .. text)
+  H.eq(count(report, "WARNING"), 0, "no warning in:\n" .. text)
+  H.ok(text:find("Neovim 0%.1%d"), "Neovim version")
+  local version = vim.trim(H.cli({ "--version" }))
+  H.ok(text:find("server version: " .. version, 1, true), "server version " .. version)
+  H.ok(text:find("running for " .. p.root, 1, true), "client attached for the root")
+  H.ok(text:find("every method offered", 1, true), "protocol methods")
+  H.ok(text:find("store: " .. p.db, 1, true), "store path")
+  H.ok(count(report, "OK") >= 5, "OK lines")
+end)
+
+H.test("the default store path follows the contract's formula", function()
+  local client = require("plansight.client")
+  local config = require("plansight.config")
+  local saved = config.options.cmd
+  config.options.cmd = { "plansight", "serve" }
+  local state_home = vim.env.XDG_STATE_HOME
+  local want = vim.fs.joinpath(state_home, "plansight", vim.fn.sha256(p.root):sub(1, 12) .. ".sqlite3")
+  local env_db = vim.env.PLANSIGHT_DB
+  vim.env.PLANSIGHT_DB = nil
+  H.eq(client.store_path(p.root), want, "XDG_STATE_HOME/plansight/<hash>.sqlite3")
+  -- The CLI, run in the project without --db, writes exactly there.
+  local env = vim.fn.environ()
+  env.PLANSIGHT_DB = nil
+  local res = vim.system({ H.plansight_bin, "apply", "--ops", '[{"op":"append","phase":"P","items":["x"]}]' }, {
+    cwd = p.root,
+    env = env,
+    clear_env = true,
+    text = true,
+  }):wait(20000)
+  H.eq(res.code, 0, "CLI apply in the project: " .. tostring(res.stderr))
+  H.ok(vim.uv.fs_stat(want), "the CLI's default store is the path the plugin computes: " .. want)
+  vim.env.PLANSIGHT_DB = "/tmp/elsewhere.sqlite3"
+  H.eq(client.store_path(p.root), "/tmp/elsewhere.sqlite3", "PLANSIGHT_DB wins")
+  vim.env.PLANSIGHT_DB = env_db
+  config.options.cmd = saved
+end)
+
+H.run()

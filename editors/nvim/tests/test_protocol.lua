@@ -1,0 +1,62 @@
+-- The protocol names and fields the plugin uses, checked against `plansight schema` (the
+-- server's models are the source of truth).
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+local protocol = require("plansight.protocol")
+
+local schema = vim.json.decode(H.cli({ "schema" }))
+
+-- The params fields each request is sent with, somewhere in the plugin.
+local USED_PARAMS = {
+  [protocol.methods.apply] = { "session", "ops", "origin", "baseVersion" },
+  [protocol.methods.write] = { "session", "todos", "origin", "baseVersion" },
+  [protocol.methods.get] = { "session" },
+  [protocol.methods.sessions] = {},
+  [protocol.methods.clear] = { "session", "origin" },
+  [protocol.methods.export] = { "session", "format" },
+  [protocol.methods.import] = { "session", "markdown", "origin" },
+  [protocol.methods.context] = { "session" },
+}
+
+-- The fields of a didChange the plugin reads.
+local USED_NOTIFICATION_FIELDS = { "session", "version", "phases", "progress", "current", "updatedAt", "origin", "completedTasks" }
+
+H.test("protocol version", function()
+  H.eq(schema.protocolVersion, protocol.VERSION, "protocolVersion")
+end)
+
+H.test("every request method the plugin uses is in the schema", function()
+  for key, method in pairs(protocol.methods) do
+    H.ok(schema.requests[method], ("protocol.methods.%s = %q is not a request of the schema"):format(key, method))
+  end
+  for method in pairs(USED_PARAMS) do
+    H.ok(schema.requests[method], method .. " in the schema")
+  end
+end)
+
+H.test("every notification the plugin handles is in the schema", function()
+  for key, method in pairs(protocol.notifications) do
+    H.ok(schema.notifications[method], ("protocol.notifications.%s = %q is not in the schema"):format(key, method))
+  end
+  local props = schema.notifications[protocol.notifications.did_change].params.properties
+  for _, field in ipairs(USED_NOTIFICATION_FIELDS) do
+    H.ok(props[field], "didChange field " .. field)
+  end
+end)
+
+H.test("every params field the plugin sends is in the schema", function()
+  for method, fields in pairs(USED_PARAMS) do
+    local props = schema.requests[method].params.properties or {}
+    for _, field in ipairs(fields) do
+      H.ok(props[field], ("%s has no param %q"):format(method, field))
+    end
+  end
+end)
+
+H.test("the op names the sidebar sends are schema ops", function()
+  local text = vim.json.encode(schema.requests[protocol.methods.apply].params)
+  for _, op in ipairs({ "start", "done", "drop", "rm", "append", "note" }) do
+    H.ok(text:find('"' .. op .. '"', 1, true), "op " .. op)
+  end
+end)
+
+H.run()

@@ -1,0 +1,194 @@
+-- The pure renderer on fixture states: lines, icons, highlights, folds. No server.
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+local config = require("plansight.config")
+local render = require("plansight.render")
+
+local function task(id, content, status, extra)
+  local t = {
+    id = id,
+    content = content,
+    activeForm = "Doing " .. content,
+    status = status,
+    notes = {},
+    createdAt = "2025-01-01T00:00:00.000Z",
+    updatedAt = "2025-01-01T00:00:00.000Z",
+  }
+  return vim.tbl_extend("force", t, extra or {})
+end
+
+local function state(session, phases, updated)
+  local completed, abandoned, total, current = 0, 0, 0, nil
+  for _, p in ipairs(phases) do
+    for _, t in ipairs(p.tasks) do
+      total = total + 1
+      completed = completed + (t.status == "completed" and 1 or 0)
+      abandoned = abandoned + (t.status == "abandoned" and 1 or 0)
+      if t.status == "in_progress" then
+        current = t
+      end
+    end
+  end
+  return {
+    session = session,
+    version = 1,
+    phases = phases,
+    progress = {
+      completed = completed,
+      abandoned = abandoned,
+      total = total,
+      percent = total > 0 and math.floor(100 * completed / total) or 0,
+    },
+    current = current,
+    updatedAt = updated or "2025-01-01T00:00:00.000Z",
+  }
+end
+
+local function opts()
+  return { icons = config.options.icons, bar_width = 10 }
+end
+
+local fixture = state("default", {
+  {
+    name = "Build",
+    tasks = {
+      task("t1", "Configure", "completed"),
+      task("t2", "Run tests", "in_progress", { activeForm = "Running tests", notes = { "3 failing", "line one\nline two" } }),
+      task("t3", "Fix lint", "pending", { notes = { "ruff says E501" } }),
+    },
+  },
+  { name = "Ship", tasks = { task("t4", "Tag release", "abandoned"), task("t5", "Write docs", "pending") } },
+})
+
+H.test("header, phases, icons and activeForm", function()
+  local view = render.view({ fixture }, opts())
+  H.eq(view.lines, {
+    "▾ default  1/5 ██░░░░░░░░",
+    "  ▾ Build  1/3",
+    "    ✓ Configure",
+    "    ● Running tests",
+    "      │ 3 failing",
+    "      │ line one",
+    "      │ line two",
+    "    ○ Fix lint",
+    "      │ ruff says E501",
+    "  ▾ Ship  0/2",
+    "    ✗ Tag release",
+    "    ○ Write docs",
+  }, "sidebar lines")
+end)
+
+H.test("highlight groups per status", function()
+  local view = render.view({ fixture }, opts())
+  local by_row = {}
+  for _, m in ipairs(view.marks) do
+    by_row[m[1] + 1] = by_row[m[1] + 1] or {}
+    table.insert(by_row[m[1] + 1], m[4])
+  end
+  H.eq(by_row[1][1], "PlansightHeader", "header")
+  H.eq(by_row[2][1], "PlansightPhase", "phase")
+  H.eq(by_row[3], { "PlansightDone", "PlansightDone" }, "completed task")
+  H.eq(by_row[4], { "PlansightActive", "PlansightActive" }, "in progress task")
+  H.eq(by_row[5], { "PlansightNote" }, "note")
+  H.eq(by_row[8], { "PlansightPending", "PlansightPending" }, "pending task")
+  H.eq(by_row[11], { "PlansightDropped", "PlansightDropped" }, "abandoned task")
+  for _, m in ipairs(view.marks) do
+    local line = view.lines[m[1] + 1]
+    H.ok(m[2] >= 0 and m[3] <= #line and m[2] <= m[3], "mark inside its line: " .. vim.inspect(m))
+  end
+end)
+
+H.test("folds: sessions and phases open, only the current task's notes open", function()
+  local view = render.view({ fixture }, opts())
+  local folds = {}
+  for _, f in ipairs(view.folds) do
+    folds[#folds + 1] = { f.start, f.finish, f.level, f.closed }
+  end
+  H.eq(folds, {
+    { 1, 12, 1, false },
+    { 2, 9, 2, false },
+    { 4, 7, 3, false }, -- in progress: notes open
+    { 8, 9, 3, true }, -- pending: notes folded
+    { 10, 12, 2, false },
+  }, "folds")
+  H.eq(view.levels, { ">1", ">2", 2, ">3", 3, 3, 3, ">3", 3, ">2", 2, 2 }, "fold levels")
+end)
+
+H.test("items keep stable keys for cursor and folds", function()
+  local view = render.view({ fixture }, opts())
+  H.eq(view.items[4].kind, "task", "task item")
+  H.eq(view.items[4].task.id, "t2", "task id")
+  H.eq(view.items[5].kind, "note", "note item")
+  H.eq(view.items[5].task.id, "t2", "note belongs to its task")
+  H.eq(view.index[view.items[8].key], 8, "index by key")
+  H.eq(#view.active, 1, "one in-progress icon")
+  H.eq(view.active[1].row, 3, "in-progress row")
+end)
+
+H.test("closed fold text swaps the marker and counts hidden notes", function()
+  local view = render.view({ fixture }, opts())
+  local icons = config.options.icons
+  local phase = render.fold_text(view, 2, icons)
+  local text = ""
+  for _, c in ipairs(phase) do
+    text = text .. c[1]
+  end
+  H.eq(text, "  ▸ Build  1/3", "closed phase")
+  local t = render.fold_text(view, 8, icons)
+  text = ""
+  for _, c in ipairs(t) do
+    text = text .. c[1]
+  end
+  H.eq(text, "    ○ Fix lint  [+1]", "closed task")
+end)
+
+H.test("several sessions, each its own section, in the given (newest first) order", function()
+  local older = state("agent-a", { { name = "Todos", tasks = { task("t1", "Old", "completed") } } }, "2025-01-01T00:00:00.000Z")
+  local newer = state("agent-b", { { name = "Todos", tasks = { task("t1", "New", "pending") } } }, "2025-01-02T00:00:00.000Z")
+  local view = render.view({ newer, older }, opts())
+  H.eq(view.lines[1]:match("^▾ (%S+)"), "agent-b", "newest first")
+  H.eq(view.lines[4], "", "blank line between sessions")
+  H.eq(view.lines[5]:match("^▾ (%S+)"), "agent-a", "older second")
+  H.ok(view.items[3].key ~= view.items[7].key, "same task id in two sessions, distinct keys")
+end)
+
+H.test("empty and cleared plans", function()
+  local view = render.view({}, opts())
+  H.eq(#view.lines, 1, "one message line")
+  H.ok(view.lines[1]:find("No plan yet", 1, true), "empty message")
+  local cleared = state("default", {})
+  view = render.view({ cleared }, opts())
+  H.eq(view.lines, { "▾ default  0/0", "  (no tasks)" }, "cleared session")
+end)
+
+H.test("plan text is data: one line each, never split or interpreted", function()
+  local s = state("default", {
+    {
+      name = "Ph\nase",
+      tasks = {
+        task("t1", ":qa!", "pending"),
+        task("t2", "<CR>:!rm -rf /<CR>", "pending", { notes = { "<Esc>:qa!<CR>\r\nsecond" } }),
+        task("t3", "%{execute('qa!')}", "pending"),
+      },
+    },
+  })
+  local view = render.view({ s }, opts())
+  H.eq(view.lines, {
+    "▾ default  0/3 ░░░░░░░░░░",
+    "  ▾ Ph ase  0/3",
+    "    ○ :qa!",
+    "    ○ <CR>:!rm -rf /<CR>",
+    "      │ <Esc>:qa!<CR>",
+    "      │ second",
+    "    ○ %{execute('qa!')}",
+  }, "literal lines")
+end)
+
+H.test("configured icons are used", function()
+  local icons = vim.tbl_extend("force", config.options.icons, { pending = "[ ]", completed = "[x]", in_progress = "[>]" })
+  local view = render.view({ fixture }, { icons = icons, bar_width = 0 })
+  H.eq(view.lines[1], "▾ default  1/5", "no bar when bar_width = 0")
+  H.eq(view.lines[3], "    [x] Configure", "completed icon")
+  H.eq(view.lines[4], "    [>] Running tests", "in progress icon")
+end)
+
+H.run()
