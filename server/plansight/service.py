@@ -39,6 +39,7 @@ class Outcome:
     changed: bool
     origin: Origin
     completed: list[dict[str, str]]
+    plan: Plan | None = None  # the plan `result` was made from, as it is when returned
 
 
 class PlanService:
@@ -121,10 +122,15 @@ class PlanService:
                 raise VersionConflict(plan.version)
             before = plan.fingerprint()
             statuses = {task.id: task.status for task in plan.tasks()}
+            stamps = _stamps(plan)
             changes_before = snapshot(plan) if origin == "user" else None
             now = utc_now()
             errors = run(plan, now)
             changed = plan.fingerprint() != before
+            if not changed:
+                # Ops may have moved a task and back, or added and removed one: nothing
+                # is committed, so neither may the times or the id counter move.
+                _restore(plan, stamps)
             completed = [
                 {"id": task.id, "content": task.content, "phase": phase.name}
                 for phase, task in plan.tasks_with_phase()
@@ -144,7 +150,22 @@ class PlanService:
             completedTasks=completed,
             changed=changed,
         )
-        return Outcome(result, changed, origin, completed)
+        return Outcome(result, changed, origin, completed, plan)
+
+
+Stamps = tuple[int, dict[str, tuple[str, str | None, str | None]]]
+
+
+def _stamps(plan: Plan) -> Stamps:
+    """What a change can move that the fingerprint does not see."""
+    times = {t.id: (t.updated_at, t.started_at, t.completed_at) for t in plan.tasks()}
+    return plan.next_id, times
+
+
+def _restore(plan: Plan, stamps: Stamps) -> None:
+    plan.next_id, times = stamps
+    for task in plan.tasks():
+        task.updated_at, task.started_at, task.completed_at = times[task.id]
 
 
 def did_change_params(state: Json, origin: Origin, completed: list[dict[str, Any]]) -> Json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from plansight.core.model import Plan, Task, progress_of
@@ -33,18 +34,21 @@ def progress_json(plan: Plan) -> Json:
     }
 
 
-def state_json(plan: Plan) -> Json:
-    """TodoState."""
+# The members of a TodoState, in the order `state_json` writes them.
+STATE_KEYS = ("session", "version", "phases", "progress", "current", "updatedAt")
+
+
+def state_json(plan: Plan, task: Callable[[Task], Any] = task_json) -> Json:
+    """TodoState; `task` turns each task into its JSON (or a stand-in for it)."""
     current = plan.current()
     return {
         "session": plan.session,
         "version": plan.version,
         "phases": [
-            {"name": phase.name, "tasks": [task_json(task) for task in phase.tasks]}
-            for phase in plan.phases
+            {"name": phase.name, "tasks": [task(t) for t in phase.tasks]} for phase in plan.phases
         ],
         "progress": progress_json(plan),
-        "current": task_json(current) if current else None,
+        "current": task(current) if current else None,
         "updatedAt": plan.updated_at,
     }
 

@@ -7,8 +7,11 @@ import unicodedata
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n|\t")
 # Bidirectional overrides and isolates can make a task read differently from what it
-# says ("trojan source"), so they go with the other control characters.
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+# says ("trojan source"), so they go with the other control characters, as do the
+# directional marks (LRM, RLM and the Arabic letter mark, ALM).
+_BIDI_CONTROLS = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+)
 
 
 def _keep(char: str) -> bool:

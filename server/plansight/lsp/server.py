@@ -3,22 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import inspect
+import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pydantic import BaseModel
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidRequest,
+)
+from pygls.feature_manager import is_thread_function
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from plansight import PROTOCOL_VERSION, __version__
 from plansight.core.settings import Settings, merge_settings
+from plansight.lsp.encoded import Encoded, StateEncoder, encode, encode_tree, extend, split_state
 from plansight.lsp.errors import to_rpc_error
 from plansight.lsp.watch import watch_store
 from plansight.paths import resolve_store_path, workspace_root
@@ -33,16 +44,105 @@ from plansight.protocol import (
     ImportParams,
     WriteParams,
 )
-from plansight.service import Outcome, PlanService, did_change_params
+from plansight.service import Outcome, PlanService
 from plansight.store.sqlite import SqliteStore, StoreError
 
 log = logging.getLogger(__name__)
 
 
 class PlansightProtocol(LanguageServerProtocol):
+    def _send_data(self, data: Any) -> None:
+        """Encode responses and notifications in one pass.
+
+        pygls hands the whole message to its cattrs converter through `json.dumps`'s
+        `default` hook, which walks and copies every value of a plain-JSON result: for a
+        plan that costs more than the rest of the request together. Values that are not
+        plain JSON (the `initialize` result) still go through the same hook, so the bytes
+        mean the same; `Encoded` values are spliced in as they are; other messages
+        (errors) take the stock path."""
+        kind = type(data)
+        if kind is JsonRPCResponseMessage:
+            head: dict[str, Any] = {"id": data.id, "jsonrpc": data.jsonrpc}
+            key, value = "result", data.result
+        elif kind is JsonRPCNotification:
+            head = {"method": data.method, "jsonrpc": data.jsonrpc}
+            key, value = "params", data.params
+        else:
+            super()._send_data(data)
+            return
+        if self.writer is None:
+            super()._send_data(data)  # logs that there is no transport
+            return
+        try:
+            head[key] = value
+            if type(value) is Encoded:
+                body = encode_tree(head)
+            else:
+                text = json.dumps(head, separators=(",", ":"), default=self._serialize_message)
+                body = text.encode(self.CHARSET)
+        except Exception:
+            super()._send_data(data)  # reports the failure as pygls does
+            return
+        self.writer.write(_header(len(body), self._include_headers) + body)
+
+    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+        """Plansight's own requests run their (synchronous) handler and answer at once.
+
+        That is what pygls does for a synchronous handler, minus the per-request Future,
+        lock and checks it needs for other kinds of handlers: a third of a `get`. The
+        errors are answered and reported as pygls answers and reports them."""
+        handlers = self.__dict__.get("_plansight_handlers")
+        if handlers is None:  # features are all registered by the first request
+            handlers = self.__dict__["_plansight_handlers"] = self._synchronous_handlers()
+        handler = handlers.get(method_name)
+        if handler is None:
+            super()._handle_request(msg_id, method_name, params)
+            return
+        server = cast("PlansightServer", self._server)
+        server.answering = True
+        error: JsonRpcException | None = None
+        try:
+            result = handler(params)
+        except JsonRpcException as exc:
+            error = exc
+        except Exception as exc:  # handlers map their own failures; this is a last guard
+            error = to_rpc_error(exc, method_name)
+        finally:
+            server.answering = False
+        if error is None and type(result) is Encoded and self.writer is not None:
+            # What `_send_response` and `_send_data` make of it, minus the message object.
+            body = encode_tree({"id": msg_id, "jsonrpc": self.VERSION, "result": result})
+            self.writer.write(_header(len(body), self._include_headers) + body)
+        elif error is None:
+            self._send_response(msg_id, result=result)
+        else:
+            self._send_response(msg_id, error=error.to_response_error())
+            server._report_server_error(error, FeatureRequestError)
+        server.send_pushes()  # right behind the response
+
+    def _synchronous_handlers(self) -> dict[str, Callable[[Any], Any]]:
+        return {
+            method: handler
+            for method, handler in self.fm.features.items()
+            if method.startswith("plansight/")
+            and not asyncio.iscoroutinefunction(handler)
+            and not is_thread_function(handler)  # type: ignore[no-untyped-call]
+            and not inspect.isgeneratorfunction(handler)
+        }
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
-        result = yield from super().lsp_initialize(params)
+        if isinstance(self._server, PlansightServer) and self._server.service is not None:
+            # A second store and watcher would push every change twice.
+            raise JsonRpcInvalidRequest(message="The server is already initialized")
+        try:
+            result = yield from super().lsp_initialize(params)
+        except JsonRpcException:
+            raise
+        except Exception as exc:
+            # pygls would answer with the traceback (and so the paths) in `data`.
+            log.exception("initialize failed")
+            raise JsonRpcInternalError(message=f"Cannot initialize: {_kind(exc)}") from None
         result.capabilities.experimental = {
             "plansight": {"protocolVersion": PROTOCOL_VERSION, "methods": list(METHODS)}
         }
@@ -63,6 +163,9 @@ class PlansightServer(LanguageServer):
         self.settings = Settings()
         self.service: PlanService | None = None
         self.watcher: asyncio.Task[None] | None = None
+        self.states = StateEncoder()
+        self.pushes: list[Encoded] = []  # didChange of changes being answered
+        self.answering = False  # a request is running in PlansightProtocol._handle_request
 
     # ------------------------------------------------------------ life cycle
 
@@ -91,28 +194,67 @@ class PlansightServer(LanguageServer):
             raise JsonRpcException(code=-32002, message="The server is not initialized")
         return self.service
 
-    # ------------------------------------------------------------ pushes
+    # ------------------------------------------------------------ answers and pushes
+
+    def encoded_state(self, session: str) -> tuple[int, bytes]:
+        """The session's TodoState (what `get` answers) and its version, encoded once per
+        version."""
+        plan = self.require_service().store.load(session)
+        data = self.states.cached(plan)
+        if data is None:
+            data = self.states.state(plan, keep=True)
+        return plan.version, data
 
     def push(
         self, session: str, version: int, origin: Any, completed: list[dict[str, str]]
     ) -> None:
         """Push a change another process committed, unless the session has moved on since
         (then a later push carries it, and this origin would not belong to that state)."""
-        state = self.require_service().get(GetParams(session=session))
-        if state["version"] != version:
+        current, state = self.encoded_state(session)
+        if current != version:
             return
-        self.protocol.notify(DID_CHANGE, did_change_params(state, origin, completed))
+        params = extend(state, {"origin": origin, "completedTasks": completed})
+        self.protocol.notify(DID_CHANGE, Encoded(params))
 
-    def push_after_response(self, outcome: Outcome) -> None:
-        if not outcome.changed:
-            return
-        params = did_change_params(outcome.result, outcome.origin, outcome.completed)
-        # Sent once the response is out, so a client sees its answer first.
-        asyncio.get_running_loop().call_soon(self.protocol.notify, DID_CHANGE, params)
+    def answer_change(self, outcome: Outcome) -> Encoded:
+        """The result of a changing request; its push follows the response. The state is
+        encoded once for both."""
+        state, rest = split_state(outcome.result)
+        # The plan the result was made from, untouched since: the same JSON, encoded
+        # from the task bytes kept from earlier requests.
+        encoded = self.states.state(outcome.plan) if outcome.plan is not None else encode(state)
+        if outcome.changed:
+            # didChange params: TodoState & {origin, completedTasks}.
+            members = {"origin": outcome.origin, "completedTasks": outcome.completed}
+            self.pushes.append(Encoded(extend(encoded, members)))
+            if not self.answering:  # not run by our request path: push once it is done
+                asyncio.get_running_loop().call_soon(self.send_pushes)
+        return Encoded(extend(encoded, rest))
+
+    def send_pushes(self) -> None:
+        """Push the changes answered so far; they go once the response is out, so a
+        client sees its answer first."""
+        pushes, self.pushes = self.pushes, []
+        for push in pushes:
+            self.protocol.notify(DID_CHANGE, push)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # Never a popup with internals; the log has them.
         log.error("server error: %s", error.__class__.__name__)
+
+
+def _header(length: int, include_headers: bool) -> bytes:
+    if not include_headers:
+        return b""
+    return (
+        b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+        % length
+    )
+
+
+def _kind(exc: Exception) -> str:
+    """What went wrong, in words that carry no path: the exception's class."""
+    return exc.__class__.__name__
 
 
 def _root_of(params: types.InitializeParams) -> str | None:
@@ -148,10 +290,16 @@ def build_server(db_path: str | None = None) -> PlansightServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: PlansightServer, params: types.InitializeParams) -> None:
-        options = params.initialization_options
-        if isinstance(options, dict):
-            ls.apply_settings(options.get("plansight"))
-        ls.open_store(_root_of(params))
+        try:
+            options = params.initialization_options
+            if isinstance(options, dict):
+                ls.apply_settings(options.get("plansight"))
+            ls.open_store(_root_of(params))
+        except JsonRpcException:
+            raise
+        except Exception as exc:  # a root path the OS refuses, say: never a traceback
+            log.exception("initialize failed")
+            raise JsonRpcInternalError(message=f"Cannot initialize: {_kind(exc)}") from None
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(
@@ -173,8 +321,7 @@ def build_server(db_path: str | None = None) -> PlansightServer:
         def handle(ls: PlansightServer, raw: dict[str, Any]) -> Any:
             params = model.model_validate(raw)
             outcome = run(ls.require_service(), params, raw)
-            ls.push_after_response(outcome)
-            return outcome.result
+            return ls.answer_change(outcome)
 
         return handle
 
@@ -183,7 +330,9 @@ def build_server(db_path: str | None = None) -> PlansightServer:
         "plansight/write": change(WriteParams, PlanService.write),
         "plansight/clear": change(ClearParams, PlanService.clear),
         "plansight/import": change(ImportParams, PlanService.import_markdown),
-        "plansight/get": lambda ls, raw: ls.require_service().get(GetParams.model_validate(raw)),
+        "plansight/get": lambda ls, raw: Encoded(
+            ls.encoded_state(GetParams.model_validate(raw).session)[1]
+        ),
         "plansight/sessions": lambda ls, raw: ls.require_service().sessions(),
         "plansight/export": lambda ls, raw: ls.require_service().export(
             ExportParams.model_validate(raw)
@@ -204,6 +353,9 @@ def run_stdio(db_path: str | None = None) -> int:
     if db_path is not None:
         db_path = str(Path(db_path).expanduser().resolve())
     server = build_server(db_path)
+    # Everything imported so far lives as long as the process: keep it out of the
+    # garbage collector's full passes, which would otherwise walk lsprotocol's classes.
+    gc.freeze()
     try:
         asyncio.run(serve(server.protocol, frozenset(METHODS), stdout=wire))
     except (SystemExit, KeyboardInterrupt):

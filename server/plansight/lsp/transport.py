@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
 import os
@@ -23,6 +24,9 @@ log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 MAX_HEADER_BYTES = 8 * 1024
+# An announced body longer than this is not skipped: the stream is given up (and a
+# length of more digits than this one has is not even read as a number).
+MAX_SKIP_BYTES = 256 * 1024 * 1024
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
@@ -32,18 +36,62 @@ class FramingError(Exception):
 
 
 class _StdoutWriter:
-    """pygls writes whole framed messages through this."""
+    """pygls writes whole framed messages through this.
+
+    While the reader works through messages that arrived together, what is written
+    waits and leaves in one system call once the last of them is handled: a response
+    with the push that follows it, or the answers to a burst of requests. Anything
+    written outside that (a push for another process's change) leaves at once."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
+        self._pending: list[bytes] | None = None
+        self._flush_scheduled = False
 
     def write(self, data: bytes) -> None:
-        self._stream.write(data)
-        self._stream.flush()
+        if self._pending is not None:
+            self._pending.append(data)
+        else:
+            self._send(data)
+
+    def hold(self) -> None:
+        """Keep what is written from now until `flush`."""
+        if self._pending is None:
+            self._pending = []
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending:
+            self._send(b"".join(pending))
+
+    def flush_soon(self) -> None:
+        """Flush once the event loop is free: when the reader waits for the client."""
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._scheduled_flush)
+
+    def _scheduled_flush(self) -> None:
+        self._flush_scheduled = False
+        self.flush()
+
+    def _send(self, data: bytes) -> None:
+        try:
+            self._stream.write(data)
+            self._stream.flush()
+        except OSError as exc:  # the client is gone; reading stdin will end too
+            log.warning("cannot write to the client: %s", exc.__class__.__name__)
 
     def close(self) -> None:
+        self.flush()
         with contextlib.suppress(OSError):
             self._stream.close()
+
+
+def _more_buffered(reader: asyncio.StreamReader) -> bool:
+    """Whether more of the client's bytes are already read and waiting (maybe not a
+    whole message). StreamReader has no public way to ask; without its buffer every
+    answer waits for the next turn of the event loop."""
+    return bool(getattr(reader, "_buffer", True))
 
 
 async def _open_stdin(stream: BinaryIO) -> asyncio.StreamReader:
@@ -54,8 +102,9 @@ async def _open_stdin(stream: BinaryIO) -> asyncio.StreamReader:
 
 
 async def read_message(reader: asyncio.StreamReader) -> bytes | None:
-    """One message body; None at the end of the stream. Oversized bodies are skipped
-    unread and reported as FramingError only when the stream cannot be resynchronised."""
+    """One message body; None at the end of the stream. A body over the size limit is
+    refused as soon as its header is read (OversizedMessage, before the body arrives);
+    FramingError when the stream cannot be resynchronised."""
     length: int | None = None
     header_bytes = 0
     while True:
@@ -81,9 +130,10 @@ async def read_message(reader: asyncio.StreamReader) -> bytes | None:
             value = stripped[at + len(b"content-length:") :].strip()
             if not value.isdigit():
                 raise FramingError("bad Content-Length")
+            if len(value) > len(str(MAX_SKIP_BYTES)) or int(value) > MAX_SKIP_BYTES:
+                raise FramingError("Content-Length too large to skip")
             length = int(value)
     if length > MAX_MESSAGE_BYTES:
-        await _discard(reader, length)
         raise OversizedMessage(length)
     try:
         return await reader.readexactly(length)
@@ -95,6 +145,7 @@ async def read_message(reader: asyncio.StreamReader) -> bytes | None:
 class OversizedMessage(Exception):
     def __init__(self, length: int) -> None:
         super().__init__(f"message of {length} bytes is over the {MAX_MESSAGE_BYTES} byte limit")
+        self.length = length
 
 
 async def _discard(reader: asyncio.StreamReader, length: int) -> None:
@@ -160,7 +211,22 @@ def _dispatch(protocol: JsonRPCProtocol, body: bytes, plansight_methods: frozens
         )
         return
     try:
+        if (
+            raw.get("method") in plansight_methods
+            and type(raw.get("id")) in (int, str)
+            and not getattr(protocol, "_shutdown", False)
+        ):
+            # What pygls's `handle_message` would do for this request, without turning
+            # the dict into a message object and back (a third of a `get`).
+            contextvars.copy_context().run(
+                protocol._handle_request, raw["id"], raw["method"], raw["params"]
+            )
+            return
         message = protocol.structure_message(raw)
+        refusal = _unanswerable(protocol, raw, message)
+        if refusal is not None:
+            _send_raw(protocol, _error_response(INVALID_REQUEST, refusal, raw["id"]))
+            return
         protocol.handle_message(message)
     except SystemExit:
         raise
@@ -171,6 +237,18 @@ def _dispatch(protocol: JsonRPCProtocol, body: bytes, plansight_methods: frozens
             _send_raw(protocol, _error_response(INVALID_REQUEST, "Invalid request", msg_id))
 
 
+def _unanswerable(protocol: JsonRPCProtocol, raw: dict[str, Any], message: Any) -> str | None:
+    """Why pygls would drop this request without an answer (leaving its client waiting
+    for ever), if it would."""
+    if "method" not in raw or not isinstance(raw.get("id"), (str, int)):
+        return None
+    if not hasattr(message, "id"):
+        return f"Invalid request: {raw['method']} is a notification and takes no id"
+    if getattr(protocol, "_shutdown", False):
+        return "Invalid request: the server is shutting down"
+    return None
+
+
 async def serve(
     protocol: JsonRPCProtocol,
     plansight_methods: frozenset[str],
@@ -179,21 +257,34 @@ async def serve(
 ) -> None:
     """Read and dispatch messages until the client closes stdin or sends `exit`."""
     out = stdout or sys.stdout.buffer
-    protocol.set_writer(_StdoutWriter(out))
+    writer = _StdoutWriter(out)
+    protocol.set_writer(writer)
     reader = await _open_stdin(stdin or sys.stdin.buffer)
-    while True:
-        try:
-            body = await read_message(reader)
-        except OversizedMessage as exc:
-            _send_raw(protocol, _error_response(INVALID_REQUEST, f"Invalid request: {exc}"))
-            continue
-        except FramingError as exc:
-            log.error("closing: %s", exc)
-            _send_raw(protocol, _error_response(PARSE_ERROR, f"Parse error: {exc}; closing"))
-            return
-        if body is None:
-            return
-        _dispatch(protocol, body, plansight_methods)
+    try:
+        while True:
+            try:
+                body = await read_message(reader)
+            except OversizedMessage as exc:
+                # Answered before the body is skipped, so the client need not send it all
+                # to hear why; then the body is read past, never kept.
+                _send_raw(protocol, _error_response(INVALID_REQUEST, f"Invalid request: {exc}"))
+                writer.flush()
+                await _discard(reader, exc.length)
+                continue
+            except FramingError as exc:
+                log.error("closing: %s", exc)
+                _send_raw(protocol, _error_response(PARSE_ERROR, f"Parse error: {exc}; closing"))
+                return
+            if body is None:
+                return
+            writer.hold()
+            _dispatch(protocol, body, plansight_methods)
+            if _more_buffered(reader):
+                writer.flush_soon()  # more may be answered first, or the bytes wait there
+            else:
+                writer.flush()
+    finally:
+        writer.flush()
 
 
 def detach_stdout() -> BinaryIO:

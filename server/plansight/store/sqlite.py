@@ -13,6 +13,7 @@ import logging
 import os
 import secrets
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +32,10 @@ _TASK_COLUMNS = (
 )
 
 
+# `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
+_dumps_text = json.JSONEncoder(ensure_ascii=False).encode
+
+
 class StoreError(Exception):
     """The store cannot be opened or used; the message is safe to show a person."""
 
@@ -43,7 +48,7 @@ def _task_row(task: Task, phase_position: int, position: int) -> TaskRow:
         task.content,
         task.active_form,
         task.status,
-        json.dumps(task.notes, ensure_ascii=False) if task.notes else "[]",
+        _dumps_text(task.notes) if task.notes else "[]",
         task.created_at,
         task.updated_at,
         task.started_at,
@@ -212,8 +217,8 @@ class SqliteStore:
                 event.origin,
                 event.method,
                 json.dumps(event.request),  # ASCII escapes: stores whatever a client sent
-                json.dumps(event.completed, ensure_ascii=False),
-                json.dumps(event.changes, ensure_ascii=False),
+                _dumps_text(event.completed),
+                _dumps_text(event.changes),
                 self.writer,
                 now,
             ),
@@ -358,12 +363,26 @@ def _connect(path: str) -> sqlite3.Connection:
             # Plans can carry private notes: readable by their owner only.
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
-        db.execute("PRAGMA journal_mode=WAL")
+        _enter_wal(db)
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=10000")
         return db
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"Cannot open the plan store: {exc.__class__.__name__}") from exc
+
+
+def _enter_wal(db: sqlite3.Connection, wait_seconds: float = 10.0) -> None:
+    """Switch the file to WAL mode. When two processes open a new store at once, the
+    switch needs a lock SQLite's busy handler does not wait for: wait here instead."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
 
 
 def open_store(path: str | os.PathLike[str]) -> SqliteStore:

@@ -1,0 +1,149 @@
+"""JSON encoded once and sent as is.
+
+A plan's TodoState is the bulk of every response and push. Each task's JSON is encoded
+once per state of that task, each session's TodoState once per committed version, and
+the bytes are spliced into what is sent: the `get` response, the `apply` result (the
+state and its summary members) and the `didChange` push (the state, its origin and
+completed tasks). `wire.state_json` stays the one description of the shape.
+"""
+
+from __future__ import annotations
+
+import json
+from json.encoder import encode_basestring_ascii
+from typing import Any
+
+from plansight.core.model import Plan, Task
+from plansight.wire import STATE_KEYS, Json, state_json, task_json
+
+_encoder = json.JSONEncoder(separators=(",", ":"))
+_quote = encode_basestring_ascii
+
+
+class Encoded:
+    """One JSON value as UTF-8 bytes, ready for the wire."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def encode(value: Any) -> bytes:
+    return _encoder.encode(value).encode()
+
+
+def encode_tree(value: Any) -> bytes:
+    """`encode(value)`, except that `Encoded` values are spliced in as they are.
+
+    Written out for the small shapes of this protocol (dicts with string keys, lists,
+    strings, ints, booleans, null): `json.dumps` costs microseconds per call before it
+    encodes anything, and these are encoded several times per request."""
+    kind = type(value)
+    if kind is Encoded:
+        return value.data  # type: ignore[no-any-return]
+    if kind is str:
+        return _quote(value).encode()  # what `json.dumps` does with a string
+    if kind is int:
+        return b"%d" % value
+    if value is None:
+        return b"null"
+    if kind is bool:
+        return b"true" if value else b"false"
+    if kind is list:
+        items = [item.data if type(item) is Encoded else encode_tree(item) for item in value]
+        return b"[" + b",".join(items) + b"]"
+    if kind is dict and all(type(key) is str for key in value):
+        keys = _keys
+        members = [
+            (keys.get(key) or _key(key))
+            + (item.data if type(item) is Encoded else encode_tree(item))
+            for key, item in value.items()
+        ]
+        return b"{" + b",".join(members) + b"}"
+    return encode(value)
+
+
+def _key(key: str) -> bytes:
+    encoded = _keys.get(key)
+    if encoded is None:
+        encoded = _quote(key).encode() + b":"
+        if len(_keys) < 1000:
+            _keys[key] = encoded
+    return encoded
+
+
+_keys: dict[str, bytes] = {}
+_MAX_SESSIONS_KEPT = 200
+
+
+def extend(obj: bytes, members: Json) -> bytes:
+    """The encoded object `obj` with `members` appended (in order)."""
+    if not members:
+        return obj
+    tail = encode_tree(members)
+    if obj == b"{}":
+        return tail
+    return obj[:-1] + b"," + tail[1:]
+
+
+def split_state(result: Json) -> tuple[Json, Json]:
+    """A result that starts with a TodoState: (the state's members, the others)."""
+    state = {key: result[key] for key in STATE_KEYS}
+    rest = {key: value for key, value in result.items() if key not in state}
+    return state, rest
+
+
+class StateEncoder:
+    """Encodes TodoStates, reusing what was encoded before.
+
+    A task's bytes are kept under its id with everything its JSON is made of, so a
+    change to any field encodes it again. A session's state is kept with the plan
+    object and the version it was encoded at: the store makes a new plan object
+    whenever it forgets one (another process's commit, a rollback, a pruned session).
+    """
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, dict[str, tuple[tuple[Any, ...], Encoded]]] = {}
+        self._states: dict[str, tuple[Plan, int, bytes]] = {}
+
+    def cached(self, plan: Plan) -> bytes | None:
+        """The state encoded at this version of this plan object, if it was."""
+        entry = self._states.get(plan.session)
+        if entry is not None and entry[0] is plan and entry[1] == plan.version:
+            return entry[2]
+        return None
+
+    def state(self, plan: Plan, *, keep: bool = False) -> bytes:
+        """`encode(state_json(plan))`; with `keep`, remembered for `cached`."""
+        if len(self._tasks) > 2 * _MAX_SESSIONS_KEPT:  # sessions pruned from the store
+            self._tasks.clear()
+            self._states.clear()
+        tasks = self._tasks.setdefault(plan.session, {})
+
+        def fragment(task: Task) -> Encoded:
+            key = (
+                task.content,
+                task.active_form,
+                task.status,
+                tuple(task.notes),
+                task.created_at,
+                task.updated_at,
+                task.started_at,
+                task.completed_at,
+            )
+            entry = tasks.get(task.id)
+            if entry is not None and entry[0] == key:
+                return entry[1]
+            encoded = Encoded(encode(task_json(task)))
+            tasks[task.id] = (key, encoded)
+            return encoded
+
+        data = encode_tree(state_json(plan, fragment))
+        if len(tasks) > 2 * plan.task_count() + 16:  # drop the tasks removed since
+            present = {task.id for task in plan.tasks()}
+            for task_id in [task_id for task_id in tasks if task_id not in present]:
+                del tasks[task_id]
+        if keep:
+            self._states[plan.session] = (plan, plan.version, data)
+        return data
