@@ -1,0 +1,216 @@
+"""Where a request's server CPU goes, measured in one process (no pipes, no event loop
+waits): the whole request as the transport dispatches it, then its parts.
+
+    .venv/bin/python bench/breakdown.py              # 20 tasks
+    .venv/bin/python bench/breakdown.py --tasks 1000
+
+CPU time (`time.process_time`), best of five rounds, so other processes on the machine
+matter less than they do to the round trips of `run.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from plansight.lsp import transport
+from plansight.lsp.server import PlansightServer, build_server
+from plansight.protocol import METHODS, ApplyParams
+from workload import plan_ops
+
+ROUNDS = 5
+
+
+class Sink:
+    """Stands in for stdout: keeps the last messages written."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.messages.append(data)
+        del self.messages[:-2]
+
+    def close(self) -> None:
+        pass
+
+
+class TimedConnection:
+    """Wraps the store's connection to add up the time of its statements."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.seconds = 0.0
+
+    def execute(self, *args: Any) -> Any:
+        started = time.process_time()
+        try:
+            return self.db.execute(*args)
+        finally:
+            self.seconds += time.process_time() - started
+
+    def executemany(self, *args: Any) -> Any:
+        started = time.process_time()
+        try:
+            return self.db.executemany(*args)
+        finally:
+            self.seconds += time.process_time() - started
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+
+def best(count: int, run: Callable[[int], Any]) -> float:
+    """Microseconds of CPU per call, best of ROUNDS rounds."""
+    for i in range(min(count, 50)):
+        run(i)
+    results = []
+    for _ in range(ROUNDS):
+        started = time.process_time()
+        for i in range(count):
+            run(i)
+        results.append((time.process_time() - started) / count * 1e6)
+    return min(results)
+
+
+def frame_body(message: bytes) -> bytes:
+    return message.split(b"\r\n\r\n", 1)[1]
+
+
+async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
+    folder = tempfile.mkdtemp(prefix="plansight-breakdown-")
+    server: PlansightServer = build_server(str(Path(folder) / "plans.sqlite3"))
+    protocol = server.protocol
+    sink = Sink()
+    protocol.set_writer(sink)
+    methods = frozenset(METHODS)
+
+    def dispatch(message: dict[str, Any]) -> None:
+        transport._dispatch(protocol, json.dumps(message).encode(), methods)
+
+    options = {"plansight": {"maxTasks": 5000}}
+    init = {"processId": None, "rootUri": None, "capabilities": {}}
+    dispatch(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": init | {"initializationOptions": options},
+        }
+    )
+    ops = plan_ops(tasks, 20 if tasks > 20 else 5)
+    dispatch(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "plansight/apply",
+            "params": {"session": "b", "ops": ops},
+        }
+    )
+    assert server.service is not None
+    service = server.service
+    gc.freeze()  # as `plansight serve` does once it has started
+
+    def apply_params(i: int) -> dict[str, Any]:
+        return {"session": "b", "ops": [{"op": "start", "id": f"t{2 - i % 2}"}]}
+
+    get_message = json.dumps(
+        {"jsonrpc": "2.0", "id": 5, "method": "plansight/get", "params": {"session": "b"}}
+    ).encode()
+    apply_messages = [
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 6, "method": "plansight/apply", "params": apply_params(i)}
+        ).encode()
+        for i in range(2)
+    ]
+    rows = []
+    rows.append(
+        (
+            "`get`, whole request",
+            best(count, lambda i: transport._dispatch(protocol, get_message, methods)),
+        )
+    )
+    get_body = frame_body(sink.messages[-1])
+    rows.append(
+        (
+            "`apply` + its push, whole request",
+            best(count, lambda i: transport._dispatch(protocol, apply_messages[i % 2], methods)),
+        )
+    )
+    apply_bodies = [frame_body(message) for message in sink.messages[-2:]]
+    rows.append(
+        (
+            "`apply`: params validation (pydantic)",
+            best(count, lambda i: ApplyParams.model_validate(apply_params(i))),
+        )
+    )
+
+    timed = TimedConnection(service.store._db)  # type: ignore[attr-defined]
+    service.store._db = timed  # type: ignore[attr-defined]
+
+    def service_apply(i: int) -> Any:
+        raw = apply_params(i)
+        return service.apply(ApplyParams.model_validate(raw), raw)
+
+    timed.seconds = 0.0
+    whole = best(count, service_apply)
+    sql = timed.seconds / (ROUNDS * count + min(count, 50)) * 1e6
+    service.store._db = timed.db  # type: ignore[attr-defined]
+    rows.append(("`apply`: PlanService.apply (with validation)", whole))
+    rows.append(("`PlanService.apply`: SQLite statements (about)", sql))
+    outcome = service_apply(0)
+    rows.append(
+        (
+            "`apply`: its answer and push, encoded",
+            best(count, lambda i: server.answer_change(outcome)),
+        )
+    )
+    server.pushes.clear()
+    plan = outcome.plan
+    assert plan is not None
+    rows.append(
+        (
+            "encoding: the TodoState from kept task bytes",
+            best(count, lambda i: server.states.state(plan)),
+        )
+    )
+    rows.append(
+        (
+            "client: decode the `get` answer (json.loads)",
+            best(count, lambda i: json.loads(get_body)),
+        )
+    )
+    rows.append(
+        (
+            "client: decode the `apply` answer and push",
+            best(count, lambda i: [json.loads(body) for body in apply_bodies]),
+        )
+    )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tasks", type=int, default=20)
+    args = parser.parse_args()
+    count = 2000 if args.tasks <= 100 else 100
+    rows = asyncio.run(measure(args.tasks, count))
+    print(f"| on a {args.tasks}-task plan | CPU µs |")
+    print("|---|---|")
+    for name, micros in rows:
+        print(f"| {name} | {micros:,.1f} |")
+
+
+if __name__ == "__main__":
+    main()
