@@ -67,6 +67,11 @@ class PlanService:
         ctx = context_text(plan, rounds, user_changes, self.settings.reminder_after_rounds)
         return {"text": ctx.text, "reminder": ctx.reminder}
 
+    def user_changes(self, session: str) -> list[str]:
+        """What a person changed in the session since the agent last looked, once: for
+        agents whose loop cannot call `context` (an MCP tool result carries it)."""
+        return self.store.context_round(session)[1]
+
     # ------------------------------------------------------------ changes
 
     def apply(self, params: ApplyParams, request: Json) -> Outcome:

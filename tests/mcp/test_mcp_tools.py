@@ -10,6 +10,8 @@ import pytest
 from mcp import MCPError
 from mcp_harness import mcp_client, session_of, text_of, todo
 
+from plansight.protocol import ApplyParams
+from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 
 STATUSES = ["pending", "in_progress", "completed"]
@@ -182,3 +184,26 @@ async def test_refusals_are_tool_errors_with_readable_text(store_path: Path) -> 
     assert "  [ ] Ship" in text_of(skipped)
     assert state["version"] == 2
     assert [t["content"] for t in state["phases"][0]["tasks"]] == ["Plan", "Ship"]
+
+
+async def test_the_agent_hears_what_the_user_changed_once(store_path: Path) -> None:
+    async with mcp_client("--db", str(store_path)) as client:
+        session = await session_of(client)
+        await client.call_tool(
+            "todo_write",
+            {"todos": [todo("Read code", "Reading code", "in_progress"), todo("Fix", "Fixing")]},
+        )
+        # The person completes a task in the editor (the editors send origin "user").
+        store = SqliteStore(store_path)
+        request = {
+            "session": session,
+            "ops": [{"op": "done", "task": "Read code"}],
+            "origin": "user",
+        }
+        PlanService(store).apply(ApplyParams.model_validate(request), request)
+        store.close()
+
+        told = text_of(await client.call_tool("todo_read", {}))
+        assert '<system-reminder>The user changed the todo list: completed "Read code"' in told
+        again = text_of(await client.call_tool("todo_read", {}))
+        assert "<system-reminder>" not in again

@@ -15,6 +15,15 @@ class ContextText:
     reminder: bool
 
 
+def user_change_reminder(user_changes: list[str]) -> str:
+    """What a person changed, said to the agent so it neither misses nor undoes it."""
+    return (
+        "<system-reminder>The user changed the todo list: "
+        + "; ".join(user_changes)
+        + ". Take this into account and do not undo it.</system-reminder>"
+    )
+
+
 def context_text(
     plan: Plan, rounds: int, user_changes: list[str], reminder_after: int
 ) -> ContextText:
@@ -33,11 +42,7 @@ def context_text(
             f"Current task: {current.active_form}" if current else "No task is in progress."
         )
     if user_changes:
-        lines.append(
-            "<system-reminder>The user changed the todo list: "
-            + "; ".join(user_changes)
-            + ". Take this into account and do not undo it.</system-reminder>"
-        )
+        lines.append(user_change_reminder(user_changes))
     reminder = rounds >= reminder_after
     if reminder:
         lines.append(REMINDER)

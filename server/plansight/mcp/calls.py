@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from plansight.core.context import user_change_reminder
 from plansight.core.errors import RequestRefused
 from plansight.core.model import Plan
 from plansight.core.summary import summarize
@@ -65,16 +66,27 @@ class PlanTools:
     def _write(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "todos", session)
         outcome = self.service.write(WriteParams.model_validate(request), request)
-        return ToolReply(outcome.result["summary"], outcome.result["isError"])
+        return ToolReply(
+            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
+        )
 
     def _apply(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "ops", session)
         outcome = self.service.apply(ApplyParams.model_validate(request), request)
-        return ToolReply(outcome.result["summary"], outcome.result["isError"])
+        return ToolReply(
+            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
+        )
 
     def _read(self, session: str) -> ToolReply:
         state = self.service.get(GetParams(session=session))
-        return ToolReply(read_text(self.service.store.load(session)), state=state)
+        text = read_text(self.service.store.load(session))
+        return ToolReply(self._with_news(text, session), state=state)
+
+    def _with_news(self, text: str, session: str) -> str:
+        """A terminal agent never calls `plansight/context`: its tool results tell it what
+        the person changed in the editor since its last call, once."""
+        changes = self.service.user_changes(session)
+        return f"{text}\n\n{user_change_reminder(changes)}" if changes else text
 
     def _refused(self, lines: list[str], session: str) -> ToolReply:
         """The whole call was refused: say why, then show the list it left as it was."""
