@@ -92,6 +92,18 @@ local function finish(status_op)
   end
 end
 
+---An action on the task under the cursor: one op naming it by id.
+---@param op "start"|"rm"
+---@return fun()
+local function on_task(op)
+  return function()
+    local item, root = target(TASK, "a task")
+    if item and root then
+      M.apply_user(root, item.session, { { op = op, id = item.task.id } })
+    end
+  end
+end
+
 ---The session an action without a task target works on.
 ---@return string session, string root
 local function current_session()
@@ -112,12 +124,7 @@ M.actions = {
   },
   start = {
     desc = "Start the task under the cursor",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if item and root then
-        M.apply_user(root, item.session, { { op = "start", id = item.task.id } })
-      end
-    end,
+    callback = on_task("start"),
   },
   done = {
     desc = "Complete the task (or phase) under the cursor",
@@ -129,12 +136,7 @@ M.actions = {
   },
   remove = {
     desc = "Remove the task under the cursor",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if item and root then
-        M.apply_user(root, item.session, { { op = "rm", id = item.task.id } })
-      end
-    end,
+    callback = on_task("rm"),
   },
   add = {
     desc = "Add a task to the phase under the cursor",

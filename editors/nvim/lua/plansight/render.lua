@@ -181,10 +181,7 @@ function M.view(states, opts)
     return fold
   end
 
-  if #states == 0 then
-    local text = opts.message or "No plan yet: an agent's todo list shows up here."
-    local row = add(text, { kind = "message" }, 0)
-    mark(row, 0, #text, M.hl.note)
+  local function view()
     return {
       lines = lines,
       marks = marks,
@@ -195,6 +192,13 @@ function M.view(states, opts)
       active = active,
       first_mark = first_mark,
     }
+  end
+
+  if #states == 0 then
+    local text = opts.message or "No plan yet: an agent's todo list shows up here."
+    local row = add(text, { kind = "message" }, 0)
+    mark(row, 0, #text, M.hl.note)
+    return view()
   end
   if opts.message then
     local row = add(opts.message, { kind = "message" }, 0)
@@ -310,16 +314,7 @@ function M.view(states, opts)
     end
     sfold.finish = n
   end
-  return {
-    lines = lines,
-    marks = marks,
-    items = items,
-    folds = folds,
-    levels = levels,
-    index = index,
-    active = active,
-    first_mark = first_mark,
-  }
+  return view()
 end
 
 ---The text of a closed fold as `[text, hl]` chunks: its first line, with the closed marker
