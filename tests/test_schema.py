@@ -27,7 +27,8 @@ from plansight.protocol import (
     WriteParams,
     json_schema,
 )
-from plansight.service import PlanService, did_change_params
+from plansight.service import PlanService
+from plansight.wire import STATE_KEYS
 
 Json = dict[str, Any]
 
@@ -198,7 +199,9 @@ def test_apply_results_fit_the_model(busy: PlanService) -> None:
     fits(ApplyResult, outcome.result)
     assert outcome.result["completedTasks"]
     assert outcome.result["errors"]
-    fits(DidChangeParams, did_change_params(outcome.result, outcome.origin, outcome.completed))
+    state = {key: outcome.result[key] for key in STATE_KEYS}
+    did_change = {**state, "origin": outcome.origin, "completedTasks": outcome.completed}
+    fits(DidChangeParams, did_change)
 
 
 def test_write_clear_and_import_results_fit_the_model(busy: PlanService) -> None:

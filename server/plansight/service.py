@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import context_text
@@ -171,12 +170,3 @@ def _restore(plan: Plan, stamps: Stamps) -> None:
     plan.next_id, times = stamps
     for task in plan.tasks():
         task.updated_at, task.started_at, task.completed_at = times[task.id]
-
-
-def did_change_params(state: Json, origin: Origin, completed: list[dict[str, Any]]) -> Json:
-    """`plansight/didChange` params: TodoState & {origin, completedTasks}."""
-    keys = ("session", "version", "phases", "progress", "current", "updatedAt")
-    params = {key: state[key] for key in keys}
-    params["origin"] = origin
-    params["completedTasks"] = completed
-    return params

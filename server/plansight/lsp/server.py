@@ -13,7 +13,6 @@ from typing import Any, cast
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pydantic import BaseModel
 from pygls.exceptions import (
     FeatureRequestError,
     JsonRpcException,
@@ -279,10 +278,6 @@ def _request(method: str, handle: Callable[[PlansightServer, dict[str, Any]], An
 
     handler.__name__ = method.replace("/", "_")
     return handler
-
-
-def _validated(model: type[BaseModel]) -> Callable[[dict[str, Any]], Any]:
-    return model.model_validate
 
 
 def build_server(db_path: str | None = None) -> PlansightServer:

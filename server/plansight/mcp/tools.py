@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from plansight.core.model import STATUSES
+
 TODO_WRITE = "todo_write"
 TODO = "todo"
 TODO_READ = "todo_read"
@@ -71,7 +73,6 @@ its notes, and every task by phase, marked [ ] pending, [>] in_progress, [x] com
 [-] abandoned. The user can change the list from their editor: read it before resuming \
 work, or when the user says they changed the plan."""
 
-_STATUSES = ["pending", "in_progress", "completed", "abandoned"]
 
 # Claude Code's TodoWrite input, so a model trained on that tool sends what it knows.
 TODO_WRITE_SCHEMA: dict[str, Any] = {
@@ -107,7 +108,7 @@ _ITEM: dict[str, Any] = {
                     "type": "string",
                     "description": "Present continuous: Running the tests",
                 },
-                "status": {"type": "string", "enum": _STATUSES},
+                "status": {"type": "string", "enum": list(STATUSES)},
                 "notes": {"type": "array", "items": {"type": "string"}},
             },
             "required": ["content"],
