@@ -44,6 +44,7 @@ local M = {}
 ---@field icons plansight.Icons
 ---@field bar_width integer
 ---@field message string? shown instead of an empty plan (connecting, server missing, ...)
+---@field width integer? the window's text width: headers and messages are fitted to it
 
 M.hl = {
   pending = "PlansightPending",
@@ -87,6 +88,57 @@ local function split_lines(s)
     return { s == nil and "" or tostring(s) }
   end
   return vim.split(s:gsub("\r\n", "\n"):gsub("\r", "\n"), "\n", { plain = true })
+end
+
+---The longest start of `s` that takes at most `cells` screen cells.
+---@param s string
+---@param cells integer
+---@return string
+local function take_cells(s, cells)
+  local lo, hi = 0, vim.fn.strchars(s)
+  while lo < hi do
+    local mid = math.floor((lo + hi + 1) / 2)
+    if vim.fn.strdisplaywidth(vim.fn.strcharpart(s, 0, mid)) <= cells then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  return vim.fn.strcharpart(s, 0, lo)
+end
+
+---`name` cut with "…" to take at most `cells` cells (at least the "…" stays).
+---@param name string
+---@param cells integer
+---@return string
+function M.fit_name(name, cells)
+  if vim.fn.strdisplaywidth(name) <= cells then
+    return name
+  end
+  return take_cells(name, math.max(0, cells - 1)) .. "…"
+end
+
+---`text` broken at spaces into lines of at most `width` cells (a longer word stays whole).
+---@param text string
+---@param width integer?
+---@return string[]
+function M.wrap(text, width)
+  if not width or vim.fn.strdisplaywidth(text) <= width then
+    return { text }
+  end
+  local out, line = {}, ""
+  for word in text:gmatch("%S+") do
+    if line == "" then
+      line = word
+    elseif vim.fn.strdisplaywidth(line .. " " .. word) <= width then
+      line = line .. " " .. word
+    else
+      out[#out + 1] = line
+      line = word
+    end
+  end
+  out[#out + 1] = line
+  return out
 end
 
 ---A progress bar of `width` cells for `percent`.
@@ -194,15 +246,21 @@ function M.view(states, opts)
     }
   end
 
+  ---A message, wrapped to the window so none of it is cut off.
+  ---@param text string
+  local function add_message(text)
+    for _, part in ipairs(M.wrap(text, opts.width)) do
+      local row = add(part, { kind = "message" }, 0)
+      mark(row, 0, #part, M.hl.note)
+    end
+  end
+
   if #states == 0 then
-    local text = opts.message or "No plan yet: an agent's todo list shows up here."
-    local row = add(text, { kind = "message" }, 0)
-    mark(row, 0, #text, M.hl.note)
+    add_message(opts.message or "No plan yet: an agent's todo list shows up here.")
     return view()
   end
   if opts.message then
-    local row = add(opts.message, { kind = "message" }, 0)
-    mark(row, 0, #opts.message, M.hl.note)
+    add_message(opts.message)
   end
 
   for s, state in ipairs(states) do
@@ -214,13 +272,21 @@ function M.view(states, opts)
 
     -- Header: "▾ session  3/8 ███░░░░░░░"
     local skey = "s\0" .. state.session
-    local head = icons.fold_open .. " " .. session
     local count = ("  %d/%d"):format(progress.completed, progress.total)
     local filled, empty = "", ""
     if opts.bar_width > 0 and progress.total > 0 then
       filled, empty = M.bar(progress.percent or 0, opts.bar_width, icons)
     end
-    local text = head .. count .. (filled .. empty ~= "" and (" " .. filled .. empty) or "")
+    local tail = count .. (filled .. empty ~= "" and (" " .. filled .. empty) or "")
+    local marker = icons.fold_open .. " "
+    if opts.width then
+      -- The window cuts what is too long from the right: the name gives way, so the
+      -- count and the whole bar always show (a cut bar reads as another percentage).
+      local room = opts.width - vim.fn.strdisplaywidth(marker .. tail)
+      session = M.fit_name(session, room)
+    end
+    local head = marker .. session
+    local text = head .. tail
     local sitem = { kind = "session", key = skey, session = state.session, marker_col = 0 }
     local row = add(text, sitem, ">1")
     local sfold = open_fold(sitem, skey, 1, false)

@@ -19,6 +19,7 @@ M.spinner_ns = vim.api.nvim_create_namespace("plansight_spinner")
 ---@field overrides table<string, boolean> fold key -> closed, where the user differs from the default
 ---@field opened_once boolean
 ---@field folds_win integer? the window the last render built folds in
+---@field width integer? the width the last render fitted its lines to
 ---@field render_scheduled boolean
 ---@field timer uv.uv_timer_t?
 ---@field frame integer
@@ -314,6 +315,68 @@ local function write_lines(buf, view, from, old_to, new_to, all)
   end
 end
 
+---The line to show of the newest session (the first): its task in progress, else its
+---header.
+---@param view plansight.View
+---@return integer
+local function newest_line(view)
+  local header
+  for lnum, item in ipairs(view.items) do
+    if item.kind == "session" then
+      if header then
+        break
+      end
+      header = lnum
+    elseif header and item.kind == "task" and item.task.status == "in_progress" then
+      return lnum
+    end
+  end
+  return header or 1
+end
+
+---The screen rows lines `from`..`to` take in the current window (a closed fold is one).
+---@param from integer
+---@param to integer
+---@return integer
+local function rows_between(from, to)
+  local n, k = 0, from
+  while k <= to do
+    n = n + 1
+    local fin = vim.fn.foldclosedend(k)
+    k = (fin > 0 and fin or k) + 1
+  end
+  return n
+end
+
+---The first line the current window should show: `want` moved as little as needed so that
+---`lnum` is in view and no blank rows are left below the buffer's end.
+---@param lnum integer
+---@param want integer
+---@param height integer
+---@return integer
+local function topline_for(lnum, want, height)
+  -- The last topline that still fills the window: walk up from the end, row by row.
+  local last, rows, l = vim.fn.line("$"), 0, vim.fn.line("$")
+  while l >= 1 do
+    local start = vim.fn.foldclosed(l)
+    l = start > 0 and start or l
+    rows = rows + 1
+    if rows > height then
+      break
+    end
+    last = l
+    l = l - 1
+  end
+  local start = vim.fn.foldclosed(lnum)
+  lnum = start > 0 and start or lnum
+  local top = math.max(1, math.min(want, last, lnum))
+  while top < lnum and rows_between(top, lnum) > height do
+    local fin = vim.fn.foldclosedend(top)
+    top = (fin > 0 and fin or top) + 1
+  end
+  return top
+end
+
 ---Writes `view` into the sidebar buffer, keeping cursor and folds.
 ---@param view plansight.View
 function M.apply_view(view)
@@ -353,13 +416,29 @@ function M.apply_view(view)
 
   if win then
     st.folds_win = win
+    local focused = vim.api.nvim_get_current_win() == win
     vim.api.nvim_win_call(win, function()
       apply_folds(view)
       if saved then
-        local lnum = cursor_key and view.index[cursor_key] or math.min(saved.lnum, #view.lines)
-        local delta = lnum - saved.lnum
+        local height = vim.api.nvim_win_get_height(0)
+        local kept = cursor_key and view.index[cursor_key] or math.min(saved.lnum, #view.lines)
+        kept = math.max(1, kept)
+        local lnum, topline = kept, nil
+        if focused then
+          -- The user is working in the list: the cursor stays on its item, in view.
+          topline = topline_for(kept, saved.topline + (kept - saved.lnum), height)
+        else
+          -- Watching from another window: the newest session (always first) and its
+          -- current task show; the cursor keeps its item when that is in view too, so
+          -- the user finds it again on coming back.
+          local newest = newest_line(view)
+          topline = topline_for(newest, 1, height)
+          if kept < topline or rows_between(topline, kept) > height then
+            lnum = newest
+          end
+        end
         saved.lnum = lnum
-        saved.topline = math.max(1, saved.topline + delta)
+        saved.topline = topline
         saved.col = 0
         saved.curswant = 0
         vim.fn.winrestview(saved)
@@ -376,10 +455,14 @@ function M.render()
     return
   end
   local opts = config.options
+  local win = visible_win()
+  local width = win and vim.api.nvim_win_get_width(win) or opts.sidebar.width
+  st.width = width
   local view = render.view(client.states(st.root), {
     icons = opts.icons,
     bar_width = opts.sidebar.bar_width,
     message = status_message(st.root),
+    width = width,
   })
   M.apply_view(view)
 end
@@ -441,6 +524,17 @@ function M.open(opts)
       once = true,
       callback = function()
         remember_folds(win)
+      end,
+    })
+    -- Headers and messages are fitted to the width: a resized sidebar draws again.
+    vim.api.nvim_create_autocmd("WinResized", {
+      callback = function()
+        if not vim.api.nvim_win_is_valid(win) then
+          return true
+        end
+        if vim.api.nvim_win_get_width(win) ~= M.state.width then
+          M.schedule_render()
+        end
       end,
     })
   elseif focus then

@@ -1,0 +1,137 @@
+-- What the sidebar keeps in view against the real server: the newest change when the
+-- sidebar is not focused, the cursor's task when it is; headers and the empty state fit.
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
+H.load_plugin()
+local p = H.project()
+local plansight = require("plansight")
+plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
+local sidebar = require("plansight.sidebar")
+local client = require("plansight.client")
+
+local main_win = vim.api.nvim_get_current_win()
+
+---@param name string
+---@param items any[]
+local function write(name, items)
+  H.cli_apply(p.db, { { op = "init", list = { { phase = "Todos", items = items } } } }, name)
+end
+
+---@param op string "done"|"start"
+---@param task string
+---@param session string
+local function act(op, task, session)
+  H.cli_apply(p.db, { { op = op, task = task } }, session)
+end
+
+---The first and last buffer lines shown in the sidebar window.
+local function shown()
+  return vim.fn.line("w0", sidebar.state.win), vim.fn.line("w$", sidebar.state.win)
+end
+
+---Fails unless buffer line `lnum` is on screen.
+local function in_view(lnum, what)
+  local top, bottom = shown()
+  H.ok(
+    lnum and top <= lnum and lnum <= bottom,
+    ("%s (line %s) is not in view: lines %d-%d shown of\n%s"):format(
+      what, tostring(lnum), top, bottom, table.concat(H.sidebar_lines(), "\n"))
+  )
+end
+
+H.test("the empty state fits the default width", function()
+  vim.cmd("Plansight")
+  H.wait(function()
+    return client.get(p.root).loaded and H.find_line("No plan yet")
+  end, "empty state")
+  local width = vim.api.nvim_win_get_width(sidebar.state.win)
+  H.eq(width, 42, "default width")
+  local text = {}
+  for _, line in ipairs(H.sidebar_lines()) do
+    H.ok(vim.fn.strdisplaywidth(line) <= width, ("cut off at %d cells: %q"):format(width, line))
+    text[#text + 1] = line
+  end
+  H.eq(table.concat(text, " "), "No plan yet: an agent's todo list shows up here.", "the whole message, wrapped")
+end)
+
+H.test("unfocused: the session that just changed moves to the top and is in view", function()
+  write("older", { "o1", "o2", "o3" })
+  write("newer", { "n1", "n2", "n3" })
+  H.wait(function()
+    return H.find_line("▾ older") and H.find_line("▾ newer")
+  end, "both sessions drawn")
+  H.eq(H.find_line("▾ newer"), 1, "newest first")
+  H.eq(vim.api.nvim_get_current_win(), main_win, "sidebar not focused")
+
+  act("done", "o1", "older")
+  H.wait(function()
+    return H.find_line("▾ older") == 1
+  end, "older moves to the top")
+  local top = shown()
+  H.eq(top, 1, "the window shows the top of the list, not the old scroll position")
+  in_view(H.find_line("▾ older"), "the changed session")
+  in_view(H.find_line("○ n3"), "the rest below it")
+end)
+
+H.test("unfocused, in a short window: the newest session's current task is in view", function()
+  local items = {}
+  for i = 1, 20 do
+    items[i] = { content = ("long%02d"):format(i), status = i < 15 and "completed" or (i == 15 and "in_progress" or "pending") }
+  end
+  write("long", items)
+  H.wait(function()
+    return H.find_line("● long15")
+  end, "the long plan drawn")
+  vim.api.nvim_win_set_height(sidebar.state.win, 6)
+  act("start", "long16", "long")
+  H.wait(function()
+    return H.find_line("● long16")
+  end, "long16 started")
+  H.eq(H.find_line("▾ long"), 1, "the changed session is first")
+  in_view(H.find_line("● long16"), "the task in progress")
+  H.eq(vim.api.nvim_get_current_win(), main_win, "focus not taken")
+end)
+
+H.test("focused: the cursor stays on its task, in view, with no blank rows below", function()
+  vim.cmd("resize 40")
+  vim.api.nvim_win_set_height(sidebar.state.win, 12)
+  vim.api.nvim_set_current_win(sidebar.state.win)
+  local lnum = H.find_line("○ n2")
+  vim.api.nvim_win_set_cursor(sidebar.state.win, { lnum, 0 })
+  act("done", "o2", "older")
+  H.wait(function()
+    return H.find_line("▾ older") == 1
+  end, "older moves to the top")
+  local now = H.find_line("○ n2")
+  H.eq(vim.api.nvim_win_get_cursor(sidebar.state.win)[1], now, "cursor follows its task")
+  in_view(now, "the cursor's task")
+  local _, bottom = shown()
+  local height = vim.api.nvim_win_get_height(sidebar.state.win)
+  local total = vim.api.nvim_buf_line_count(sidebar.state.buf)
+  local visible_rows = vim.api.nvim_win_text_height(sidebar.state.win, { start_row = vim.fn.line("w0", sidebar.state.win) - 1 }).all
+  H.ok(bottom == total and visible_rows >= math.min(height, total) or bottom < total,
+    ("blank rows below the list: %d rows of text in a window of %d"):format(visible_rows, height))
+  vim.api.nvim_set_current_win(main_win)
+end)
+
+H.test("a long session name is cut with … and the bar and count always fit", function()
+  local name = "claude-code 2026-11-23 12:52"
+  write(name, { { content = "a", status = "completed" }, "b", "c" })
+  H.wait(function()
+    return H.find_line("1/3")
+  end, "the long-named session drawn")
+  local width = vim.api.nvim_win_get_width(sidebar.state.win)
+  local line = H.sidebar_lines()[H.find_line("1/3")]
+  H.ok(vim.fn.strdisplaywidth(line) <= width, ("header wider than %d cells: %q"):format(width, line))
+  H.ok(line:find("1/3 ███░░░░░░░", 1, true), "the whole bar shows: " .. line)
+  H.ok(line:find("…", 1, true), "the name is cut with …: " .. line)
+  H.ok(line:find("▾ claude-code", 1, true), "the start of the name stays: " .. line)
+  -- A wider sidebar shows the whole name again.
+  vim.api.nvim_win_set_width(sidebar.state.win, 60)
+  -- A UI fires WinResized on its next redraw; headless Neovim has no UI to redraw.
+  vim.api.nvim_exec_autocmds("WinResized", {})
+  H.wait(function()
+    return H.find_line("▾ " .. name .. "  1/3")
+  end, "the whole name in a wider sidebar")
+end)
+
+H.run()
