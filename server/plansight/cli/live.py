@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from plansight.cli.panel import render_state
+from plansight.cli.panel import ICONS, progress_bar, render_state
 from plansight.protocol import GetParams
 from plansight.service import PlanService
 
 POLL_SECONDS = 0.1
+# A session written to this recently is an agent at work: it shows under the followed one.
+ACTIVE_FOR = timedelta(minutes=10)
+# The followed session gives way to a newer one only after being idle this long, so two
+# agents writing by turns never flip the panel between them.
+IDLE_AFTER = timedelta(minutes=2)
 
 
 def pick_session(service: PlanService, wanted: str | None) -> str | None:
@@ -25,25 +31,103 @@ def pick_session(service: PlanService, wanted: str | None) -> str | None:
     return sessions[0].session if sessions else None
 
 
-def frame(service: PlanService, wanted: str | None) -> tuple[tuple[Any, ...], RenderableType]:
-    session = pick_session(service, wanted)
-    if session is None:
-        return ("waiting",), Text("Waiting for an agent to write a plan…", style="dim")
-    state = service.get(GetParams(session=session))
-    return (session, state["version"]), render_state(state)
+def _updated(info: dict[str, Any]) -> datetime | None:
+    stamp = info.get("updatedAt")
+    if not stamp:
+        return None
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _recent(info: dict[str, Any], now: datetime, within: timedelta) -> bool:
+    when = _updated(info)
+    return when is not None and now - when <= within
+
+
+def summary_line(info: dict[str, Any]) -> Text:
+    """One line for a session that is not followed: name, progress, what it is doing."""
+    progress = info["progress"]
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(f"{ICONS['in_progress'] if info['current'] else ICONS['pending']} ", style="dim")
+    line.append(info["session"], style="bold")
+    line.append(f"  {progress_bar(progress['completed'], progress['total'], 5)}", style="dim")
+    if info["current"]:
+        line.append(f"  {info['current']['activeForm']}", style="yellow")
+    return line
+
+
+class Watcher:
+    """What `watch` shows: one session followed in full, the other active ones a line each.
+
+    The followed session is the pinned one (`--session`), else the one updated last when
+    the watch began; it stays followed while it is in use, so a second agent writing in
+    turn with the first never flips the panel: it shows as a line underneath."""
+
+    def __init__(self, service: PlanService, pinned: str | None) -> None:
+        self.service = service
+        self.pinned = pinned
+        self.followed: str | None = pinned
+
+    def _follow(self, sessions: list[dict[str, Any]], now: datetime) -> str | None:
+        if self.pinned:
+            return self.pinned
+        if not sessions:
+            return None
+        followed = next((s for s in sessions if s["session"] == self.followed), None)
+        newest = sessions[0]
+        if followed is None or (newest is not followed and not _recent(followed, now, IDLE_AFTER)):
+            return str(newest["session"])
+        return str(followed["session"])
+
+    def frame(self, size: tuple[int, int]) -> tuple[tuple[Any, ...], RenderableType]:
+        """A key that changes whenever the picture would, and the picture for `size`."""
+        height = size[1]
+        now = datetime.now(timezone.utc)
+        sessions: list[dict[str, Any]] = self.service.sessions()["sessions"]
+        self.followed = self._follow(sessions, now)
+        if self.followed is None:
+            return ("waiting", size), Text("Waiting for an agent to write a plan…", style="dim")
+        others = [
+            s for s in sessions if s["session"] != self.followed and _recent(s, now, ACTIVE_FOR)
+        ]
+        # The followed plan keeps most of the room; the others share at most a third.
+        room = max(0, min(len(others), height // 3))
+        lines = [summary_line(s) for s in others[:room]]
+        if len(others) > room and room > 0:
+            hidden = len(others) - room + 1
+            lines[-1] = Text(f"+ {hidden} more active sessions (plansight sessions)", style="dim")
+        state = self.service.get(GetParams(session=self.followed))
+        key = (
+            size,
+            self.followed,
+            state["version"],
+            tuple((s["session"], s["version"]) for s in others[:room]),
+            len(others),
+        )
+        # One row is left free: the terminal's cursor sits below the last line drawn.
+        panel = render_state(state, height=max(3, height - len(lines) - 1))
+        return key, Group(panel, *lines)
 
 
 def watch(
     service: PlanService, wanted: str | None, console: Console, stop: threading.Event | None = None
 ) -> None:
-    """Redraw on every change until interrupted (or until `stop` is set)."""
+    """Redraw on every change until interrupted (or until `stop` is set).
+
+    The screen is written only when what it shows changes (or the terminal is resized):
+    no periodic refresh, so nothing flickers while the agents are quiet."""
     stop = stop or threading.Event()
-    key, renderable = frame(service, wanted)
-    with Live(renderable, console=console, refresh_per_second=10, transient=False) as live:
+    watcher = Watcher(service, wanted)
+    key, renderable = watcher.frame(console.size)
+    with Live(renderable, console=console, auto_refresh=False, transient=False) as live:
+        live.refresh()
         while not stop.is_set():
             time.sleep(POLL_SECONDS)
-            new_key, renderable = frame(service, wanted)
+            new_key, renderable = watcher.frame(console.size)
             if new_key != key:
                 key = new_key
                 live.update(renderable, refresh=True)
-        live.update(frame(service, wanted)[1], refresh=True)
+        live.update(watcher.frame(console.size)[1], refresh=True)

@@ -40,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     session = _Parser(add_help=False)
     session.add_argument("--session", metavar="S", help='the session (default: "default")')
+    # Reading commands look at what the agents wrote last, not at a fixed name.
+    viewed = _Parser(add_help=False)
+    viewed.add_argument(
+        "--session", metavar="S", help="the session (default: the one updated last)"
+    )
     change = _Parser(add_help=False)
     change.add_argument(
         "--origin",
@@ -52,11 +57,31 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", parents=[store], help="the language server on stdio")
     serve.set_defaults(run=_serve)
 
-    show = commands.add_parser("show", parents=[store, session], help="print the plan")
+    show = commands.add_parser(
+        "show",
+        parents=[store, viewed],
+        help="print the plan",
+        description="Print a session's plan: the one updated last, or --session's "
+        "(`plansight sessions` lists them).",
+    )
     show.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     show.set_defaults(run=_show)
 
-    watch = commands.add_parser("watch", parents=[store, session], help="the plan, live")
+    watch = commands.add_parser(
+        "watch",
+        parents=[store],
+        help="the plan, live",
+        description="The plan, redrawn as it changes. It follows the session updated last "
+        "when it starts, and keeps following it until it has been idle for 2 minutes "
+        "while another is newer; every other session written to in the last 10 minutes "
+        "shows as one line underneath. In a short "
+        "terminal the list scrolls to keep the task in progress in view.",
+    )
+    watch.add_argument(
+        "--session",
+        metavar="S",
+        help="follow this session only (default: the one updated last, as described above)",
+    )
     watch.set_defaults(run=_watch)
 
     apply = commands.add_parser(
@@ -85,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     sessions.set_defaults(run=_sessions)
 
     export = commands.add_parser(
-        "export", parents=[store, session], help="print the plan as markdown or JSON"
+        "export", parents=[store, viewed], help="print the plan as markdown or JSON"
     )
     export.add_argument("--format", choices=("markdown", "json"), default="markdown")
     export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
@@ -185,8 +210,10 @@ def _require_session(service: Any, args: argparse.Namespace) -> str:
     name = pick_session(service, args.session)
     if name is None:
         return args.session or "default"
-    if args.session and not any(p.session == name for p in service.store.sessions()):
-        raise BadInput(f'no session named "{name}" in this store (see `plansight sessions`)')
+    known = [p.session for p in service.store.sessions()]
+    if args.session and name not in known:
+        listed = ", ".join(f'"{s}"' for s in known) if known else "none yet"
+        raise BadInput(f'no session named "{name}" in this store; its sessions: {listed}')
     return name
 
 
@@ -218,8 +245,11 @@ def _show(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace) -> int:
     from plansight.cli.live import watch
 
+    service = _service(args)
+    if args.session:
+        _require_session(service, args)
     with contextlib.suppress(KeyboardInterrupt):
-        watch(_service(args), args.session, _console())
+        watch(service, args.session, _console())
     return EXIT_OK
 
 

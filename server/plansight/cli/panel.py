@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
+
+from plansight.cli.viewport import visible_slice
 
 ICONS = {"pending": "○", "in_progress": "●", "completed": "✓", "abandoned": "✗"}
 STYLES = {
@@ -24,61 +28,128 @@ def progress_bar(completed: int, total: int, width: int = BAR_WIDTH) -> str:
     return f"[{'█' * filled}{'░' * (width - filled)}] {completed}/{total}"
 
 
-def render_state(state: dict[str, Any]) -> RenderableType:
-    """Phases, tasks with their icons, the current task's notes and the progress bar.
+def _hanging(prefix: str, body: Text, prefix_style: str = "") -> RenderableType:
+    """`prefix` then `body`, whose wrapped lines start under the body, not at column 0."""
+    grid = Table.grid(padding=0)
+    grid.add_column(width=len(prefix), no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text(prefix, style=prefix_style), body)
+    return grid
 
-    Every piece of plan text goes into `Text` objects, never markup, so a task named
-    "[bold]" is shown as written."""
+
+@dataclass
+class PlanLines:
+    """The panel's content: the header, then one renderable per body line. `focus` is the
+    slice of body lines that must stay in view (the current task and its notes)."""
+
+    header: Text
+    body: list[RenderableType]
+    is_task: list[bool]
+    focus: tuple[int, int]
+
+
+def plan_lines(state: dict[str, Any]) -> PlanLines:
+    """Every line of the panel for `state`, plan text in `Text` objects, never markup, so a
+    task named "[bold]" is shown as written."""
     progress = state["progress"]
     lines: list[RenderableType] = []
+    is_task: list[bool] = []
     header = Text(progress_bar(progress["completed"], progress["total"]), style="bold")
     header.append(f"  {progress['percent']}%", style="dim")
     if progress["abandoned"]:
         header.append(f"  {progress['abandoned']} dropped", style="dim")
-    lines.append(header)
     if not progress["total"]:
         lines.append(
             Text("No tasks yet: the plan appears here as the agent writes it.", style="dim")
         )
+        is_task.append(False)
+    current: tuple[int, int] | None = None
+    first_pending: int | None = None
     for phase in state["phases"]:
-        lines.append(Text(""))
-        lines.append(Text(phase["name"], style="bold cyan"))
+        lines += [Text(""), Text(phase["name"], style="bold cyan")]
+        is_task += [False, False]
         if not phase["tasks"]:
             lines.append(Text("  (empty)", style="dim"))
+            is_task.append(False)
         for task in phase["tasks"]:
             status = task["status"]
             label = task["activeForm"] if status == "in_progress" else task["content"]
-            line = Text(
-                f"  {ICONS[status]} ", style=STYLES[status] if status != "abandoned" else "dim"
-            )
-            line.append(label, style=STYLES[status])
+            text = Text(label, style=STYLES[status])
             if task["notes"] and status != "in_progress":
-                line.append(
+                text.append(
                     f"  ({len(task['notes'])} note{'s' if len(task['notes']) > 1 else ''})",
                     style="dim",
                 )
-            lines.append(line)
+            start = len(lines)
+            if status == "pending" and first_pending is None:
+                first_pending = start
+            lines.append(
+                _hanging(
+                    f"  {ICONS[status]} ",
+                    text,
+                    STYLES[status] if status != "abandoned" else "dim",
+                )
+            )
+            is_task.append(True)
             if status == "in_progress":
                 for note in task["notes"]:
                     for i, part in enumerate(note.split("\n")):
-                        lines.append(
-                            Text(("      › " if i == 0 else "        ") + part, style="italic dim")
-                        )
-    title = Text(f"Plansight · {state['session']}", style="bold")
-    subtitle = Text(f"v{state['version']}", style="dim")
-    return Panel(
-        Group(*lines),
-        title=title,
-        title_align="left",
-        subtitle=subtitle,
-        subtitle_align="right",
-        padding=(0, 1),
-    )
+                        prefix = "      › " if i == 0 else "        "
+                        lines.append(_hanging(prefix, Text(part, style="italic dim"), "italic dim"))
+                        is_task.append(False)
+                if current is None:
+                    current = (start, len(lines))
+    if current is None:
+        at = first_pending if first_pending is not None else 0
+        current = (at, min(at + 1, len(lines)))
+    return PlanLines(header, lines, is_task, current)
+
+
+def _more(count: int, where: str) -> Text:
+    what = f"{count} more task{'s' if count != 1 else ''}" if count else "more"
+    return Text(f"  {where} {what}", style="dim")
+
+
+@dataclass
+class PlanPanel:
+    """The plan in a box. With `height`, the box takes at most that many rows: the header,
+    the current task and the borders always show, the rest scrolls around the current task
+    (a cut box would lose its border and, past the cut, the task being worked on)."""
+
+    state: dict[str, Any]
+    height: int | None = None
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        content = plan_lines(self.state)
+        body = content.body
+        if self.height is not None:
+            inner = options.update(width=max(1, options.max_width - 4), height=None)
+            header_rows = len(console.render_lines(content.header, inner, pad=False))
+            heights = [len(console.render_lines(line, inner, pad=False)) for line in body]
+            start, end = visible_slice(heights, self.height - 2 - header_rows, content.focus)
+            shown = body[start:end]
+            if start > 0:
+                shown.insert(0, _more(sum(content.is_task[:start]), "↑"))
+            if end < len(body):
+                shown.append(_more(sum(content.is_task[end:]), "↓"))
+            body = shown
+        yield Panel(
+            Group(content.header, *body),
+            title=Text(f"Plansight · {self.state['session']}", style="bold", overflow="ellipsis"),
+            title_align="left",
+            subtitle=Text(f"v{self.state['version']}", style="dim"),
+            subtitle_align="right",
+            padding=(0, 1),
+        )
+
+
+def render_state(state: dict[str, Any], height: int | None = None) -> RenderableType:
+    """Phases, tasks with their icons, the current task's notes and the progress bar, in a
+    box of at most `height` rows when given."""
+    return PlanPanel(state, height)
 
 
 def render_sessions(sessions: list[dict[str, Any]]) -> RenderableType:
-    from rich.table import Table
-
     table = Table("session", "progress", "current", "updated", box=None, pad_edge=False)
     for info in sessions:
         progress = info["progress"]

@@ -1,0 +1,220 @@
+"""`plansight show` and `watch` as a person at a terminal meets them: what `--session`
+does, a short terminal, long task text, and two agents writing at once.
+
+`watch` draws to a Rich console of a fixed size here; the store is a real SQLite file
+written by the same service the CLI uses."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from plansight.cli.live import watch
+from plansight.protocol import ApplyParams
+from plansight.service import PlanService
+from plansight.store.sqlite import SqliteStore
+
+
+def plansight(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plansight", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "plans.sqlite3")
+
+
+@pytest.fixture
+def service(db: str) -> Iterator[PlanService]:
+    svc = PlanService(SqliteStore(db))
+    yield svc
+    svc.store.close()
+
+
+def apply(service: PlanService, session: str, ops: list[dict[str, Any]]) -> None:
+    result = service.apply(
+        ApplyParams.model_validate({"session": session, "ops": ops}),
+        {"session": session, "ops": ops},
+    )
+    assert not result.result["isError"], result.result["summary"]
+
+
+def long_plan(current: int = 25, total: int = 30) -> list[dict[str, Any]]:
+    items = [
+        {
+            "content": f"Task {i:02d}",
+            "activeForm": f"Working on task {i:02d}",
+            "status": "completed" if i < current else "in_progress" if i == current else "pending",
+        }
+        for i in range(1, total + 1)
+    ]
+    return [{"op": "init", "list": [{"phase": "Build", "items": items}]}]
+
+
+def final_frame(service: PlanService, width: int, height: int, pinned: str | None = None) -> str:
+    """What `watch` leaves on a terminal of this size (its last frame)."""
+    out = io.StringIO()
+    console = Console(file=out, width=width, height=height, color_system=None, record=True)
+    stop = threading.Event()
+    stop.set()
+    watch(service, pinned, console, stop)
+    return console.export_text()
+
+
+# ---------------------------------------------------------------- --session
+
+
+@pytest.mark.parametrize("command", ["show", "watch", "export"])
+def test_help_says_what_session_defaults_to(command: str) -> None:
+    shown = plansight(command, "--help")
+    assert shown.returncode == 0
+    text = " ".join(shown.stdout.split())
+    assert "the one updated last" in text
+    assert 'default: "default"' not in text
+
+
+@pytest.mark.parametrize("command", ["show", "watch", "export"])
+def test_an_unknown_session_lists_the_sessions_that_exist(
+    db: str, service: PlanService, command: str
+) -> None:
+    apply(service, "claude-code 2026-11-23 12:52", long_plan(2, 3))
+    apply(service, "gemini", long_plan(1, 2))
+    shown = plansight(command, "--db", db, "--session", "default")
+    assert shown.returncode == 2
+    line = shown.stderr.strip()
+    assert line.startswith('plansight: no session named "default" in this store; its sessions: ')
+    assert '"gemini"' in line and '"claude-code 2026-11-23 12:52"' in line
+    assert "\n" not in line and "Traceback" not in line
+    assert shown.stdout == ""
+
+
+# ---------------------------------------------------------------- a short terminal
+
+
+def test_a_short_terminal_keeps_header_current_task_and_border(service: PlanService) -> None:
+    apply(service, "agent", long_plan(current=25, total=34))
+    lines = final_frame(service, 44, 14).rstrip("\n").split("\n")
+    assert len(lines) < 14, "\n".join(lines)  # one row is left for the cursor
+    assert lines[0].startswith("╭─ Plansight · agent")
+    assert "24/34" in lines[1]  # the header
+    assert lines[-1].startswith("╰") and lines[-1].endswith("╯")  # the bottom border
+    assert any("● Working on task 25" in line for line in lines)
+    assert "..." not in "\n".join(lines)
+    # The rest scrolls around the current task: some done before it, what comes next
+    # after it, and markers say what is hidden.
+    assert any("✓ Task 24" in line for line in lines)
+    assert any("○ Task 26" in line for line in lines)
+    assert any("↑ 2" in line and "more tasks" in line for line in lines)
+    assert any("↓" in line and "more tasks" in line for line in lines)
+
+
+def test_the_whole_plan_shows_when_it_fits(service: PlanService) -> None:
+    apply(service, "agent", long_plan(current=2, total=4))
+    text = final_frame(service, 60, 40)
+    for i in range(1, 5):
+        assert f"Task {i:02d}" in text or f"task {i:02d}" in text
+    assert "more task" not in text
+
+
+def test_wrapped_task_text_is_indented_under_its_text(service: PlanService) -> None:
+    long = "Refactor the store so that every read runs inside one transaction"
+    items = ["First", long]
+    apply(service, "agent", [{"op": "init", "list": [{"phase": "P", "items": items}]}])
+    lines = final_frame(service, 44, 30).split("\n")
+    first = next(i for i, line in enumerate(lines) if "Refactor" in line)
+    column = lines[first].index("Refactor")
+    following = lines[first + 1]
+    assert following[1:column].strip() == "", f"continuation starts left of the text:\n{following}"
+    assert following[column] != " "
+
+
+# ---------------------------------------------------------------- two agents
+
+
+class LiveWatch:
+    """`watch` running in a thread on a fixed-size terminal-like console."""
+
+    def __init__(self, service: PlanService, pinned: str | None = None) -> None:
+        self.out = io.StringIO()
+        self.console = Console(
+            file=self.out, width=60, height=20, force_terminal=True, color_system=None
+        )
+        self.stop = threading.Event()
+        self.thread = threading.Thread(
+            target=watch, args=(service, pinned, self.console, self.stop)
+        )
+
+    def __enter__(self) -> LiveWatch:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert self.out.getvalue(), "watch drew nothing"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=20)
+
+    def wait_for(self, text: str) -> None:
+        deadline = time.monotonic() + 20
+        while text not in self.out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert text in self.out.getvalue(), f"never drawn: {text}"
+
+
+def test_two_agents_writing_do_not_flip_the_panel(service: PlanService) -> None:
+    apply(service, "agent-a", long_plan(current=2, total=4))
+    with LiveWatch(service) as live:
+        for i in range(3):
+            apply(service, "agent-b", long_plan(current=i + 1, total=3))
+            live.wait_for(f"Working on task {i + 1:02d}")
+            apply(service, "agent-a", [{"op": "note", "text": f"note {i}"}])
+            live.wait_for(f"note {i}")
+    drawn = live.out.getvalue()
+    assert "Plansight · agent-a" in drawn
+    assert "Plansight · agent-b" not in drawn, "the panel flipped to the other agent"
+    # The other agent shows as a line of its own, with what it is doing.
+    last = drawn.rsplit("Plansight · agent-a", 1)[1]
+    assert "agent-b" in last and "Working on task 03" in last
+
+
+def test_session_pins_the_panel_to_one_session(service: PlanService) -> None:
+    apply(service, "agent-a", long_plan(current=2, total=4))
+    apply(service, "agent-b", long_plan(current=1, total=3))
+    with LiveWatch(service, pinned="agent-a") as live:
+        apply(service, "agent-b", long_plan(current=2, total=3))
+        live.wait_for("Working on task 02")
+    assert "Plansight · agent-b" not in live.out.getvalue()
+
+
+def test_nothing_is_redrawn_while_nothing_changes(service: PlanService) -> None:
+    apply(service, "agent", long_plan(current=2, total=4))
+    with LiveWatch(service) as live:
+        drawn = len(live.out.getvalue())
+        # Twenty polls with no change: a periodic refresh would rewrite the screen.
+        time.sleep(20 * 0.1)
+        assert len(live.out.getvalue()) == drawn, "redrawn with nothing changed (flicker)"
+        apply(service, "agent", [{"op": "start", "task": "Task 03"}])
+        live.wait_for("Working on task 03")
+
+
+def test_json_show_still_reads_the_named_session(db: str, service: PlanService) -> None:
+    apply(service, "agent", long_plan(current=2, total=4))
+    shown = plansight("show", "--db", db, "--session", "agent", "--format", "json")
+    assert shown.returncode == 0 and json.loads(shown.stdout)["session"] == "agent"
