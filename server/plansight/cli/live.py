@@ -36,7 +36,7 @@ def _updated(info: dict[str, Any]) -> datetime | None:
     if not stamp:
         return None
     try:
-        when = datetime.fromisoformat(stamp)
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # 3.10 reads no "Z"
     except ValueError:
         return None
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
