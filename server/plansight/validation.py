@@ -27,9 +27,35 @@ def field_path(loc: tuple[Any, ...]) -> str:
     return ".".join(parts)
 
 
+def _union_branch(loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], str] | None:
+    """Where a `str | ItemSpec` union sits in `loc`, and which member the error is from."""
+    for index, part in enumerate(loc):
+        if isinstance(part, str) and part in _UNION_LABELS:
+            return loc[:index], part
+    return None
+
+
+def _applicable(errors: list[Any]) -> list[Any]:
+    """An item given as an object was meant as an `ItemSpec`: what that member says about
+    its fields applies; "Input should be a valid string" from the `str` member does not."""
+    specific = set()
+    for error in errors:
+        branch = _union_branch(tuple(error["loc"]))
+        if branch and branch[1] != "str" and len(error["loc"]) > len(branch[0]) + 1:
+            specific.add(branch[0])
+    kept = []
+    for error in errors:
+        branch = _union_branch(tuple(error["loc"]))
+        if branch and branch[1] == "str" and branch[0] in specific:
+            continue
+        kept.append(error)
+    return kept
+
+
 def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
     merged: dict[str, list[str]] = {}
-    for error in exc.errors(include_url=False, include_input=False, include_context=False):
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    for error in _applicable(list(errors)):
         message = error["msg"]
         if error["type"] == "union_tag_invalid":
             message = "Unknown op: expected one of " + ", ".join(sorted(_OP_TAGS))

@@ -171,8 +171,8 @@ async def test_refusals_are_tool_errors_with_readable_text(store_path: Path) -> 
         text = text_of(refused)
         assert text.startswith("Refused, nothing changed:\n- ")
         assert "Traceback" not in text and "File " not in text
-        # The list as it stands follows, so the agent can retry from it.
-        assert text.endswith("Todo list: 0/1 completed\nTodos:\n  [ ] Plan")
+        # The list as it stands follows, so the agent can retry from it, and which it is.
+        assert "Todo list: 0/1 completed\nTodos:\n  [ ] Plan\n\n(Session " in text
     assert "- todos.0.status: Input should be 'pending'" in text_of(bad_status)
     assert "- todos: Only one task can be in_progress at a time" in text_of(two_current)
     assert "- todos: Field required" in text_of(no_todos)

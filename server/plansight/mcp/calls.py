@@ -66,16 +66,19 @@ class PlanTools:
     def _write(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "todos", session)
         outcome = self.service.write(WriteParams.model_validate(request), request)
-        return ToolReply(
-            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
-        )
+        return self._changed(outcome.result, session)
 
     def _apply(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "ops", session)
         outcome = self.service.apply(ApplyParams.model_validate(request), request)
-        return ToolReply(
-            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
-        )
+        return self._changed(outcome.result, session)
+
+    def _changed(self, result: Json, session: str) -> ToolReply:
+        text = result["summary"]
+        if result["isError"]:
+            # "Task not found" in an empty list is a puzzle unless it says which list.
+            text += f"\n\n{_where(session)}"
+        return ToolReply(self._with_news(text, session), result["isError"])
 
     def _read(self, session: str) -> ToolReply:
         state = self.service.get(GetParams(session=session))
@@ -95,7 +98,7 @@ class PlanTools:
             text += "\n\n" + read_text(self.service.store.load(session))
         except StoreError:
             log.warning("cannot read session %r after a refusal", session)
-        return ToolReply(text, is_error=True)
+        return ToolReply(f"{text}\n\n{_where(session)}", is_error=True)
 
 
 def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any]:
@@ -111,6 +114,10 @@ def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any
         request[key] = value
     request.update(session=session, origin="agent")
     return request
+
+
+def _where(session: str) -> str:
+    return f'(Session "{session}", the list these tools read and change.)'
 
 
 def _line(path: str, message: str) -> str:

@@ -1,7 +1,9 @@
 """`plansight mcp`: an MCP server over stdio writing to the store the editor watches.
 
 One process serves one client (stdio), so one session per process: the one it is told
-(`--session`, `PLANSIGHT_SESSION`), else one named after the client and the start time.
+(`--session`, `PLANSIGHT_SESSION`), else the same client's list written to in the last few
+minutes that no live server holds (see `session.py`), else one named after the client and
+the start time.
 No network listener.
 """
 
@@ -11,7 +13,7 @@ import logging
 import os
 import signal
 import sys
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import anyio
@@ -35,6 +37,7 @@ from plansight.mcp.session import (
     SessionClaim,
     connection_session,
     lock_dir_for,
+    recent_sessions_of,
     requested_session,
 )
 from plansight.mcp.tools import (
@@ -105,8 +108,15 @@ class PlanConnection:
         if self._session is None:
             params = ctx.session.client_params
             client = params.client_info.name if params is not None else None
-            base = connection_session(client, self.started)
-            self._session = self.claim.claim(base, self._in_store)
+            recent = recent_sessions_of(
+                client,
+                ((p.session, p.updated_at) for p in self.service.store.sessions()),
+                datetime.now(timezone.utc),
+            )
+            self._session = self.claim.take_over(recent)
+            if self._session is None:
+                base = connection_session(client, self.started)
+                self._session = self.claim.claim(base, self._in_store)
             log.info("writing to session %r", self._session)
         return self._session
 

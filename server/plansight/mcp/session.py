@@ -2,8 +2,13 @@
 
 Two agents started side by side must not overwrite each other's list, even when they are
 the same program started in the same minute. So a connection's own name is claimed: a
-lock file per name, held (flock) for the life of the process and removed at its end,
-and a name already in the store is never taken over.
+lock file per name, held (flock) for the life of the process and removed at its end.
+
+One agent may also start a server per call (the MCP Inspector's CLI mode) or restart its
+servers: its next server must find the list it was writing. So a new connection takes
+over the most recent session of the same client that was written to in the last few
+minutes and that no live server holds; failing that, it claims a name of its own, never
+one the store already has.
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ import contextlib
 import hashlib
 import logging
 import os
-from collections.abc import Callable
-from datetime import datetime
+import re
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from plansight.core.text import clean_content
@@ -31,6 +37,10 @@ SESSION_ENV = "PLANSIGHT_SESSION"
 MAX_SESSION_LENGTH = 200
 _MAX_CLIENT_NAME = 60
 _MAX_TRIES = 50
+# How recent a client's list must be for its next server to take it over: long enough for
+# an agent's pause between two tool calls, short enough that a new task started later
+# gets a list of its own.
+REUSE_WITHIN = timedelta(minutes=5)
 
 
 def requested_session(flag: str | None) -> str | None:
@@ -38,10 +48,39 @@ def requested_session(flag: str | None) -> str | None:
     return flag or os.environ.get(SESSION_ENV) or None
 
 
+def _client_label(client_name: str | None) -> str:
+    return clean_content(client_name or "")[:_MAX_CLIENT_NAME].strip() or "mcp"
+
+
 def connection_session(client_name: str | None, started: datetime) -> str:
     """`claude-code 2026-11-21 14:03`: the client's name and the server's start time."""
-    name = clean_content(client_name or "")[:_MAX_CLIENT_NAME].strip() or "mcp"
-    return f"{name} {started:%Y-%m-%d %H:%M}"
+    return f"{_client_label(client_name)} {started:%Y-%m-%d %H:%M}"
+
+
+def _parse_time(stamp: str | None) -> datetime | None:
+    if not stamp:
+        return None
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def recent_sessions_of(
+    client_name: str | None, sessions: Iterable[tuple[str, str | None]], now: datetime
+) -> list[str]:
+    """The sessions (name, updatedAt; newest first) that a server of this client named for
+    itself and that were written to within `REUSE_WITHIN` of `now`, newest first."""
+    own = re.compile(
+        re.escape(_client_label(client_name)) + r" \d{4}-\d\d-\d\d \d\d:\d\d(?: \(\d+\))?"
+    )
+    found = []
+    for name, updated in sessions:
+        when = _parse_time(updated)
+        if when is not None and now - when <= REUSE_WITHIN and own.fullmatch(name):
+            found.append(name)
+    return found
 
 
 def lock_dir_for(store_path: str | os.PathLike[str]) -> Path:
@@ -56,6 +95,15 @@ class SessionClaim:
         self.lock_dir = lock_dir
         self._fd: int | None = None
         self._lock_path: Path | None = None
+
+    def take_over(self, candidates: Iterable[str]) -> str | None:
+        """The first of `candidates` that no live server holds, now held by this one."""
+        if not CAN_LOCK:
+            return None  # without locks a live agent's list cannot be told from a left one
+        for name in candidates:
+            if self._lock(name):
+                return name
+        return None
 
     def claim(self, base: str, in_store: Callable[[str], bool]) -> str:
         """`base`, else `base (2)`, `base (3)`... : the first name no other live server
