@@ -12,7 +12,7 @@ from mcp_harness import mcp_client, session_of, text_of, todo
 
 # The name the MCP Inspector's CLI mode gives itself in `clientInfo` (seen running
 # `npx @modelcontextprotocol/inspector --cli`); any client name works the same.
-INSPECTOR = "inspector-client"
+INSPECTOR = "inspector-cli"
 
 
 async def test_short_lived_connections_of_one_agent_land_on_one_list(store_path: Path) -> None:

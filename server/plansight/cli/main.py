@@ -140,7 +140,8 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--session",
         metavar="S",
-        help='the session (default: $PLANSIGHT_SESSION, else one per client: "<client> <start time>")',
+        help="the session (default: $PLANSIGHT_SESSION, else the same client's list written "
+        'to in the last 5 minutes that no running server holds, else "<client> <start time>")',
     )
     mcp.set_defaults(run=_mcp)
     return parser
