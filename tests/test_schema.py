@@ -42,9 +42,18 @@ CONTRACT_PARAMS = {
     "plansight/export": {"session", "format"},
     "plansight/import": {"session", "markdown", "origin"},
     "plansight/context": {"session"},
+    "plansight/history": {"session", "limit"},
+    "plansight/restore": {"session", "version", "origin"},
 }
-TODO_STATE = {"session", "version", "phases", "progress", "current", "updatedAt"}
-APPLY_RESULT = TODO_STATE | {"summary", "errors", "isError", "completedTasks", "changed"}
+TODO_STATE = {"session", "title", "version", "phases", "progress", "current", "updatedAt"}
+APPLY_RESULT = TODO_STATE | {
+    "summary",
+    "errors",
+    "isError",
+    "completedTasks",
+    "removedTasks",
+    "changed",
+}
 CONTRACT_RESULTS = {
     "plansight/apply": APPLY_RESULT,
     "plansight/write": APPLY_RESULT,
@@ -54,8 +63,17 @@ CONTRACT_RESULTS = {
     "plansight/export": {"text"},
     "plansight/import": APPLY_RESULT,
     "plansight/context": {"text", "reminder"},
+    "plansight/history": {"events"},
+    "plansight/restore": APPLY_RESULT,
 }
 TASK = {
+    "description",
+    "priority",
+    "blockedBy",
+    "waiting",
+    "owner",
+    "files",
+    "externalId",
     "id",
     "content",
     "activeForm",
@@ -74,8 +92,23 @@ OPS = {
     "rm": {"op", "task", "id", "phase"},
     "append": {"op", "phase", "items"},
     "note": {"op", "task", "id", "text"},
+    "block": {"op", "task", "id", "reason"},
+    "update": {
+        "op",
+        "task",
+        "id",
+        "content",
+        "activeForm",
+        "description",
+        "priority",
+        "owner",
+        "status",
+        "blockedBy",
+        "addFiles",
+    },
 }
-STATUSES = ["pending", "in_progress", "completed", "abandoned"]
+STATUSES = ["pending", "in_progress", "completed", "abandoned", "blocked"]
+V2_ITEM = {"description", "priority", "blockedBy", "owner"}
 CAMEL = re.compile(r"^[a-z][a-zA-Z]*$")
 
 
@@ -95,7 +128,7 @@ def schema_defs(root: Json) -> dict[str, Json]:
 
 def test_the_schema_covers_every_request_and_notification_of_the_contract() -> None:
     schema = json_schema()
-    assert schema["protocolVersion"] == 1
+    assert schema["protocolVersion"] == 2
     assert set(METHODS) == set(CONTRACT_PARAMS)
     assert set(schema["requests"]) == set(CONTRACT_PARAMS)
     assert set(schema["notifications"]) == {DID_CHANGE} == {"plansight/didChange"}
@@ -130,7 +163,16 @@ def test_the_ops_and_items_have_the_contracts_shapes() -> None:
     by_op = {v["properties"]["op"]["const"]: set(v["properties"]) for v in variants}
     assert by_op == OPS
     defs = schema_defs(params)
-    assert set(defs["ItemSpec"]["properties"]) == {"content", "activeForm", "status", "notes"}
+    assert (
+        set(defs["ItemSpec"]["properties"])
+        == {
+            "content",
+            "activeForm",
+            "status",
+            "notes",
+        }
+        | V2_ITEM
+    )
     assert defs["ItemSpec"]["required"] == ["content"]
     assert set(defs["PhaseSpec"]["properties"]) == {"phase", "items"}
 
@@ -138,7 +180,18 @@ def test_the_ops_and_items_have_the_contracts_shapes() -> None:
 def test_write_items_have_the_todowrite_shape() -> None:
     params = json_schema()["requests"]["plansight/write"]["params"]
     item = schema_defs(params)["WriteItem"]
-    assert set(item["properties"]) == {"content", "activeForm", "status", "id", "phase", "notes"}
+    assert (
+        set(item["properties"])
+        == {
+            "content",
+            "activeForm",
+            "status",
+            "id",
+            "phase",
+            "notes",
+        }
+        | V2_ITEM
+    )
     assert set(item["required"]) == {"content", "activeForm", "status"}
     assert item["properties"]["status"]["enum"] == STATUSES
 
@@ -150,13 +203,24 @@ def test_results_describe_tasks_progress_and_completions() -> None:
     assert set(defs["ProgressModel"]["properties"]) == {
         "completed",
         "abandoned",
+        "blocked",
         "total",
         "percent",
     }
     assert set(defs["Completion"]["properties"]) == {"id", "content", "phase"}
-    assert set(defs["PhaseModel"]["properties"]) == {"name", "tasks"}
+    assert set(defs["PhaseModel"]["properties"]) == {"name", "tasks", "progress"}
     notification = json_schema()["notifications"][DID_CHANGE]["params"]
-    assert fields(notification, notification) == TODO_STATE | {"origin", "completedTasks"}
+    assert fields(notification, notification) == TODO_STATE | {
+        "origin",
+        "completedTasks",
+        "removedTasks",
+    }
+
+
+def test_history_events_have_the_contracts_shape() -> None:
+    result = json_schema()["requests"]["plansight/history"]["result"]
+    event = schema_defs(result)["HistoryEvent"]
+    assert set(event["properties"]) == {"version", "origin", "method", "at", "changes"}
 
 
 # ---------------------------------------------------------------- what the service answers
@@ -200,7 +264,12 @@ def test_apply_results_fit_the_model(busy: PlanService) -> None:
     assert outcome.result["completedTasks"]
     assert outcome.result["errors"]
     state = {key: outcome.result[key] for key in STATE_KEYS}
-    did_change = {**state, "origin": outcome.origin, "completedTasks": outcome.completed}
+    did_change = {
+        **state,
+        "origin": outcome.origin,
+        "completedTasks": outcome.completed,
+        "removedTasks": outcome.removed,
+    }
     fits(DidChangeParams, did_change)
 
 

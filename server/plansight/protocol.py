@@ -13,18 +13,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
-from plansight.core.model import DEFAULT_SESSION, Origin, TaskStatus
+from plansight.core.model import DEFAULT_SESSION, Origin, Priority, TaskStatus
 
-METHODS = (
-    "plansight/apply",
-    "plansight/write",
-    "plansight/get",
-    "plansight/sessions",
-    "plansight/clear",
-    "plansight/export",
-    "plansight/import",
-    "plansight/context",
-)
+PROTOCOL_VERSION = 2
 DID_CHANGE = "plansight/didChange"
 
 SessionName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
@@ -47,6 +38,10 @@ class ItemSpec(WireModel):
     )
     status: TaskStatus | None = None
     notes: list[str] | None = None
+    description: str | None = None
+    priority: Priority | None = None
+    blocked_by: list[str] | None = None
+    owner: str | None = None
 
 
 Item = str | ItemSpec
@@ -103,8 +98,41 @@ class NoteOp(WireModel):
     text: str | None = None
 
 
+class BlockOp(WireModel):
+    op: Literal["block"]
+    task: str | None = None
+    id: str | None = None
+    reason: str | None = None
+
+
+class UpdateOp(WireModel):
+    """Only the fields it names change: `model_fields_set` tells a null from a field left out."""
+
+    op: Literal["update"]
+    task: str | None = None
+    id: str | None = None
+    content: str | None = None
+    active_form: str | None = Field(
+        None, validation_alias=AliasChoices("activeForm", "active_form")
+    )
+    description: str | None = None
+    priority: Priority | None = None
+    owner: str | None = None
+    status: TaskStatus | None = None
+    blocked_by: list[str] | None = None
+    add_files: list[str] | None = None
+
+
+OP_MODELS = (InitOp, StartOp, DoneOp, DropOp, BlockOp, RmOp, AppendOp, NoteOp, UpdateOp)
+# The op names, from the models' `op` literals: the one list the rest derives from.
+OP_NAMES: tuple[str, ...] = tuple(
+    model.model_fields["op"].annotation.__args__[0]  # type: ignore[union-attr]
+    for model in OP_MODELS
+)
+
 Op = Annotated[
-    InitOp | StartOp | DoneOp | DropOp | RmOp | AppendOp | NoteOp, Field(discriminator="op")
+    InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp,
+    Field(discriminator="op"),
 ]
 
 
@@ -125,6 +153,10 @@ class WriteItem(WireModel):
     id: str | None = None
     phase: str | None = None
     notes: list[str] | None = None
+    description: str | None = None
+    priority: Priority | None = None
+    blocked_by: list[str] | None = None
+    owner: str | None = None
 
 
 class WriteParams(SessionParams):
@@ -158,6 +190,15 @@ class ContextParams(SessionParams):
     pass
 
 
+class HistoryParams(SessionParams):
+    limit: Annotated[int, Field(ge=1)] | None = None
+
+
+class RestoreParams(SessionParams):
+    version: int
+    origin: Origin = "agent"
+
+
 # ---------------------------------------------------------------- results
 
 
@@ -167,26 +208,36 @@ class TaskModel(WireModel):
     active_form: str
     status: TaskStatus
     notes: list[str]
+    description: str
+    priority: Priority | None
+    blocked_by: list[str]
+    waiting: bool
+    owner: str | None
+    files: list[str]
+    external_id: str | None
     created_at: str
     updated_at: str
     started_at: str | None
     completed_at: str | None
 
 
-class PhaseModel(WireModel):
-    name: str
-    tasks: list[TaskModel]
-
-
 class ProgressModel(WireModel):
     completed: int
     abandoned: int
+    blocked: int
     total: int
     percent: int
 
 
+class PhaseModel(WireModel):
+    name: str
+    tasks: list[TaskModel]
+    progress: ProgressModel
+
+
 class TodoState(WireModel):
     session: str
+    title: str | None
     version: int
     phases: list[PhaseModel]
     progress: ProgressModel
@@ -205,11 +256,13 @@ class ApplyResult(TodoState):
     errors: list[str]
     is_error: bool
     completed_tasks: list[Completion]
+    removed_tasks: list[Completion]
     changed: bool
 
 
 class SessionInfo(WireModel):
     session: str
+    title: str | None
     version: int
     progress: ProgressModel
     current: TaskModel | None
@@ -229,9 +282,22 @@ class ContextResult(WireModel):
     reminder: bool
 
 
+class HistoryEvent(WireModel):
+    version: int
+    origin: Origin
+    method: str
+    at: str
+    changes: list[str]
+
+
+class HistoryResult(WireModel):
+    events: list[HistoryEvent]
+
+
 class DidChangeParams(TodoState):
     origin: Origin
     completed_tasks: list[Completion]
+    removed_tasks: list[Completion]
 
 
 REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -243,14 +309,18 @@ REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "plansight/export": (ExportParams, TextResult),
     "plansight/import": (ImportParams, ApplyResult),
     "plansight/context": (ContextParams, ContextResult),
+    "plansight/history": (HistoryParams, HistoryResult),
+    "plansight/restore": (RestoreParams, ApplyResult),
 }
+# Every request method, in the contract's order: what `initialize` advertises.
+METHODS: tuple[str, ...] = tuple(REQUESTS)
 NOTIFICATIONS: dict[str, type[WireModel]] = {DID_CHANGE: DidChangeParams}
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of every request's params and result and of every notification."""
     return {
-        "protocolVersion": 1,
+        "protocolVersion": PROTOCOL_VERSION,
         "requests": {
             method: {
                 "params": params.model_json_schema(by_alias=True),

@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import context_text
-from plansight.core.errors import VersionConflict
+from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.importing import import_markdown
 from plansight.core.markdown import to_markdown
-from plansight.core.model import Origin, Plan, utc_now
+from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
+from plansight.core.netchange import user_changes
 from plansight.core.ops import apply_ops
+from plansight.core.record import plan_from_record
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
 from plansight.core.write import write_todos
@@ -23,11 +26,16 @@ from plansight.protocol import (
     ContextParams,
     ExportParams,
     GetParams,
+    HistoryParams,
     ImportParams,
+    RestoreParams,
     WriteParams,
 )
 from plansight.store.base import ChangeEvent, TodoStore
 from plansight.wire import Json, session_info_json, state_json
+
+# `history` without a `limit`: every change whose plan is kept.
+HISTORY_LIMIT = 1000
 
 
 @dataclass(slots=True)
@@ -39,6 +47,7 @@ class Outcome:
     origin: Origin
     completed: list[dict[str, str]]
     plan: Plan | None = None  # the plan `result` was made from, as it is when returned
+    removed: list[dict[str, str]] | None = None
 
 
 class PlanService:
@@ -61,24 +70,47 @@ class PlanService:
         return {"text": to_markdown(plan)}
 
     def context(self, params: ContextParams) -> Json:
-        rounds, user_changes = self.store.context_round(params.session)
+        rounds, logged = self.store.context_round(params.session)
+        changes = user_changes(logged, lambda version: self.store.snapshot(params.session, version))
         plan = self.store.load(params.session)
-        ctx = context_text(plan, rounds, user_changes, self.settings.reminder_after_rounds)
+        ctx = context_text(plan, rounds, changes, self.settings.reminder_after_rounds)
         return {"text": ctx.text, "reminder": ctx.reminder}
 
     def user_changes(self, session: str) -> list[str]:
         """What a person changed in the session since the agent last looked, once: for
         agents whose loop cannot call `context` (an MCP tool result carries it)."""
-        return self.store.context_round(session)[1]
+        logged = self.store.context_round(session)[1]
+        return user_changes(logged, lambda version: self.store.snapshot(session, version))
+
+    def history(self, params: HistoryParams) -> Json:
+        events = self.store.history(params.session, params.limit or HISTORY_LIMIT)
+        return {
+            "events": [
+                {
+                    "version": e.version,
+                    "origin": e.origin,
+                    "method": e.method,
+                    "at": e.at,
+                    "changes": e.changes,
+                }
+                for e in events
+            ]
+        }
 
     # ------------------------------------------------------------ changes
 
     def apply(self, params: ApplyParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str) -> list[str]:
-            return apply_ops(plan, params.ops, self.settings, now)
+        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
+            return apply_ops(plan, params.ops, self.settings, now, auto_started)
 
         return self._change(
-            "plansight/apply", params.session, params.origin, request, params.base_version, run
+            "plansight/apply",
+            params.session,
+            params.origin,
+            request,
+            params.base_version,
+            None,
+            run_with=run,
         )
 
     def write(self, params: WriteParams, request: Json) -> Outcome:
@@ -105,10 +137,33 @@ class PlanService:
         return self._change("plansight/clear", params.session, params.origin, request, None, run)
 
     def import_markdown(self, params: ImportParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str) -> list[str]:
-            return import_markdown(plan, params.markdown, self.settings, now)
+        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
+            return import_markdown(plan, params.markdown, self.settings, now, auto_started)
 
-        return self._change("plansight/import", params.session, params.origin, request, None, run)
+        return self._change(
+            "plansight/import", params.session, params.origin, request, None, None, run_with=run
+        )
+
+    def restore(self, params: RestoreParams, request: Json) -> Outcome:
+        def run(plan: Plan, now: str) -> list[str]:
+            record = self.store.snapshot(params.session, params.version)
+            if record is None or params.version > plan.version:
+                raise RequestRefused(
+                    [
+                        FieldError(
+                            "version",
+                            f"Version {params.version} is not in the history of this session",
+                        )
+                    ]
+                )
+            old = plan_from_record(plan.session, record)
+            plan.title = old.title
+            plan.phases = old.phases
+            # An id never names two tasks: the counter does not go back.
+            plan.next_id = max(plan.next_id, old.next_id)
+            return []
+
+        return self._change("plansight/restore", params.session, params.origin, request, None, run)
 
     def _change(
         self,
@@ -117,9 +172,12 @@ class PlanService:
         origin: Origin,
         request: Json,
         base_version: int | None,
-        run: Callable[[Plan, str], list[str]],
+        run: Callable[[Plan, str], list[str]] | None,
         always_updated: bool = False,
+        run_with: Callable[[Plan, str, list[str]], list[str]] | None = None,
     ) -> Outcome:
+        """`run` changes the plan; `run_with` does too and also gets the list to add the
+        ids of tasks the server auto-started (not a person's doing)."""
         with self.store.edit(session, origin, self.settings.max_sessions) as edit:
             plan = edit.plan
             if base_version is not None and base_version != plan.version:
@@ -127,9 +185,16 @@ class PlanService:
             before = plan.fingerprint()
             statuses = {task.id: task.status for task in plan.tasks()}
             stamps = _stamps(plan)
-            changes_before = snapshot(plan) if origin == "user" else None
+            unfinished = {
+                task.id: (task.content, phase.name)
+                for phase, task in plan.tasks_with_phase()
+                if task.status not in FINISHED
+            }
+            changes_before = snapshot(plan)
             now = utc_now()
-            errors = run(plan, now)
+            auto_started: list[str] = []
+            errors = run(plan, now) if run is not None else []
+            errors = run_with(plan, now, auto_started) if run_with is not None else errors
             changed = plan.fingerprint() != before
             if not changed:
                 # Ops may have moved a task and back, or added and removed one: nothing
@@ -140,33 +205,41 @@ class PlanService:
                 for phase, task in plan.tasks_with_phase()
                 if task.status == "completed" and statuses.get(task.id) != "completed"
             ]
+            present = {task.id for task in plan.tasks()}
+            removed = [
+                {"id": task_id, "content": content, "phase": phase}
+                for task_id, (content, phase) in unfinished.items()
+                if task_id not in present
+            ]
             if changed:
-                changes = (
-                    describe_changes(changes_before, plan) if changes_before is not None else []
+                changes = describe_changes(changes_before, plan)
+                edit.commit(
+                    ChangeEvent(origin, method, request, completed, changes, removed, auto_started)
                 )
-                edit.commit(ChangeEvent(origin, method, request, completed, changes))
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         result = state_json(plan)
         result.update(
-            summary=summarize(plan, errors, headline),
+            summary=summarize(plan, errors, headline, removed),
             errors=errors,
             isError=bool(errors),
             completedTasks=completed,
+            removedTasks=removed,
             changed=changed,
         )
-        return Outcome(result, changed, origin, completed, plan)
+        return Outcome(result, changed, origin, completed, plan, removed)
 
 
-Stamps = tuple[int, dict[str, tuple[str, str | None, str | None]]]
+Stamps = tuple[int, dict[str, tuple[Any, ...]]]
 
 
 def _stamps(plan: Plan) -> Stamps:
     """What a change can move that the fingerprint does not see."""
-    times = {t.id: (t.updated_at, t.started_at, t.completed_at) for t in plan.tasks()}
+    times = {t.id: tuple(getattr(t, name) for name in STAMP_FIELDS) for t in plan.tasks()}
     return plan.next_id, times
 
 
 def _restore(plan: Plan, stamps: Stamps) -> None:
     plan.next_id, times = stamps
     for task in plan.tasks():
-        task.updated_at, task.started_at, task.completed_at = times[task.id]
+        for name, value in zip(STAMP_FIELDS, times[task.id], strict=True):
+            setattr(task, name, value)

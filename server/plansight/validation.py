@@ -10,7 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-_OP_TAGS = frozenset({"init", "start", "done", "drop", "rm", "append", "note"})
+from plansight.protocol import OP_NAMES
+
+_OP_TAGS = frozenset(OP_NAMES)
 _UNION_LABELS = frozenset({"str", "ItemSpec"})
 
 
@@ -58,9 +60,9 @@ def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
     for error in _applicable(list(errors)):
         message = error["msg"]
         if error["type"] == "union_tag_invalid":
-            message = "Unknown op: expected one of " + ", ".join(sorted(_OP_TAGS))
+            message = "Unknown op: expected one of " + ", ".join(sorted(OP_NAMES))
         elif error["type"] == "union_tag_not_found":
-            message = "Missing op: expected one of " + ", ".join(sorted(_OP_TAGS))
+            message = "Missing op: expected one of " + ", ".join(sorted(OP_NAMES))
         path = field_path(tuple(error["loc"]))
         if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
             path = f"{path}.op"

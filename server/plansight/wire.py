@@ -2,53 +2,71 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from plansight.core.model import Plan, Task, progress_of
+from pydantic.alias_generators import to_camel
+
+from plansight.core.model import WIRE_FIELDS, Plan, Progress, Task, progress_of, progress_of_tasks
 
 Json = dict[str, Any]
 
-
-def task_json(task: Task) -> Json:
-    return {
-        "id": task.id,
-        "content": task.content,
-        "activeForm": task.active_form,
-        "status": task.status,
-        "notes": list(task.notes),
-        "createdAt": task.created_at,
-        "updatedAt": task.updated_at,
-        "startedAt": task.started_at,
-        "completedAt": task.completed_at,
-    }
+# (wire name, field name) of every field a task sends, from the model's one field list.
+_WIRE_NAMES = tuple((to_camel(name), name) for name in WIRE_FIELDS)
 
 
-def progress_json(plan: Plan) -> Json:
-    progress = progress_of(plan)
+def task_json(task: Task, waiting: bool = False) -> Json:
+    """A Task; `waiting` is derived from the plan it is in (see `Plan.is_waiting`)."""
+    out: Json = {}
+    for key, name in _WIRE_NAMES:
+        value = getattr(task, name)
+        out[key] = list(value) if type(value) is list else value
+    out["waiting"] = waiting
+    return out
+
+
+def _progress(progress: Progress) -> Json:
     return {
         "completed": progress.completed,
         "abandoned": progress.abandoned,
+        "blocked": progress.blocked,
         "total": progress.total,
         "percent": progress.percent,
     }
 
 
+def progress_json(plan: Plan) -> Json:
+    return _progress(progress_of(plan))
+
+
+def phase_progress_json(tasks: Iterable[Task]) -> Json:
+    return _progress(progress_of_tasks(tasks))
+
+
 # The members of a TodoState, in the order `state_json` writes them.
-STATE_KEYS = ("session", "version", "phases", "progress", "current", "updatedAt")
+STATE_KEYS = ("session", "title", "version", "phases", "progress", "current", "updatedAt")
+
+TaskEncoder = Callable[[Task, bool], Any]
 
 
-def state_json(plan: Plan, task: Callable[[Task], Any] = task_json) -> Json:
-    """TodoState; `task` turns each task into its JSON (or a stand-in for it)."""
+def state_json(plan: Plan, task: TaskEncoder = task_json) -> Json:
+    """TodoState; `task` turns each task (and whether it waits) into its JSON (or a
+    stand-in for it)."""
     current = plan.current()
     return {
         "session": plan.session,
+        "title": plan.title,
         "version": plan.version,
         "phases": [
-            {"name": phase.name, "tasks": [task(t) for t in phase.tasks]} for phase in plan.phases
+            {
+                "name": phase.name,
+                "tasks": [task(t, plan.is_waiting(t)) for t in phase.tasks],
+                "progress": phase_progress_json(phase.tasks),
+            }
+            for phase in plan.phases
         ],
         "progress": progress_json(plan),
-        "current": task(current) if current else None,
+        "current": task(current, plan.is_waiting(current)) if current else None,
         "updatedAt": plan.updated_at,
     }
 
@@ -57,8 +75,9 @@ def session_info_json(plan: Plan) -> Json:
     current = plan.current()
     return {
         "session": plan.session,
+        "title": plan.title,
         "version": plan.version,
         "progress": progress_json(plan),
-        "current": task_json(current) if current else None,
+        "current": task_json(current, plan.is_waiting(current)) if current else None,
         "updatedAt": plan.updated_at,
     }

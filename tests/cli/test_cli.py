@@ -163,7 +163,7 @@ def test_export_import_clear_round_trip(db: str, tmp_path: Path) -> None:
     assert json.loads(plansight("export", "--db", db, "--format", "json").stdout)["version"] == 1
 
     cleared = plansight("clear", "--db", db)
-    assert cleared.returncode == 0 and cleared.stdout.strip() == "Todo list cleared."
+    assert cleared.returncode == 0 and cleared.stdout.startswith("Todo list cleared.\nRemoved 3 unfinished tasks:")
     assert state(db)["phases"] == []
 
     out.write_text(text.replace("- [ ] Run tests", "- [x] Run tests"))
@@ -183,7 +183,7 @@ def test_context(db: str) -> None:
 
 def test_schema_covers_every_method() -> None:
     schema = json.loads(plansight("schema").stdout)
-    assert schema["protocolVersion"] == 1
+    assert schema["protocolVersion"] == 2
     assert set(schema["requests"]) == {
         "plansight/apply",
         "plansight/write",

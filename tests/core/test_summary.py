@@ -78,7 +78,10 @@ def test_without_a_current_task_there_is_no_current_line(apply: Request) -> None
 
 def test_an_emptied_list_reads_cleared(apply: Request) -> None:
     build(apply)
-    assert apply({"op": "rm"})["summary"] == "Todo list cleared."
+    summary = apply({"op": "rm"})["summary"]
+    first, removed = summary.split("\n")
+    assert first == "Todo list cleared."
+    assert removed.startswith("Removed ") and "unfinished tasks:" in removed
 
 
 def test_an_empty_list_with_errors_still_reports_them(apply: Request) -> None:

@@ -57,7 +57,7 @@ def test_two_tasks_in_progress_are_refused_with_the_contract_message() -> None:
 @pytest.mark.parametrize(
     "item",
     [
-        {"content": "x", "activeForm": "X", "status": "blocked"},
+        {"content": "x", "activeForm": "X", "status": "paused"},
         {"content": "x", "activeForm": "X"},
         {"content": "x", "status": "pending"},
         {"activeForm": "X", "status": "pending"},
@@ -197,7 +197,8 @@ def test_notes_are_kept_when_an_item_says_nothing_of_them(write: Request, apply:
 def test_an_empty_list_clears_the_session(write: Request) -> None:
     before = write([todo("a", "in_progress")])
     result = write([])
-    assert result["summary"] == "Todo list cleared."
+    assert result["summary"] == 'Todo list cleared.\nRemoved 1 unfinished task: "a"'
+    assert [t["content"] for t in result["removedTasks"]] == ["a"]
     assert result["phases"] == []
     assert result["current"] is None
     assert result["version"] == before["version"] + 1

@@ -42,7 +42,7 @@ async def rpc_error(
 async def test_initialize_announces_the_protocol(client: PlansightClient) -> None:
     assert client.initialize_result is not None
     assert client.initialize_result.capabilities.experimental == {
-        "plansight": {"protocolVersion": 1, "methods": list(METHODS)}
+        "plansight": {"protocolVersion": 2, "methods": list(METHODS), "formats": []}
     }
 
 
@@ -165,14 +165,23 @@ async def test_write_is_strict(client: PlansightClient) -> None:
     assert result["completedTasks"] == [{"id": first_id, "content": "Read code", "phase": "Todos"}]
 
     result = await client.call("plansight/write", {"todos": []})
-    assert result["summary"] == "Todo list cleared." and result["progress"]["total"] == 0
+    assert (
+        result["summary"].startswith("Todo list cleared.\nRemoved ")
+        and result["progress"]["total"] == 0
+    )
 
 
 async def test_get_sessions_and_unknown_sessions(client: PlansightClient) -> None:
     empty = await client.call("plansight/get", {"session": "never"})
     TodoState.model_validate(empty)
     assert empty["version"] == 0 and empty["phases"] == [] and empty["current"] is None
-    assert empty["progress"] == {"completed": 0, "abandoned": 0, "total": 0, "percent": 0}
+    assert empty["progress"] == {
+        "completed": 0,
+        "abandoned": 0,
+        "total": 0,
+        "percent": 0,
+        "blocked": 0,
+    }
 
     await client.call("plansight/apply", {"session": "older", "ops": PLAN})
     await client.call("plansight/apply", {"session": "newer", "ops": PLAN})
@@ -195,7 +204,7 @@ async def test_clear(client: PlansightClient) -> None:
     await client.call("plansight/apply", {"ops": PLAN})
     result = await client.call("plansight/clear", {})
     ApplyResult.model_validate(result)
-    assert result["summary"] == "Todo list cleared." and result["phases"] == []
+    assert result["summary"].startswith("Todo list cleared.\nRemoved ") and result["phases"] == []
     assert result["version"] == 2
     change = await client.change_where(lambda c: c["version"] == 2)
     assert change["phases"] == [] and change["progress"]["total"] == 0

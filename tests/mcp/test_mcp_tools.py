@@ -136,7 +136,7 @@ async def test_todo_applies_ops_and_todo_read_returns_the_plan(store_path: Path)
     assert text_of(read).startswith("Todo list: 1/2 completed\nCurrent: Test the parser")
     state = read.structured_content
     assert state["version"] == 2
-    assert state["progress"] == {"completed": 1, "abandoned": 0, "total": 2, "percent": 50}
+    assert state["progress"] == {"completed": 1, "abandoned": 0, "blocked": 0, "total": 2, "percent": 50}
     assert [t["status"] for t in state["phases"][0]["tasks"]] == ["completed", "in_progress"]
 
 
@@ -176,7 +176,7 @@ async def test_refusals_are_tool_errors_with_readable_text(store_path: Path) -> 
     assert "- todos.0.status: Input should be 'pending'" in text_of(bad_status)
     assert "- todos: Only one task can be in_progress at a time" in text_of(two_current)
     assert "- todos: Field required" in text_of(no_todos)
-    assert "- ops.0.op: Unknown op: expected one of append, done" in text_of(unknown_op)
+    assert "- ops.0.op: Unknown op: expected one of append, block, done" in text_of(unknown_op)
 
     # A skipped op is an error too, and the result holds the state after the batch.
     assert skipped.is_error

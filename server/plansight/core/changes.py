@@ -2,46 +2,122 @@
 
 from __future__ import annotations
 
-from plansight.core.model import Plan
+from dataclasses import dataclass
+
+from plansight.core.model import Origin, Plan, Task
 
 _STATUS_VERBS = {
     "pending": "marked {} pending",
     "in_progress": "started {}",
     "completed": "completed {}",
     "abandoned": "dropped {}",
+    "blocked": "marked {} blocked",
 }
 
-Snapshot = dict[str, tuple[str, str, str, int]]  # id -> (phase, content, status, note count)
+
+@dataclass(frozen=True, slots=True)
+class LoggedChange:
+    """One committed change as the store's log gives it back (history, context)."""
+
+    version: int
+    origin: Origin
+    method: str
+    at: str
+    changes: list[str]
+    auto_started: list[str]  # ids of tasks the server started by itself
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a person would notice of one task."""
+
+    phase: str
+    content: str
+    status: str
+    notes: int
+    description: str
+    priority: str | None
+    owner: str | None
+    blocked_by: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    title: str | None
+    tasks: dict[str, Seen]
 
 
 def snapshot(plan: Plan) -> Snapshot:
-    return {
-        task.id: (phase.name, task.content, task.status, len(task.notes))
-        for phase, task in plan.tasks_with_phase()
-    }
+    return Snapshot(
+        plan.title,
+        {
+            task.id: Seen(
+                phase.name,
+                task.content,
+                task.status,
+                len(task.notes),
+                task.description,
+                task.priority,
+                task.owner,
+                tuple(task.blocked_by),
+            )
+            for phase, task in plan.tasks_with_phase()
+        },
+    )
 
 
 def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
-    """One short line per task that was added, removed, renamed, moved, re-marked or noted."""
+    """One short line per thing added, removed, renamed, moved, re-marked or noted."""
     lines: list[str] = []
-    after = snapshot(plan)
-    notes_by_id = {task.id: task.notes for task in plan.tasks()}
-    for task_id, (phase, content, status, notes) in after.items():
-        old = before.get(task_id)
-        quoted = f'"{content}"'
+    if before.title != plan.title:
+        lines.append(f'titled the list "{plan.title}"' if plan.title else "removed the title")
+    after = snapshot(plan).tasks
+    by_id = {task.id: task for task in plan.tasks()}
+    contents = {
+        **{i: s.content for i, s in before.tasks.items()},
+        **{i: s.content for i, s in after.items()},
+    }
+    for task_id, now in after.items():
+        old = before.tasks.get(task_id)
+        quoted = f'"{now.content}"'
         if old is None:
-            lines.append(f'added {quoted} to phase "{phase}"')
+            lines.append(f'added {quoted} to phase "{now.phase}"')
             continue
-        old_phase, old_content, old_status, old_notes = old
-        if old_content != content:
-            lines.append(f'renamed "{old_content}" to {quoted}')
-        if old_phase != phase:
-            lines.append(f'moved {quoted} to phase "{phase}"')
-        if old_status != status:
-            lines.append(_STATUS_VERBS[status].format(quoted))
-        for note in notes_by_id[task_id][old_notes:notes] if notes > old_notes else ():
-            lines.append(f'added a note to {quoted}: "{note}"')
-    for task_id, (_, content, _, _) in before.items():
+        if old.content != now.content:
+            lines.append(f'renamed "{old.content}" to {quoted}')
+        if old.phase != now.phase:
+            lines.append(f'moved {quoted} to phase "{now.phase}"')
+        if old.status != now.status:
+            lines.append(_STATUS_VERBS[now.status].format(quoted))
+        lines.extend(_field_lines(old, now, by_id[task_id], quoted, contents))
+    for task_id, old in before.tasks.items():
         if task_id not in after:
-            lines.append(f'removed "{content}"')
+            lines.append(f'removed "{old.content}"')
+    return lines
+
+
+def _field_lines(
+    old: Seen, now: Seen, task: Task, quoted: str, contents: dict[str, str]
+) -> list[str]:
+    lines: list[str] = []
+    if now.notes > old.notes:
+        lines.extend(f'added a note to {quoted}: "{note}"' for note in task.notes[old.notes :])
+    if old.description != now.description:
+        lines.append(f"changed the description of {quoted}")
+    if old.priority != now.priority:
+        lines.append(
+            f"set the priority of {quoted} to {now.priority}"
+            if now.priority
+            else f"cleared the priority of {quoted}"
+        )
+    if old.owner != now.owner:
+        lines.append(
+            f'gave {quoted} to "{now.owner}"' if now.owner else f"took {quoted} from its owner"
+        )
+    if old.blocked_by != now.blocked_by:
+        if now.blocked_by:
+            names = ", ".join(f'"{contents.get(i, i)}"' for i in now.blocked_by)
+            lines.append(f"made {quoted} wait for {names}")
+        else:
+            lines.append(f"made {quoted} wait for nothing")
     return lines

@@ -12,7 +12,9 @@ from plansight.core.settings import Settings
 from plansight.core.text import clean_content
 
 
-def import_markdown(plan: Plan, text: str, settings: Settings, now: str) -> list[str]:
+def import_markdown(
+    plan: Plan, text: str, settings: Settings, now: str, auto_started: list[str] | None = None
+) -> list[str]:
     """Replace the list with the checklist in `text`; returns error lines.
 
     With any error nothing is replaced: the person's text would otherwise be lost.
@@ -21,8 +23,17 @@ def import_markdown(plan: Plan, text: str, settings: Settings, now: str) -> list
     errors = parsed.errors or _clean_and_check(parsed.phases, settings)
     if errors:
         return errors
-    rebuild(plan, parsed.phases, now)
-    normalize(plan, settings.auto_start, now)
+    # rebuild makes new Task objects: the old list is intact if we must go back.
+    saved = plan.next_id, plan.phases
+    problems = rebuild(plan, parsed.phases, now)
+    if problems:
+        plan.next_id, plan.phases = saved
+        return [line for _, line in problems]
+    if parsed.title is not None:
+        plan.title = parsed.title
+    started = normalize(plan, settings.auto_start, now)
+    if started is not None and auto_started is not None:
+        auto_started.append(started.id)
     return []
 
 

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from plansight.core.errors import OpRefused
-from plansight.core.limits import content_problem, note_count_problem, note_problem
+from plansight.core.limits import (
+    content_problem,
+    description_problem,
+    note_count_problem,
+    note_problem,
+)
 from plansight.core.model import TaskStatus
 from plansight.core.settings import Settings
 from plansight.core.text import clean_content, clean_note
-from plansight.protocol import Item, ItemSpec
+from plansight.protocol import Item, ItemSpec, WriteItem
 
 
 @dataclass(slots=True)
@@ -18,6 +24,9 @@ class TaskSpec:
     active_form: str
     status: TaskStatus
     notes: list[str] | None  # None: the item said nothing of notes
+    # The other Task fields the item named (description, priority, owner), cleaned.
+    fields: dict[str, Any] = field(default_factory=dict)
+    blocked_by: list[str] | None = None  # task ids or contents, resolved once all exist
 
 
 def clean_notes(notes: list[str], content: str, settings: Settings) -> tuple[list[str], list[str]]:
@@ -28,6 +37,30 @@ def clean_notes(notes: list[str], content: str, settings: Settings) -> tuple[lis
     if count:
         problems.append(count)
     return cleaned, problems
+
+
+def clean_owner(owner: str | None) -> str | None:
+    """An owner is a name on one line; an empty one is no owner."""
+    return clean_content(owner) or None if owner is not None else None
+
+
+def optional_fields(
+    item: ItemSpec | WriteItem, content: str, settings: Settings
+) -> tuple[dict[str, Any], list[str]]:
+    """The v2 fields an item named, cleaned: (fields by Task name, problems)."""
+    named = item.model_fields_set
+    fields: dict[str, Any] = {}
+    problems: list[str] = []
+    if "description" in named:
+        description = clean_note(item.description or "")
+        if problem := description_problem(content, description, settings):
+            problems.append(problem)
+        fields["description"] = description
+    if "priority" in named:
+        fields["priority"] = item.priority
+    if "owner" in named:
+        fields["owner"] = clean_owner(item.owner)
+    return fields, problems
 
 
 def task_spec(item: Item, operation: str, settings: Settings) -> TaskSpec:
@@ -49,9 +82,11 @@ def task_spec(item: Item, operation: str, settings: Settings) -> TaskSpec:
     if spec.notes is not None:
         notes, note_problems = clean_notes(spec.notes, content, settings)
         problems.extend(note_problems)
+    fields, field_problems = optional_fields(spec, content, settings)
+    problems.extend(field_problems)
     if problems:
         raise OpRefused(*problems)
-    return TaskSpec(content, active_form, spec.status or "pending", notes)
+    return TaskSpec(content, active_form, spec.status or "pending", notes, fields, spec.blocked_by)
 
 
 def phase_name(raw: str | None, operation: str, settings: Settings) -> str:

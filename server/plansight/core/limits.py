@@ -43,3 +43,27 @@ def phase_count_problem(count: int, settings: Settings) -> str | None:
     if count > settings.max_phases:
         return f"Too many phases ({count}, the limit is {settings.max_phases})"
     return None
+
+
+def description_problem(content: str, description: str, settings: Settings) -> str | None:
+    if len(description) > settings.max_description_length:
+        return (
+            f'Description of task "{preview(content)}" is too long '
+            f"({len(description)} characters, the limit is {settings.max_description_length})"
+        )
+    return None
+
+
+def file_count_problem(content: str, count: int, settings: Settings) -> str | None:
+    if count > settings.max_files_per_task:
+        return f'Too many files on task "{preview(content)}" (the limit is {settings.max_files_per_task})'
+    return None
+
+
+def title_problem(title: str, settings: Settings) -> str | None:
+    if len(title) > settings.max_title_length:
+        return (
+            f'Title "{preview(title)}" is too long '
+            f"({len(title)} characters, the limit is {settings.max_title_length})"
+        )
+    return None

@@ -65,6 +65,7 @@ def to_markdown(plan: Plan) -> str:
 class ParsedPlan:
     phases: list[PhaseEntries] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    title: str | None = None
 
 
 def parse_markdown(text: str) -> ParsedPlan:

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Any, Literal
 
-TaskStatus = Literal["pending", "in_progress", "completed", "abandoned"]
+TaskStatus = Literal["pending", "in_progress", "completed", "abandoned", "blocked"]
+Priority = Literal["high", "medium", "low"]
 Origin = Literal["agent", "user"]
 
-STATUSES: tuple[TaskStatus, ...] = ("pending", "in_progress", "completed", "abandoned")
+STATUSES: tuple[TaskStatus, ...] = ("pending", "in_progress", "completed", "abandoned", "blocked")
+PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
 FINISHED: frozenset[str] = frozenset({"completed", "abandoned"})
 DEFAULT_PHASE = "Todos"
 DEFAULT_SESSION = "default"
+
+# How a Task field is treated by what derives from the field list (see TASK_FIELDS):
+# a STAMP moves with time and is not what a reader compares (the fingerprint leaves it out,
+# a change that changed nothing puts it back); an INTERNAL field is stored, never sent.
+STAMP = {"stamp": True}
+INTERNAL = {"stamp": True, "wire": False}
+
+_last_rank = 0
+
+
+def start_rank() -> int:
+    """A number that orders starts, newest highest, across requests and processes."""
+    global _last_rank
+    _last_rank = max(time.time_ns(), _last_rank + 1)
+    return _last_rank
 
 
 def utc_now() -> str:
@@ -23,15 +41,26 @@ def utc_now() -> str:
 
 @dataclass(slots=True)
 class Task:
+    """One task. Its fields are listed here once: the wire, the store, the fingerprint, the
+    encoder's cache and the history snapshots all derive from `TASK_FIELDS`."""
+
     id: str
     content: str
     active_form: str
     status: TaskStatus
     notes: list[str]
-    created_at: str
-    updated_at: str
-    started_at: str | None = None
-    completed_at: str | None = None
+    created_at: str = field(metadata=STAMP)
+    updated_at: str = field(metadata=STAMP)
+    description: str = ""
+    priority: Priority | None = None
+    blocked_by: list[str] = field(default_factory=list)
+    owner: str | None = None
+    files: list[str] = field(default_factory=list)
+    external_id: str | None = None
+    started_at: str | None = field(default=None, metadata=STAMP)
+    completed_at: str | None = field(default=None, metadata=STAMP)
+    # When it last went in progress: `current` is the task in progress started last.
+    started_rank: int = field(default=0, metadata=INTERNAL)
 
     def set_status(self, status: TaskStatus, now: str) -> bool:
         """Move to `status`, keeping the times true; returns whether anything changed."""
@@ -39,8 +68,10 @@ class Task:
             return False
         self.status = status
         self.updated_at = now
-        if status == "in_progress" and self.started_at is None:
-            self.started_at = now
+        if status == "in_progress":
+            self.started_rank = start_rank()
+            if self.started_at is None:
+                self.started_at = now
         # completedAt marks when the task was finished, whichever way it ended.
         self.completed_at = now if status in FINISHED else None
         return True
@@ -48,6 +79,34 @@ class Task:
     def add_note(self, text: str, now: str) -> None:
         self.notes.append(text)
         self.updated_at = now
+
+    def values(self) -> tuple[Any, ...]:
+        """Every field's value, lists as tuples (hashable, comparable)."""
+        return tuple(_frozen(getattr(self, name)) for name in TASK_FIELDS)
+
+    def seen(self) -> tuple[Any, ...]:
+        """What a reader can see of the task, times aside."""
+        return tuple(_frozen(getattr(self, name)) for name in SEEN_FIELDS)
+
+    def copy(self) -> Task:
+        return Task(**{name: _copied(getattr(self, name)) for name in TASK_FIELDS})
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if type(value) is list else value
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if type(value) is list else value
+
+
+TASK_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task))
+WIRE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task) if f.metadata.get("wire", True))
+STAMP_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task) if f.metadata.get("stamp"))
+SEEN_FIELDS: tuple[str, ...] = tuple(n for n in TASK_FIELDS if n not in STAMP_FIELDS)
+LIST_FIELDS: frozenset[str] = frozenset(
+    f.name for f in fields(Task) if str(f.type).startswith("list[")
+)
 
 
 @dataclass(slots=True)
@@ -66,6 +125,7 @@ class Plan:
     phases: list[Phase] = field(default_factory=list)
     next_id: int = 1
     updated_at: str | None = None
+    title: str | None = None
 
     def tasks(self) -> Iterator[Task]:
         for phase in self.phases:
@@ -89,10 +149,28 @@ class Plan:
         return None
 
     def current(self) -> Task | None:
+        """The task in progress started most recently (the first on a tie)."""
+        current: Task | None = None
         for task in self.tasks():
-            if task.status == "in_progress":
-                return task
-        return None
+            if task.status == "in_progress" and (
+                current is None or task.started_rank > current.started_rank
+            ):
+                current = task
+        return current
+
+    def find_task(self, task_id: str) -> Task | None:
+        return next((task for task in self.tasks() if task.id == task_id), None)
+
+    def waiting_on(self, task: Task) -> list[Task]:
+        """The unfinished tasks `task` waits for, in `blockedBy` order."""
+        if not task.blocked_by:
+            return []
+        by_id = {t.id: t for t in self.tasks()}
+        found = (by_id.get(task_id) for task_id in task.blocked_by)
+        return [t for t in found if t is not None and t.status not in FINISHED]
+
+    def is_waiting(self, task: Task) -> bool:
+        return bool(task.blocked_by) and bool(self.waiting_on(task))
 
     def new_id(self) -> str:
         task_id = f"t{self.next_id}"
@@ -107,7 +185,9 @@ class Plan:
         active_form: str | None = None,
         status: TaskStatus = "pending",
         notes: list[str] | None = None,
+        **extra: Any,
     ) -> Task:
+        """`extra`: other Task fields by name (description, priority, owner...)."""
         task = Task(
             id=self.new_id(),
             content=content,
@@ -116,20 +196,16 @@ class Plan:
             notes=list(notes or []),
             created_at=now,
             updated_at=now,
+            **extra,
         )
         task.set_status(status, now)
         return task
 
     def fingerprint(self) -> tuple[object, ...]:
         """What a reader can see of the plan; two equal fingerprints mean nothing changed."""
-        return tuple(
-            (
-                phase.name,
-                tuple(
-                    (t.id, t.content, t.active_form, t.status, tuple(t.notes)) for t in phase.tasks
-                ),
-            )
-            for phase in self.phases
+        return (
+            self.title,
+            tuple((phase.name, tuple(t.seen() for t in phase.tasks)) for phase in self.phases),
         )
 
 
@@ -138,6 +214,7 @@ class Progress:
     completed: int
     abandoned: int
     total: int
+    blocked: int = 0
 
     @property
     def percent(self) -> int:
@@ -149,11 +226,17 @@ class Progress:
 
 
 def progress_of(plan: Plan) -> Progress:
-    completed = abandoned = total = 0
-    for task in plan.tasks():
-        total += 1
+    return progress_of_tasks(plan.tasks())
+
+
+def progress_of_tasks(tasks: Iterable[Task]) -> Progress:
+    progress = Progress(0, 0, 0)
+    for task in tasks:
+        progress.total += 1
         if task.status == "completed":
-            completed += 1
+            progress.completed += 1
         elif task.status == "abandoned":
-            abandoned += 1
-    return Progress(completed, abandoned, total)
+            progress.abandoned += 1
+        elif task.status == "blocked":
+            progress.blocked += 1
+    return progress

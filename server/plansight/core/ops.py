@@ -4,24 +4,47 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused
-from plansight.core.items import TaskSpec, phase_name, task_spec
+from plansight.core.items import TaskSpec, clean_owner, phase_name, task_spec
 from plansight.core.limits import (
+    content_problem,
+    description_problem,
+    file_count_problem,
     note_count_problem,
     note_problem,
     phase_count_problem,
     task_count_problem,
 )
-from plansight.core.model import FINISHED, Phase, Plan, Task, TaskStatus
+from plansight.core.model import FINISHED, Phase, Plan, Task, TaskStatus, start_rank
 from plansight.core.settings import Settings
 from plansight.core.text import clean_content, clean_note
-from plansight.protocol import AppendOp, DoneOp, DropOp, InitOp, Item, NoteOp, Op, RmOp, StartOp
+from plansight.protocol import (
+    AppendOp,
+    BlockOp,
+    DoneOp,
+    DropOp,
+    InitOp,
+    Item,
+    NoteOp,
+    Op,
+    RmOp,
+    StartOp,
+    UpdateOp,
+)
 
 
-def apply_ops(plan: Plan, ops: Sequence[Op], settings: Settings, now: str) -> list[str]:
+def apply_ops(
+    plan: Plan,
+    ops: Sequence[Op],
+    settings: Settings,
+    now: str,
+    auto_started: list[str] | None = None,
+) -> list[str]:
     """Run `ops` in order on `plan`; returns the error lines of the ops that were skipped.
 
     There is no rollback: an op either applies whole or not at all, and the batch goes on.
+    `auto_started`, when given, receives the id of a task normalization started.
     """
     errors: list[str] = []
     for op in ops:
@@ -29,25 +52,31 @@ def apply_ops(plan: Plan, ops: Sequence[Op], settings: Settings, now: str) -> li
             _HANDLERS[op.op](plan, op, settings, now)
         except OpRefused as refused:
             errors.extend(refused.lines)
-    normalize(plan, settings.auto_start, now)
+    forget_removed(plan)
+    started = normalize(plan, settings.auto_start, now)
+    if started is not None and auto_started is not None:
+        auto_started.append(started.id)
     return errors
 
 
-def normalize(plan: Plan, auto_start: bool, now: str) -> None:
-    """At most one task in progress (the first keeps it); with auto-start, exactly one
-    as long as a task is pending."""
-    current: Task | None = None
+def normalize(plan: Plan, auto_start: bool, now: str) -> Task | None:
+    """At most one task in progress per owner (the first keeps it; tasks without an owner
+    count as one owner); with auto-start, a task without an owner is in progress as long
+    as one is pending and not waiting. Returns the task it started, if any."""
+    owners: set[str | None] = set()
     for task in plan.tasks():
         if task.status == "in_progress":
-            if current is None:
-                current = task
-            else:
+            if task.owner in owners:
                 task.set_status("pending", now)
-    if current is None and auto_start:
-        for task in plan.tasks():
-            if task.status == "pending":
-                task.set_status("in_progress", now)
-                break
+            else:
+                owners.add(task.owner)
+    if None in owners or not auto_start:
+        return None
+    for task in plan.tasks():
+        if task.status == "pending" and task.owner is None and not plan.is_waiting(task):
+            task.set_status("in_progress", now)
+            return task
+    return None
 
 
 # ---------------------------------------------------------------- targeting
@@ -101,9 +130,26 @@ def _targets(plan: Plan, op: DoneOp | DropOp | RmOp) -> list[tuple[Phase, Task]]
 
 def _new_tasks(plan: Plan, specs: list[TaskSpec], now: str) -> list[Task]:
     return [
-        plan.new_task(s.content, now, active_form=s.active_form, status=s.status, notes=s.notes)
+        plan.new_task(
+            s.content, now, active_form=s.active_form, status=s.status, notes=s.notes, **s.fields
+        )
         for s in specs
     ]
+
+
+def _link(plan: Plan, tasks: list[Task], specs: list[TaskSpec]) -> None:
+    """Give the new tasks the dependencies their items named (all tasks exist by now)."""
+    for task, spec in zip(tasks, specs, strict=True):
+        if spec.blocked_by:
+            task.blocked_by = resolve_blockers(plan, task, spec.blocked_by)
+
+
+def _saved(plan: Plan) -> tuple[int, list[Phase]]:
+    return plan.next_id, list(plan.phases)
+
+
+def _put_back(plan: Plan, saved: tuple[int, list[Phase]]) -> None:
+    plan.next_id, plan.phases = saved
 
 
 def _specs(items: list[Item], operation: str, settings: Settings) -> list[TaskSpec]:
@@ -134,21 +180,35 @@ def _init(plan: Plan, op: InitOp, settings: Settings, now: str) -> None:
     )
     if problem:
         raise OpRefused(problem)
+    saved = _saved(plan)
     plan.phases = [Phase(name, _new_tasks(plan, specs, now)) for name, specs in grouped.items()]
+    try:
+        _link(plan, list(plan.tasks()), [s for specs in grouped.values() for s in specs])
+    except OpRefused:
+        _put_back(plan, saved)
+        raise
 
 
 def _start(plan: Plan, op: StartOp, settings: Settings, now: str) -> None:
     if _has_target(op.task, op.id):
         _, target = _find(plan, op.task, op.id, None)
     else:
-        pending = next((t for t in plan.tasks() if t.status == "pending"), None)
+        pending = next(
+            (t for t in plan.tasks() if t.status == "pending" and not plan.is_waiting(t)), None
+        )
         if pending is None:
             raise OpRefused("No pending task to start")
         target = pending
+    _start_task(plan, target, now)
+
+
+def _start_task(plan: Plan, target: Task, now: str) -> None:
+    """In progress, and the newest started; its owner's other task in progress waits."""
     for task in plan.tasks():
-        if task.status == "in_progress" and task is not target:
+        if task.status == "in_progress" and task is not target and task.owner == target.owner:
             task.set_status("pending", now)
-    target.set_status("in_progress", now)
+    if not target.set_status("in_progress", now):
+        target.started_rank = start_rank()
 
 
 def _finish(status: TaskStatus) -> Callable[[Plan, DoneOp | DropOp, Settings, str], None]:
@@ -193,10 +253,19 @@ def _append(plan: Plan, op: AppendOp, settings: Settings, now: str) -> None:
     # Appended tasks are new work: they start pending whatever the item says.
     for spec in specs:
         spec.status = "pending"
+    saved = _saved(plan)
     if phase is None:
         phase = Phase(name)
-        plan.phases.append(phase)
-    phase.tasks.extend(_new_tasks(plan, specs, now))
+        plan.phases = [*plan.phases, phase]
+    old_tasks = phase.tasks
+    tasks = _new_tasks(plan, specs, now)
+    phase.tasks = [*old_tasks, *tasks]
+    try:
+        _link(plan, tasks, specs)
+    except OpRefused:
+        phase.tasks = old_tasks
+        _put_back(plan, saved)
+        raise
 
 
 def _note(plan: Plan, op: NoteOp, settings: Settings, now: str) -> None:
@@ -218,12 +287,88 @@ def _note(plan: Plan, op: NoteOp, settings: Settings, now: str) -> None:
     task.add_note(text, now)
 
 
+def _target_or_current(plan: Plan, op: BlockOp | UpdateOp) -> Task:
+    if _has_target(op.task, op.id):
+        return _find(plan, op.task, op.id, None)[1]
+    current = plan.current()
+    if current is None:
+        raise OpRefused(f"No task is in progress to {op.op}; name one with task or id")
+    return current
+
+
+def _block(plan: Plan, op: BlockOp, settings: Settings, now: str) -> None:
+    task = _target_or_current(plan, op)
+    reason = clean_note(op.reason or "")
+    if reason:
+        problem = note_problem(reason, settings) or note_count_problem(
+            task.content, len(task.notes) + 1, settings
+        )
+        if problem:
+            raise OpRefused(problem)
+        task.add_note(reason, now)
+    task.set_status("blocked", now)
+
+
+def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
+    """Every named field is checked before any is changed: the op applies whole or not."""
+    task = _target_or_current(plan, op)
+    named = op.model_fields_set
+    changes: dict[str, object] = {}
+    problems: list[str] = []
+    content = task.content
+    if "content" in named:
+        content = clean_content(op.content or "")
+        if not content:
+            raise OpRefused("Missing content for update operation")
+        if problem := content_problem(content, settings):
+            problems.append(problem)
+        changes["content"] = content
+        if "active_form" not in named and task.active_form == task.content:
+            changes["active_form"] = content
+    if "active_form" in named:
+        active_form = clean_content(op.active_form or "") or content
+        if problem := content_problem(active_form, settings, "Active form"):
+            problems.append(problem)
+        changes["active_form"] = active_form
+    if "description" in named:
+        description = clean_note(op.description or "")
+        if problem := description_problem(content, description, settings):
+            problems.append(problem)
+        changes["description"] = description
+    if "priority" in named:
+        changes["priority"] = op.priority
+    if "owner" in named:
+        changes["owner"] = clean_owner(op.owner)
+    if "blocked_by" in named:
+        changes["blocked_by"] = resolve_blockers(plan, task, op.blocked_by or [])
+    if op.add_files:
+        files = list(task.files)
+        for path in (clean_content(raw) for raw in op.add_files):
+            if path and path not in files:
+                files.append(path)
+        if problem := file_count_problem(content, len(files), settings):
+            problems.append(problem)
+        changes["files"] = files
+    if problems:
+        raise OpRefused(*problems)
+    for name, value in changes.items():
+        if getattr(task, name) != value:
+            setattr(task, name, value)
+            task.updated_at = now
+    if op.status == "in_progress":
+        _start_task(plan, task, now)
+    elif op.status is not None:
+        task.set_status(op.status, now)
+
+
 _HANDLERS: dict[str, Callable[..., None]] = {
     "init": _init,
     "start": _start,
     "done": _finish("completed"),
     "drop": _finish("abandoned"),
+    "block": _block,
     "rm": _rm,
     "append": _append,
     "note": _note,
+    "update": _update,
 }

@@ -7,7 +7,10 @@ id, creation and start times when the new entry names its id, or else has its co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from plansight.core.dependencies import forget_removed, resolve_blockers
+from plansight.core.errors import OpRefused
 from plansight.core.model import Phase, Plan, Task, TaskStatus
 
 
@@ -18,6 +21,10 @@ class Entry:
     active_form: str | None = None  # None: keep the earlier task's, else the content
     notes: list[str] | None = None  # None: keep the earlier task's notes
     id: str | None = None
+    # Other Task fields the entry names (description, priority, owner...); a field left
+    # out keeps the earlier task's value.
+    fields: dict[str, Any] = field(default_factory=dict)
+    blocked_by: list[str] | None = None  # ids or contents; None: keep the earlier ones
 
 
 @dataclass(slots=True)
@@ -34,8 +41,11 @@ def group_by_phase(pairs: list[tuple[str, Entry]]) -> list[PhaseEntries]:
     return list(phases.values())
 
 
-def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> None:
-    """Make `plan` hold exactly `phases`, carrying over the tasks it already had."""
+def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int, str]]:
+    """Make `plan` hold exactly `phases`, carrying over the tasks it already had.
+
+    Returns the dependency problems as (entry index, line); the caller refuses the
+    request when there are any (the plan is then half-made and must not be kept)."""
     by_id = {task.id: task for task in plan.tasks()}
     by_content: dict[str, list[Task]] = {}
     for task in plan.tasks():
@@ -60,6 +70,7 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> None:
                         active_form=entry.active_form,
                         status=entry.status,
                         notes=entry.notes,
+                        **entry.fields,
                     )
                 )
             else:
@@ -67,22 +78,34 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> None:
                 tasks.append(_carried(old, entry, now))
         rebuilt.append(Phase(phase.name, tasks))
     plan.phases = rebuilt
+    forget_removed(plan)
+    problems: list[tuple[int, str]] = []
+    entries = [entry for phase in phases for entry in phase.entries]
+    for index, (task, entry) in enumerate(zip(plan.tasks(), entries, strict=True)):
+        if entry.blocked_by is not None:
+            try:
+                blockers = resolve_blockers(plan, task, entry.blocked_by)
+            except OpRefused as refused:
+                problems.extend((index, line) for line in refused.lines)
+                continue
+            if blockers != task.blocked_by:
+                task.blocked_by = blockers
+                task.updated_at = now
+    return problems
 
 
 def _carried(old: Task, entry: Entry, now: str) -> Task:
+    """The earlier task with what the entry says: every field the entry leaves out keeps
+    its value (a copy carries them all, whatever fields a Task has)."""
+    task = old.copy()
     same_content = entry.content == old.content
-    task = Task(
-        id=old.id,
-        content=entry.content,
-        active_form=entry.active_form or (old.active_form if same_content else entry.content),
-        status=old.status,
-        notes=list(old.notes) if entry.notes is None else entry.notes,
-        created_at=old.created_at,
-        updated_at=old.updated_at,
-        started_at=old.started_at,
-        completed_at=old.completed_at,
-    )
-    if (task.content, task.active_form, task.notes) != (old.content, old.active_form, old.notes):
+    task.content = entry.content
+    task.active_form = entry.active_form or (old.active_form if same_content else entry.content)
+    if entry.notes is not None:
+        task.notes = entry.notes
+    for name, value in entry.fields.items():
+        setattr(task, name, value)
+    if task.seen() != old.seen():
         task.updated_at = now
     task.set_status(entry.status, now)
     return task

@@ -18,6 +18,9 @@ class Settings(BaseModel):
     max_content_length: int = Field(500, ge=1, description="Longest task content or phase name.")
     max_note_length: int = Field(4000, ge=1, description="Longest note.")
     max_notes_per_task: int = Field(100, ge=0, description="Most notes on one task.")
+    max_description_length: int = Field(4000, ge=0, description="Longest task description.")
+    max_files_per_task: int = Field(100, ge=0, description="Most files recorded on one task.")
+    max_title_length: int = Field(200, ge=1, description="Longest session title.")
     max_sessions: int = Field(
         200, ge=1, description="Sessions kept; the least recently updated beyond are pruned."
     )

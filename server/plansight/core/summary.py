@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from plansight.core.model import Plan, progress_of
+from collections.abc import Mapping, Sequence
+
+from plansight.core.model import Plan, Task, progress_of
 
 CLEARED = "Todo list cleared."
-SUMMARY_MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "abandoned": "[-]"}
+SUMMARY_MARKS = {
+    "pending": "[ ]",
+    "in_progress": "[>]",
+    "completed": "[x]",
+    "abandoned": "[-]",
+    "blocked": "[!]",
+}
 
 
 def progress_line(plan: Plan) -> str:
@@ -13,17 +21,41 @@ def progress_line(plan: Plan) -> str:
     line = f"{progress.completed}/{progress.total} completed"
     if progress.abandoned:
         line += f", {progress.abandoned} abandoned"
+    if progress.blocked:
+        line += f", {progress.blocked} blocked"
     return line
 
 
-def summarize(plan: Plan, errors: list[str], headline: str) -> str:
+def removed_line(removed: Sequence[Mapping[str, str]]) -> str:
+    """`Removed 2 unfinished tasks: "X", "Y"`: an agent that dropped them by mistake hears it."""
+    names = ", ".join(f'"{task["content"]}"' for task in removed)
+    noun = "task" if len(removed) == 1 else "tasks"
+    return f"Removed {len(removed)} unfinished {noun}: {names}"
+
+
+def task_line(plan: Plan, task: Task) -> str:
+    line = f"  {SUMMARY_MARKS[task.status]} {task.content}"
+    blockers = plan.waiting_on(task)
+    if blockers:
+        line += " (waits for " + ", ".join(f'"{t.content}"' for t in blockers) + ")"
+    return line
+
+
+def summarize(
+    plan: Plan,
+    errors: list[str],
+    headline: str,
+    removed: Sequence[Mapping[str, str]] = (),
+) -> str:
     """`headline` says what happened ("Todo list updated"); the progress follows it."""
     if plan.is_empty() and not errors:
-        return CLEARED
+        return CLEARED + ("\n" + removed_line(removed) if removed else "")
     lines = []
     if errors:
         lines.append("Errors: " + "; ".join(errors))
     lines.append(f"{headline}: {progress_line(plan)}")
+    if removed:
+        lines.append(removed_line(removed))
     current = plan.current()
     if current is not None:
         lines.append(f"Current: {current.active_form}")
@@ -33,5 +65,5 @@ def summarize(plan: Plan, errors: list[str], headline: str) -> str:
         if not phase.tasks:
             continue
         lines.append(f"{phase.name}:")
-        lines.extend(f"  {SUMMARY_MARKS[task.status]} {task.content}" for task in phase.tasks)
+        lines.extend(task_line(plan, task) for task in phase.tasks)
     return "\n".join(lines)

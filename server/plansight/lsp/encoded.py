@@ -121,21 +121,13 @@ class StateEncoder:
             self._states.clear()
         tasks = self._tasks.setdefault(plan.session, {})
 
-        def fragment(task: Task) -> Encoded:
-            key = (
-                task.content,
-                task.active_form,
-                task.status,
-                tuple(task.notes),
-                task.created_at,
-                task.updated_at,
-                task.started_at,
-                task.completed_at,
-            )
+        def fragment(task: Task, waiting: bool) -> Encoded:
+            # Every field of the task (the model's one list) and what is derived from it.
+            key = (task.values(), waiting)
             entry = tasks.get(task.id)
             if entry is not None and entry[0] == key:
                 return entry[1]
-            encoded = Encoded(encode(task_json(task)))
+            encoded = Encoded(encode(task_json(task, waiting)))
             tasks[task.id] = (key, encoded)
             return encoded
 

@@ -26,7 +26,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from plansight import PROTOCOL_VERSION, __version__
+from plansight import __version__
 from plansight.core.settings import Settings, merge_settings
 from plansight.lsp.encoded import Encoded, StateEncoder, encode, encode_tree, extend, split_state
 from plansight.lsp.errors import to_rpc_error
@@ -35,12 +35,15 @@ from plansight.paths import resolve_store_path, workspace_root
 from plansight.protocol import (
     DID_CHANGE,
     METHODS,
+    PROTOCOL_VERSION,
     ApplyParams,
     ClearParams,
     ContextParams,
     ExportParams,
     GetParams,
+    HistoryParams,
     ImportParams,
+    RestoreParams,
     WriteParams,
 )
 from plansight.service import Outcome, PlanService
@@ -143,7 +146,11 @@ class PlansightProtocol(LanguageServerProtocol):
             log.exception("initialize failed")
             raise JsonRpcInternalError(message=f"Cannot initialize: {_kind(exc)}") from None
         result.capabilities.experimental = {
-            "plansight": {"protocolVersion": PROTOCOL_VERSION, "methods": list(METHODS)}
+            "plansight": {
+                "protocolVersion": PROTOCOL_VERSION,
+                "methods": list(METHODS),
+                "formats": [],
+            }
         }
         return result
 
@@ -205,14 +212,21 @@ class PlansightServer(LanguageServer):
         return plan.version, data
 
     def push(
-        self, session: str, version: int, origin: Any, completed: list[dict[str, str]]
+        self,
+        session: str,
+        version: int,
+        origin: Any,
+        completed: list[dict[str, str]],
+        removed: list[dict[str, str]] | None = None,
     ) -> None:
         """Push a change another process committed, unless the session has moved on since
         (then a later push carries it, and this origin would not belong to that state)."""
         current, state = self.encoded_state(session)
         if current != version:
             return
-        params = extend(state, {"origin": origin, "completedTasks": completed})
+        params = extend(
+            state, {"origin": origin, "completedTasks": completed, "removedTasks": removed or []}
+        )
         self.protocol.notify(DID_CHANGE, Encoded(params))
 
     def answer_change(self, outcome: Outcome) -> Encoded:
@@ -223,8 +237,12 @@ class PlansightServer(LanguageServer):
         # from the task bytes kept from earlier requests.
         encoded = self.states.state(outcome.plan) if outcome.plan is not None else encode(state)
         if outcome.changed:
-            # didChange params: TodoState & {origin, completedTasks}.
-            members = {"origin": outcome.origin, "completedTasks": outcome.completed}
+            # didChange params: TodoState & {origin, completedTasks, removedTasks}.
+            members = {
+                "origin": outcome.origin,
+                "completedTasks": outcome.completed,
+                "removedTasks": outcome.removed or [],
+            }
             self.pushes.append(Encoded(extend(encoded, members)))
             if not self.answering:  # not run by our request path: push once it is done
                 asyncio.get_running_loop().call_soon(self.send_pushes)
@@ -325,6 +343,10 @@ def build_server(db_path: str | None = None) -> PlansightServer:
         "plansight/write": change(WriteParams, PlanService.write),
         "plansight/clear": change(ClearParams, PlanService.clear),
         "plansight/import": change(ImportParams, PlanService.import_markdown),
+        "plansight/restore": change(RestoreParams, PlanService.restore),
+        "plansight/history": lambda ls, raw: ls.require_service().history(
+            HistoryParams.model_validate(raw)
+        ),
         "plansight/get": lambda ls, raw: Encoded(
             ls.encoded_state(GetParams.model_validate(raw).session)[1]
         ),

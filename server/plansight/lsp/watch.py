@@ -27,7 +27,13 @@ async def watch_store(server: PlansightServer) -> None:
             for notice in service.store.poll():
                 latest[notice.session] = notice  # one push per session carries the newest state
             for notice in latest.values():
-                server.push(notice.session, notice.version, notice.origin, notice.completed)
+                server.push(
+                    notice.session,
+                    notice.version,
+                    notice.origin,
+                    notice.completed,
+                    notice.removed,
+                )
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -11,7 +11,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan
+
+__all__ = ["ChangeEvent", "ChangeNotice", "LoggedChange", "SessionEdit", "TodoStore"]
 
 
 @dataclass(slots=True)
@@ -22,7 +25,9 @@ class ChangeEvent:
     method: str
     request: dict[str, Any]
     completed: list[dict[str, str]] = field(default_factory=list)
-    changes: list[str] = field(default_factory=list)  # what changed, in words (for context)
+    changes: list[str] = field(default_factory=list)  # what changed, in words (history)
+    removed: list[dict[str, str]] = field(default_factory=list)
+    auto_started: list[str] = field(default_factory=list)  # ids the server itself started
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,7 @@ class ChangeNotice:
     version: int
     origin: Origin
     completed: list[dict[str, str]]
+    removed: list[dict[str, str]] = field(default_factory=list)
 
 
 class SessionEdit(Protocol):
@@ -59,9 +65,15 @@ class TodoStore(Protocol):
     def sessions(self) -> list[Plan]:
         """Every session, most recently updated first."""
 
-    def context_round(self, session: str) -> tuple[int, list[str]]:
-        """Count one more `context` call: returns the consecutive count and the lines of
-        what a person changed since the previous call."""
+    def context_round(self, session: str) -> tuple[int, list[LoggedChange]]:
+        """Count one more `context` call: returns the consecutive count and the changes
+        committed since the previous call, oldest first."""
+
+    def history(self, session: str, limit: int) -> list[LoggedChange]:
+        """The changes that can be restored (their plan is kept), newest first."""
+
+    def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
+        """The plan right after `version` as `core.record` writes it, if it is kept."""
 
     def watch_from_now(self) -> None:
         """Forget changes committed so far: `poll` reports only later ones."""

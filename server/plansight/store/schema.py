@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -54,6 +54,43 @@ _MIGRATIONS: dict[int, str] = {
         rounds INTEGER NOT NULL,
         seen_seq INTEGER NOT NULL
     );
+    """,
+    # Protocol 2: the task's new fields (a column each, named as the Task field), the
+    # status `blocked` (SQLite cannot change a CHECK: the table is made again), session
+    # titles, and what the history needs (removed tasks, auto-starts, a plan per version).
+    2: """
+    CREATE TABLE tasks_v2 (
+        session TEXT NOT NULL,
+        id TEXT NOT NULL,
+        phase_position INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        active_form TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'in_progress', 'completed', 'abandoned', 'blocked')),
+        notes TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        priority TEXT CHECK (priority IN ('high', 'medium', 'low')),
+        blocked_by TEXT NOT NULL DEFAULT '[]',
+        owner TEXT,
+        files TEXT NOT NULL DEFAULT '[]',
+        external_id TEXT,
+        started_at TEXT,
+        completed_at TEXT,
+        started_rank INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (session, id)
+    ) WITHOUT ROWID;
+    INSERT INTO tasks_v2 (session, id, phase_position, position, content, active_form, status,
+        notes, created_at, updated_at, started_at, completed_at)
+        SELECT session, id, phase_position, position, content, active_form, status, notes,
+        created_at, updated_at, started_at, completed_at FROM tasks;
+    DROP TABLE tasks;
+    ALTER TABLE tasks_v2 RENAME TO tasks;
+    ALTER TABLE sessions ADD COLUMN title TEXT;
+    ALTER TABLE events ADD COLUMN removed TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE events ADD COLUMN auto_started TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE events ADD COLUMN snapshot TEXT
     """,
 }
 

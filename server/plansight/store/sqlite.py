@@ -19,17 +19,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from plansight.core.model import Origin, Phase, Plan, Task, utc_now
-from plansight.store.base import ChangeEvent, ChangeNotice
+from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, Task, utc_now
+from plansight.core.record import plan_record
+from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange
 from plansight.store.schema import migrate
 
 log = logging.getLogger(__name__)
 
+# Snapshots older than this many versions of a session are dropped (the contract: at
+# least the last 100 can be restored).
+HISTORY_KEPT = 200
+
 TaskRow = tuple[Any, ...]
-_TASK_COLUMNS = (
-    "id, phase_position, position, content, active_form, status, notes, "
-    "created_at, updated_at, started_at, completed_at"
-)
+# A column per Task field, named as the field; lists are stored as JSON text.
+_TASK_COLUMNS = "phase_position, position, " + ", ".join(TASK_FIELDS)
+_TASK_PLACEHOLDERS = ", ".join("?" for _ in range(len(TASK_FIELDS) + 2))
+_JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIELDS)
 
 
 # `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
@@ -41,19 +46,17 @@ class StoreError(Exception):
 
 
 def _task_row(task: Task, phase_position: int, position: int) -> TaskRow:
-    return (
-        task.id,
-        phase_position,
-        position,
-        task.content,
-        task.active_form,
-        task.status,
-        _dumps_text(task.notes) if task.notes else "[]",
-        task.created_at,
-        task.updated_at,
-        task.started_at,
-        task.completed_at,
-    )
+    values = [getattr(task, name) for name in TASK_FIELDS]
+    for index in _JSON_AT:
+        values[index] = _dumps_text(values[index]) if values[index] else "[]"
+    return (phase_position, position, *values)
+
+
+def _task_of(row: TaskRow) -> Task:
+    values = list(row[2:])
+    for index in _JSON_AT:
+        values[index] = json.loads(values[index])
+    return Task(*values)
 
 
 class _Edit:
@@ -98,13 +101,13 @@ class SqliteStore:
 
     def _read_plan(self, session: str) -> Plan:
         head = self._db.execute(
-            "SELECT version, next_id, updated_at FROM sessions WHERE name = ?", (session,)
+            "SELECT version, next_id, updated_at, title FROM sessions WHERE name = ?", (session,)
         ).fetchone()
         if head is None:
             self._rows[session] = {}
             self._phase_names[session] = []
             return Plan(session)
-        version, next_id, updated_at = head
+        version, next_id, updated_at, title = head
         names = [
             row[0]
             for row in self._db.execute(
@@ -117,23 +120,12 @@ class SqliteStore:
             f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session = ? ORDER BY phase_position, position",
             (session,),
         ):
-            rows[row[0]] = row
-            phases[row[1]].tasks.append(
-                Task(
-                    id=row[0],
-                    content=row[3],
-                    active_form=row[4],
-                    status=row[5],
-                    notes=json.loads(row[6]),
-                    created_at=row[7],
-                    updated_at=row[8],
-                    started_at=row[9],
-                    completed_at=row[10],
-                )
-            )
+            task = _task_of(row)
+            rows[task.id] = row
+            phases[row[0]].tasks.append(task)
         self._rows[session] = rows
         self._phase_names[session] = names
-        return Plan(session, version, phases, next_id, updated_at)
+        return Plan(session, version, phases, next_id, updated_at, title)
 
     # ------------------------------------------------------------ writing
 
@@ -171,15 +163,16 @@ class SqliteStore:
             and not db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
         ):
             db.execute(
-                "INSERT INTO sessions (name, version, next_id, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (session, plan.version, plan.next_id, now, now),
+                "INSERT INTO sessions (name, version, next_id, created_at, updated_at, title) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (session, plan.version, plan.next_id, now, now, plan.title),
             )
             self._prune(max_sessions, keep=session)
         else:
             db.execute(
-                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ? WHERE name = ?",
-                (plan.version, plan.next_id, now, session),
+                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ? "
+                "WHERE name = ?",
+                (plan.version, plan.next_id, now, plan.title, session),
             )
         names = [phase.name for phase in plan.phases]
         if names != self._phase_names.get(session):
@@ -204,13 +197,14 @@ class SqliteStore:
         if changed:
             db.executemany(
                 f"INSERT OR REPLACE INTO tasks (session, {_TASK_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"VALUES (?, {_TASK_PLACEHOLDERS})",
                 [(session, *row) for row in changed],
             )
         self._rows[session] = new_rows
         cursor = db.execute(
-            "INSERT INTO events (session, version, origin, method, request, completed, changes, writer, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO events (session, version, origin, method, request, completed, changes, "
+            "writer, at, removed, auto_started, snapshot) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 session,
                 plan.version,
@@ -221,8 +215,16 @@ class SqliteStore:
                 _dumps_text(event.changes),
                 self.writer,
                 now,
+                _dumps_text(event.removed),
+                _dumps_text(event.auto_started),
+                _dumps_text(plan_record(plan)),
             ),
         )
+        if plan.version > HISTORY_KEPT:
+            db.execute(
+                "UPDATE events SET snapshot = NULL WHERE session = ? AND version = ?",
+                (session, plan.version - HISTORY_KEPT),
+            )
         if cursor.lastrowid is not None and cursor.lastrowid == self._last_seq + 1:
             # Our own event right after the last one seen: no need to read it back.
             self._last_seq = cursor.lastrowid
@@ -255,7 +257,7 @@ class SqliteStore:
 
     # ------------------------------------------------------------ context rounds
 
-    def context_round(self, session: str) -> tuple[int, list[str]]:
+    def context_round(self, session: str) -> tuple[int, list[LoggedChange]]:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -263,14 +265,14 @@ class SqliteStore:
                 "SELECT rounds, seen_seq FROM context WHERE session = ?", (session,)
             ).fetchone()
             rounds, seen = row if row else (0, 0)
-            lines: list[str] = []
+            logged: list[LoggedChange] = []
             last = seen
-            for seq, changes in db.execute(
-                "SELECT seq, changes FROM events WHERE session = ? AND seq > ? AND origin = 'user' "
+            for seq, *columns in db.execute(
+                f"SELECT seq, {_LOGGED_COLUMNS} FROM events WHERE session = ? AND seq > ? "
                 "ORDER BY seq",
                 (session, seen),
             ):
-                lines.extend(json.loads(changes))
+                logged.append(_logged(columns))
                 last = seq
             db.execute(
                 "INSERT INTO context (session, rounds, seen_seq) VALUES (?, ?, ?) "
@@ -281,7 +283,29 @@ class SqliteStore:
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        return rounds + 1, lines
+        return rounds + 1, logged
+
+    # ------------------------------------------------------------ history
+
+    def history(self, session: str, limit: int) -> list[LoggedChange]:
+        self._sync()
+        return [
+            _logged(row)
+            for row in self._db.execute(
+                f"SELECT {_LOGGED_COLUMNS} FROM events WHERE session = ? "
+                "AND snapshot IS NOT NULL ORDER BY version DESC LIMIT ?",
+                (session, limit),
+            )
+        ]
+
+    def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT snapshot FROM events WHERE session = ? AND version = ?", (session, version)
+        ).fetchone()
+        if row is None or row[0] is None:
+            return None
+        record: dict[str, Any] = json.loads(row[0])
+        return record
 
     def _max_seq_of(self, session: str) -> int:
         row = self._db.execute(
@@ -306,13 +330,18 @@ class SqliteStore:
         if data_version == self._data_version:
             return
         self._data_version = data_version
-        for seq, session, version, origin, completed, writer in self._db.execute(
-            "SELECT seq, session, version, origin, completed, writer FROM events WHERE seq > ? ORDER BY seq",
+        for seq, session, version, origin, completed, removed, writer in self._db.execute(
+            "SELECT seq, session, version, origin, completed, removed, writer FROM events "
+            "WHERE seq > ? ORDER BY seq",
             (self._last_seq,),
         ):
             self._last_seq = seq
             if writer != self.writer:
-                self._notices.append(ChangeNotice(session, version, origin, json.loads(completed)))
+                self._notices.append(
+                    ChangeNotice(
+                        session, version, origin, json.loads(completed), json.loads(removed)
+                    )
+                )
         versions = dict(self._db.execute("SELECT name, version FROM sessions"))
         for session, plan in list(self._plans.items()):
             if versions.get(session, 0) != plan.version:
@@ -353,6 +382,14 @@ class SqliteStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+_LOGGED_COLUMNS = "version, origin, method, at, changes, auto_started"
+
+
+def _logged(row: Any) -> LoggedChange:
+    version, origin, method, at, changes, auto_started = row
+    return LoggedChange(version, origin, method, at, json.loads(changes), json.loads(auto_started))
 
 
 def _connect(path: str) -> sqlite3.Connection:
