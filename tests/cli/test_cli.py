@@ -163,7 +163,9 @@ def test_export_import_clear_round_trip(db: str, tmp_path: Path) -> None:
     assert json.loads(plansight("export", "--db", db, "--format", "json").stdout)["version"] == 1
 
     cleared = plansight("clear", "--db", db)
-    assert cleared.returncode == 0 and cleared.stdout.startswith("Todo list cleared.\nRemoved 3 unfinished tasks:")
+    assert cleared.returncode == 0 and cleared.stdout.startswith(
+        "Todo list cleared.\nRemoved 3 unfinished tasks:"
+    )
     assert state(db)["phases"] == []
 
     out.write_text(text.replace("- [ ] Run tests", "- [x] Run tests"))

@@ -136,7 +136,13 @@ async def test_todo_applies_ops_and_todo_read_returns_the_plan(store_path: Path)
     assert text_of(read).startswith("Todo list: 1/2 completed\nCurrent: Test the parser")
     state = read.structured_content
     assert state["version"] == 2
-    assert state["progress"] == {"completed": 1, "abandoned": 0, "blocked": 0, "total": 2, "percent": 50}
+    assert state["progress"] == {
+        "completed": 1,
+        "abandoned": 0,
+        "blocked": 0,
+        "total": 2,
+        "percent": 50,
+    }
     assert [t["status"] for t in state["phases"][0]["tasks"]] == ["completed", "in_progress"]
 
 

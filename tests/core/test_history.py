@@ -1,0 +1,141 @@
+"""`plansight/history` and `plansight/restore`: every committed change in words, newest
+first, and any listed version brought back as a new change; and `context` telling the
+net change a person made."""
+
+from __future__ import annotations
+
+import pytest
+
+from plansight.core.errors import RequestRefused
+from plansight.protocol import ContextParams, HistoryParams, RestoreParams
+from plansight.service import PlanService
+from plansight.store.sqlite import HISTORY_KEPT
+
+from .conftest import Json, Request
+
+
+def history(service: PlanService, **params: object) -> list[Json]:
+    events: list[Json] = service.history(HistoryParams.model_validate(params))["events"]
+    return events
+
+
+def restore(service: PlanService, version: int, **params: object) -> Json:
+    request = {"version": version, **params}
+    return service.restore(RestoreParams.model_validate(request), request).result
+
+
+def contents(result: Json) -> list[str]:
+    return [t["content"] for p in result["phases"] for t in p["tasks"]]
+
+
+def test_history_lists_each_change_newest_first_in_words(
+    apply: Request, service: PlanService
+) -> None:
+    apply({"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]})
+    apply({"op": "done", "task": "a"}, origin="user")
+    apply({"op": "block", "task": "b", "reason": "needs a key"})
+    events = history(service)
+    assert [e["version"] for e in events] == [3, 2, 1]
+    assert [e["method"] for e in events] == ["plansight/apply"] * 3
+    assert [e["origin"] for e in events] == ["agent", "user", "agent"]
+    assert events[0]["changes"] == ['marked "b" blocked', 'added a note to "b": "needs a key"']
+    assert events[1]["changes"] == ['completed "a"', 'started "b"']
+    assert 'added "a" to phase "P"' in events[2]["changes"]
+    assert all(e["at"].endswith("Z") for e in events)
+    assert [e["version"] for e in history(service, limit=1)] == [3]
+
+
+def test_restore_brings_back_a_version_as_a_new_change(
+    apply: Request, write: Request, service: PlanService
+) -> None:
+    apply(
+        {
+            "op": "init",
+            "list": [{"phase": "P", "items": [{"content": "a", "priority": "high"}, "b"]}],
+        }
+    )
+    apply({"op": "note", "task": "a", "text": "kept"})
+    wiped = write([{"content": "x", "activeForm": "x", "status": "pending"}])
+    assert wiped["version"] == 3
+    result = restore(service, 2, origin="user")
+    assert result["changed"] is True and result["version"] == 4
+    assert contents(result) == ["a", "b"]
+    a = result["phases"][0]["tasks"][0]
+    assert (a["id"], a["priority"], a["notes"], a["status"]) == (
+        "t1",
+        "high",
+        ["kept"],
+        "in_progress",
+    )
+    assert [t["content"] for t in result["removedTasks"]] == ["x"]
+    assert history(service)[0]["method"] == "plansight/restore"
+    assert history(service)[0]["origin"] == "user"
+    again = restore(service, 2)
+    assert again["changed"] is False and again["version"] == 4
+    # The id counter never goes back: a new task does not reuse x's id.
+    appended = apply({"op": "append", "phase": "P", "items": ["c"]})
+    assert appended["phases"][0]["tasks"][-1]["id"] == "t4"
+
+
+@pytest.mark.parametrize("version", [0, 5, -1])
+def test_a_version_not_listed_is_refused_on_the_path_version(
+    apply: Request, service: PlanService, version: int
+) -> None:
+    apply({"op": "init", "list": [{"phase": "P", "items": ["a"]}]})
+    with pytest.raises(RequestRefused) as refused:
+        restore(service, version)
+    assert [e.path for e in refused.value.errors] == ["version"]
+
+
+def test_history_keeps_the_newest_versions_and_refuses_older_ones(
+    apply: Request, service: PlanService
+) -> None:
+    apply({"op": "init", "list": [{"phase": "P", "items": ["a"]}]})
+    for n in range(HISTORY_KEPT + 5):
+        apply(
+            {"op": "note", "task": "a", "text": f"n{n % 50}"},
+            {"op": "rm", "task": "a"},
+            {"op": "append", "phase": "P", "items": ["a"]},
+        )
+    events = history(service)
+    assert len(events) == HISTORY_KEPT >= 100
+    assert events[-1]["version"] == events[0]["version"] - HISTORY_KEPT + 1
+    with pytest.raises(RequestRefused):
+        restore(service, 1)
+    restored = restore(service, events[-1]["version"])
+    assert restored["changed"] is True
+
+
+# ---------------------------------------------------------------- context: the net change
+
+
+def told(service: PlanService) -> str:
+    text: str = service.context(ContextParams())["text"]
+    if "<system-reminder>" not in text:
+        return ""
+    return text[text.index("<system-reminder>") : text.index("</system-reminder>")]
+
+
+def test_context_tells_the_net_change_not_each_step(apply: Request, service: PlanService) -> None:
+    apply({"op": "init", "list": [{"phase": "P", "items": ["a", "b", "c"]}]})
+    told(service)
+    apply({"op": "append", "phase": "P", "items": ["temp"]}, origin="user")
+    apply({"op": "start", "task": "c"}, origin="user")
+    apply({"op": "start", "task": "a"}, origin="user")
+    apply({"op": "rm", "task": "temp"}, origin="user")
+    apply({"op": "done", "task": "b"}, origin="user")
+    reminder = told(service)
+    assert "temp" not in reminder
+    assert '"c"' not in reminder  # started, then back to pending: no net change
+    assert 'completed "b"' in reminder
+
+
+def test_the_servers_auto_start_is_not_the_persons_doing(
+    apply: Request, service: PlanService
+) -> None:
+    apply({"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]})
+    told(service)
+    apply({"op": "done", "task": "a"}, origin="user")
+    reminder = told(service)
+    assert 'completed "a"' in reminder
+    assert '"b"' not in reminder
