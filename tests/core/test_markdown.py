@@ -308,3 +308,137 @@ def test_export_then_import_gives_back_phases_contents_statuses_and_notes(
         [t["content"] for t in items] for items in tasks
     ]
     assert export(service, target) == markdown
+
+
+# ---------------------------------------------------------------- protocol 2
+
+
+def test_hash_headings_with_tasks_are_phases_and_a_lone_one_is_the_title(
+    import_markdown: Request,
+) -> None:
+    # As oh-my-pi's /todo export writes phases.
+    result = import_markdown("# Release 2\n\n# Build\n- [x] a\n- [!] b\n\n# Ship\n- [ ] c\n")
+    assert rows(result) == [
+        ("Build", "a", "completed"),
+        ("Build", "b", "blocked"),
+        ("Ship", "c", "in_progress"),
+    ]
+    assert result["title"] == "Release 2"
+
+
+def test_a_single_title_above_phases_is_the_title_and_is_kept_without_one(
+    import_markdown: Request, service: PlanService
+) -> None:
+    result = import_markdown("# The plan\n- [ ] loose\n## A\n- [ ] a\n")
+    assert result["title"] == "The plan"
+    assert rows(result)[0] == ("Todos", "loose", "in_progress")
+    again = import_markdown("## A\n- [ ] a\n")
+    assert again["title"] == "The plan"
+    assert export(service).startswith("# The plan\n\n## A\n")
+
+
+def test_v2_fields_are_written_as_plain_markdown(service: PlanService, apply: Request) -> None:
+    apply(
+        {
+            "op": "init",
+            "list": [
+                {
+                    "phase": "P",
+                    "items": [
+                        "build",
+                        {
+                            "content": "ship",
+                            "status": "blocked",
+                            "priority": "high",
+                            "owner": "sub-1",
+                            "blockedBy": ["build"],
+                            "description": "Why:\n- it is late\n> quoted",
+                            "notes": ["n"],
+                        },
+                    ],
+                }
+            ],
+        }
+    )
+    assert export(service).split("\n")[2:] == [
+        "- [!] ship",
+        "  Priority: high",
+        "  Owner: sub-1",
+        '  Waits for: "build"',
+        "  Why:",
+        "  \\- it is late",
+        "  \\> quoted",
+        "  > n",
+        "",
+    ]
+
+
+def test_a_bad_attribute_is_reported_and_nothing_is_replaced(import_markdown: Request) -> None:
+    result = import_markdown("## A\n- [ ] a\n  Priority: urgent\n")
+    assert result["errors"] == ['Line 3: unknown priority "urgent" (high, medium or low)']
+    cycle = import_markdown('## A\n- [ ] a\n  Waits for: "b"\n- [ ] b\n  Waits for: "a"\n')
+    assert cycle["errors"] == ['Dependency cycle: "b" -> "a" -> "b"']
+    assert cycle["phases"] == []
+
+
+V2_TASK = st.fixed_dictionaries(
+    {
+        "content": CONTENT,
+        "status": st.sampled_from(["pending", "in_progress", "completed", "abandoned", "blocked"]),
+        "notes": st.lists(NOTE, max_size=2),
+        "description": st.one_of(st.just(""), NOTE),
+        "priority": st.sampled_from([None, "high", "medium", "low"]),
+        "owner": st.one_of(st.none(), CONTENT),
+    }
+)
+
+
+@given(
+    title=st.one_of(st.none(), CONTENT),
+    tasks=st.lists(V2_TASK, min_size=1, max_size=6, unique_by=lambda t: t["content"]),
+    waits=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=4),
+)
+def test_export_then_import_keeps_title_descriptions_priorities_dependencies_and_owners(
+    round_trip_service: PlanService,
+    title: str | None,
+    tasks: list[dict[str, Any]],
+    waits: list[tuple[int, int]],
+) -> None:
+    service = round_trip_service
+    service.settings = Settings()
+    number = next(SESSIONS)
+    source, target = f"v2-source-{number}", f"v2-target-{number}"
+    items = [dict(t) for t in tasks]
+    for waiter, blocker in waits:
+        # Only on tasks before it: never a cycle.
+        if blocker < waiter < len(items):
+            items[waiter].setdefault("blockedBy", []).append(items[blocker]["content"])
+    request: Json = {
+        "session": source,
+        "ops": [{"op": "init", "list": [{"phase": "P", "items": items}]}],
+    }
+    built = service.apply(ApplyParams.model_validate(request), request).result
+    assert built["errors"] == []
+    if title:
+        # A title comes from markdown (or, later, ingest): import it with the plan.
+        service.import_markdown(
+            ImportParams(session=source, markdown=f"# {title}\n" + export(service, source)), {}
+        )
+    markdown = export(service, source)
+    request = {"session": target, "markdown": markdown}
+    imported = service.import_markdown(ImportParams.model_validate(request), request).result
+    assert imported["errors"] == []
+    original = service.get(GetParams(session=source))
+
+    def seen(state: Json) -> list[Any]:
+        by_id = {t["id"]: t["content"] for p in state["phases"] for t in p["tasks"]}
+        return [
+            (t["content"], t["status"], t["notes"], t["description"], t["priority"], t["owner"],
+             [by_id[i] for i in t["blockedBy"]])
+            for p in state["phases"]
+            for t in p["tasks"]
+        ]  # fmt: skip
+
+    assert imported["title"] == original["title"]
+    assert seen(imported) == seen(original)
+    assert export(service, target) == markdown

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from plansight.core.items import clean_notes
-from plansight.core.limits import content_problem, phase_count_problem, task_count_problem
-from plansight.core.markdown import parse_markdown
+from plansight.core.limits import (
+    content_problem,
+    description_problem,
+    phase_count_problem,
+    task_count_problem,
+    title_problem,
+)
+from plansight.core.markdown import ParsedPlan, parse_markdown
 from plansight.core.model import Plan
 from plansight.core.ops import normalize
-from plansight.core.rebuild import PhaseEntries, rebuild
+from plansight.core.rebuild import rebuild
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content
+from plansight.core.text import clean_content, clean_note
 
 
 def import_markdown(
@@ -20,16 +26,16 @@ def import_markdown(
     With any error nothing is replaced: the person's text would otherwise be lost.
     Tasks keep their ids and times when their content is unchanged."""
     parsed = parse_markdown(text)
-    errors = parsed.errors or _clean_and_check(parsed.phases, settings)
+    errors = parsed.errors or _clean_and_check(parsed, settings)
     if errors:
         return errors
     # rebuild makes new Task objects: the old list is intact if we must go back.
     saved = plan.next_id, plan.phases
-    problems = rebuild(plan, parsed.phases, now)
+    problems = rebuild(plan, parsed.phases, now, refs_by_content=True)
     if problems:
         plan.next_id, plan.phases = saved
         return [line for _, line in problems]
-    if parsed.title is not None:
+    if parsed.title:
         plan.title = parsed.title
     started = normalize(plan, settings.auto_start, now)
     if started is not None and auto_started is not None:
@@ -37,8 +43,11 @@ def import_markdown(
     return []
 
 
-def _clean_and_check(phases: list[PhaseEntries], settings: Settings) -> list[str]:
+def _clean_and_check(parsed: ParsedPlan, settings: Settings) -> list[str]:
+    phases = parsed.phases
     problems = []
+    if parsed.title is not None and (problem := title_problem(parsed.title, settings)):
+        problems.append(problem)
     for phase in phases:
         phase.name = clean_content(phase.name)
         if not phase.name:
@@ -53,6 +62,10 @@ def _clean_and_check(phases: list[PhaseEntries], settings: Settings) -> list[str
                 problems.append(problem)
             entry.notes, note_problems = clean_notes(entry.notes or [], entry.content, settings)
             problems.extend(note_problems)
+            description = clean_note(entry.fields.get("description") or "")
+            entry.fields["description"] = description
+            if problem := description_problem(entry.content, description, settings):
+                problems.append(problem)
     if problem := phase_count_problem(len(phases), settings):
         problems.append(problem)
     if problem := task_count_problem(sum(len(p.entries) for p in phases), settings):

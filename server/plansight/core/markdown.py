@@ -1,12 +1,21 @@
 """The plan as a markdown checklist, and back.
 
+    # Title
     ## Phase
     - [/] Task content
+      Priority: high
+      Owner: sub-agent
+      Waits for: "Run the build", "Run the tests"
+      The description, first line
+      and its second line
       > a note
         its second line
 
-Continuation lines of a multi-line note are indented four spaces so that the round trip
-gives back exactly the notes that went out.
+Under a task, attribute lines come first, then the description (each line indented two
+spaces; a line that could be read as something else starts with a `\\`, as markdown
+escapes it), then the notes. Continuation lines of a multi-line note are indented four
+spaces so that the round trip gives back exactly the notes that went out. A dependency
+names the task it waits for by its content, which is what a reader of the text sees.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from plansight.core.model import DEFAULT_PHASE, Plan, TaskStatus
+from plansight.core.model import DEFAULT_PHASE, PRIORITIES, Plan, Task, TaskStatus
 from plansight.core.rebuild import Entry, PhaseEntries
 from plansight.core.text import clean_content
 
@@ -23,6 +32,7 @@ EXPORT_MARKS: dict[str, str] = {
     "in_progress": "/",
     "completed": "x",
     "abandoned": "-",
+    "blocked": "!",
 }
 IMPORT_MARKS: dict[str, TaskStatus] = {
     " ": "pending",
@@ -33,14 +43,22 @@ IMPORT_MARKS: dict[str, TaskStatus] = {
     "X": "completed",
     "-": "abandoned",
     "~": "abandoned",
+    "!": "blocked",
 }
 
-_HEADING = re.compile(r"^#{2,6}\s+(.*)$")
-_TITLE = re.compile(r"^#\s")
+_PHASE_HEADING = re.compile(r"^#{2,6}\s+(.*)$")
+_TOP_HEADING = re.compile(r"^#\s+(.*)$")
 _TASK = re.compile(r"^\s{0,3}[-*+]\s+\[(.?)\]\s+(.*)$")
 _NOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
+_ATTRIBUTE = re.compile(r"^  (Priority|Owner|Waits for): (.*)$")
+_DESCRIPTION = "  "
 _CONTINUATION = "    "
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
+_CLEARED: dict[str, object] = {"description": "", "priority": None, "owner": None}
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+# A description line starting with one of these could be read as a task, a note, a comment, a
+# heading or an escape: it is written with a leading `\`.
+_NEEDS_ESCAPE = tuple("-*+>#<\\")
 # Only the line breaks a content cannot hold: str.splitlines() would also split at
 # U+2028 and friends, which a content or note may carry, and break the round trip.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -48,17 +66,49 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def to_markdown(plan: Plan) -> str:
     lines: list[str] = []
+    if plan.title:
+        lines.append(f"# {plan.title}")
+    by_id = {task.id: task for task in plan.tasks()}
     for phase in plan.phases:
         if lines:
             lines.append("")
         lines.append(f"## {phase.name}")
         for task in phase.tasks:
             lines.append(f"- [{EXPORT_MARKS[task.status]}] {task.content}")
+            lines.extend(_attributes(task, by_id))
+            lines.extend(_description(task.description))
             for note in task.notes:
                 first, *rest = note.split("\n")
                 lines.append(f"  > {first}")
                 lines.extend(_CONTINUATION + line for line in rest)
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def _attributes(task: Task, by_id: dict[str, Task]) -> list[str]:
+    lines = []
+    if task.priority:
+        lines.append(f"  Priority: {task.priority}")
+    if task.owner:
+        lines.append(f"  Owner: {task.owner}")
+    blockers = [by_id[i].content for i in task.blocked_by if i in by_id]
+    if blockers:
+        quoted = ", ".join(
+            '"' + b.replace("\\", "\\\\").replace('"', '\\"') + '"' for b in blockers
+        )
+        lines.append(f"  Waits for: {quoted}")
+    return lines
+
+
+def _description(description: str) -> list[str]:
+    if not description:
+        return []
+    lines = []
+    for index, line in enumerate(description.split("\n")):
+        escape = line.lstrip().startswith(_NEEDS_ESCAPE) or (
+            index == 0 and _ATTRIBUTE.match(_DESCRIPTION + line) is not None
+        )
+        lines.append(_DESCRIPTION + ("\\" if escape else "") + line)
+    return lines
 
 
 @dataclass(slots=True)
@@ -71,10 +121,13 @@ class ParsedPlan:
 def parse_markdown(text: str) -> ParsedPlan:
     """Read a checklist; lines it cannot read are reported, never silently dropped."""
     parsed = ParsedPlan()
+    lines = _LINE_BREAK.split(text)
+    top_phases = _top_headings_are_phases(lines)
     phase: PhaseEntries | None = None
     entry: Entry | None = None
+    description: list[str] | None = None  # the current entry's description lines
     in_note = False
-    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+    for number, line in enumerate(lines, start=1):
         if (
             in_note
             and entry is not None
@@ -85,10 +138,19 @@ def parse_markdown(text: str) -> ParsedPlan:
             entry.notes[-1] += "\n" + line[len(_CONTINUATION) :]
             continue
         in_note = False
-        if not line.strip() or _TITLE.match(line) or _COMMENT.match(line):
+        if not line.strip() or _COMMENT.match(line):
             continue
-        if heading := _HEADING.match(line):
-            phase = _phase(parsed, heading.group(1))
+        heading = _PHASE_HEADING.match(line) or (top_phases and _TOP_HEADING.match(line))
+        if heading:
+            if not top_phases or number - 1 in top_phases:
+                phase = _phase(parsed, heading.group(1))
+            elif parsed.title is None and not parsed.phases:
+                parsed.title = clean_content(heading.group(1))
+            entry = None
+            continue
+        if title := _TOP_HEADING.match(line):
+            if parsed.title is None and not parsed.phases:
+                parsed.title = clean_content(title.group(1))
             entry = None
             continue
         if task := _TASK.match(line):
@@ -99,7 +161,9 @@ def parse_markdown(text: str) -> ParsedPlan:
                 continue
             if phase is None:
                 phase = _phase(parsed, DEFAULT_PHASE)
-            entry = Entry(content, status, notes=[])
+            # Import replaces the list as `init` does: what the text leaves out is cleared.
+            entry = Entry(content, status, notes=[], fields=dict(_CLEARED), blocked_by=[])
+            description = None
             phase.entries.append(entry)
             continue
         if (note := _NOTE.match(line)) and entry is not None:
@@ -107,8 +171,59 @@ def parse_markdown(text: str) -> ParsedPlan:
             entry.notes.append(note.group(1))
             in_note = True
             continue
+        attribute = _ATTRIBUTE.match(line)
+        if attribute and entry is not None and description is None and not entry.notes:
+            problem = _read_attribute(entry, *attribute.groups())
+            if problem:
+                parsed.errors.append(f"Line {number}: {problem}")
+            continue
+        if entry is not None and not entry.notes and line.startswith(_DESCRIPTION):
+            body = line[len(_DESCRIPTION) :]
+            if body.startswith("\\"):
+                body = body[1:]
+            if description is None:
+                description = []
+            description.append(body)
+            entry.fields["description"] = "\n".join(description)
+            continue
         parsed.errors.append(f"Line {number}: not a heading, task or note: {line.strip()[:60]}")
     return parsed
+
+
+def _read_attribute(entry: Entry, key: str, value: str) -> str | None:
+    value = value.strip()
+    if key == "Priority":
+        if value not in PRIORITIES:
+            return f'unknown priority "{value}" (high, medium or low)'
+        entry.fields["priority"] = value
+    elif key == "Owner":
+        entry.fields["owner"] = clean_content(value) or None
+    else:
+        refs = [re.sub(r"\\(.)", r"\1", found) for found in _QUOTED.findall(value)]
+        if not refs:
+            return 'a "Waits for" line names its tasks in double quotes'
+        assert entry.blocked_by is not None
+        entry.blocked_by.extend(refs)
+    return None
+
+
+def _top_headings_are_phases(lines: list[str]) -> set[int]:
+    """Without a `##` heading, the `#` headings with tasks under them are phases (as other
+    agents export them); returns their line indexes (empty: `#` is a title)."""
+    if any(_PHASE_HEADING.match(line) for line in lines):
+        return set()
+    phases: set[int] = set()
+    heading: int | None = None
+    for index, line in enumerate(lines):
+        if _TOP_HEADING.match(line):
+            heading = index
+        elif heading is not None and _TASK.match(line):
+            phases.add(heading)
+    if phases:
+        # A `#` heading after the first phase is a phase too, even with no task under it.
+        first = min(phases)
+        phases |= {i for i, line in enumerate(lines) if i > first and _TOP_HEADING.match(line)}
+    return phases
 
 
 def _phase(parsed: ParsedPlan, heading: str) -> PhaseEntries:

@@ -41,7 +41,9 @@ def group_by_phase(pairs: list[tuple[str, Entry]]) -> list[PhaseEntries]:
     return list(phases.values())
 
 
-def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int, str]]:
+def rebuild(
+    plan: Plan, phases: list[PhaseEntries], now: str, refs_by_content: bool = False
+) -> list[tuple[int, str]]:
     """Make `plan` hold exactly `phases`, carrying over the tasks it already had.
 
     Returns the dependency problems as (entry index, line); the caller refuses the
@@ -84,7 +86,7 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int,
     for index, (task, entry) in enumerate(zip(plan.tasks(), entries, strict=True)):
         if entry.blocked_by is not None:
             try:
-                blockers = resolve_blockers(plan, task, entry.blocked_by)
+                blockers = resolve_blockers(plan, task, entry.blocked_by, refs_by_content)
             except OpRefused as refused:
                 problems.extend((index, line) for line in refused.lines)
                 continue
