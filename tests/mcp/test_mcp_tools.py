@@ -14,7 +14,7 @@ from plansight.protocol import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 
-STATUSES = ["pending", "in_progress", "completed"]
+STATUSES = ["pending", "in_progress", "completed", "abandoned", "blocked"]
 
 
 async def test_the_tools_and_their_schemas(store_path: Path) -> None:
@@ -29,7 +29,19 @@ async def test_the_tools_and_their_schemas(store_path: Path) -> None:
     assert write["required"] == ["todos"]
     item = write["properties"]["todos"]["items"]
     assert set(item["required"]) == {"content", "status", "activeForm"}
-    assert set(item["properties"]) == {"content", "status", "activeForm"}
+    # TodoWrite's three, and protocol 2's optional fields.
+    assert set(item["properties"]) == {
+        "content",
+        "status",
+        "activeForm",
+        "description",
+        "priority",
+        "blockedBy",
+        "owner",
+        "id",
+        "phase",
+        "notes",
+    }
     assert item["properties"]["status"]["enum"] == STATUSES
     guidance = tools["todo_write"].description or ""
     for advice in ("3 or more", "Exactly one task is in_progress", "as soon as it is done"):
@@ -47,7 +59,12 @@ async def test_the_tools_and_their_schemas(store_path: Path) -> None:
         "rm",
         "append",
         "note",
+        "block",
+        "update",
     }
+    assert {"reason", "blockedBy", "addFiles", "priority", "owner"} <= set(
+        ops["items"]["properties"]
+    )
     assert "as soon as it is done" in (tools["todo"].description or "")
 
     read = tools["todo_read"]
@@ -213,3 +230,27 @@ async def test_the_agent_hears_what_the_user_changed_once(store_path: Path) -> N
         assert '<system-reminder>The user changed the todo list: completed "Read code"' in told
         again = text_of(await client.call_tool("todo_read", {}))
         assert "<system-reminder>" not in again
+
+
+async def test_v2_ops_and_fields_and_removed_tasks_reach_the_agent(store_path: Path) -> None:
+    async with mcp_client("--db", str(store_path)) as client:
+        await client.call_tool(
+            "todo_write",
+            {
+                "todos": [
+                    todo("Build", "Building", "in_progress"),
+                    {**todo("Ship", "Shipping"), "blockedBy": ["Build"], "priority": "high"},
+                    todo("Docs", "Writing docs"),
+                ]
+            },
+        )
+        blocked = await client.call_tool(
+            "todo", {"ops": [{"op": "block", "task": "Docs", "reason": "needs review"}]}
+        )
+        assert "[!] Docs" in text_of(blocked)
+        assert '[ ] Ship (waits for "Build")' in text_of(blocked)
+        shrunk = await client.call_tool(
+            "todo_write", {"todos": [todo("Build", "Building", "in_progress")]}
+        )
+        assert not shrunk.is_error
+        assert 'Removed 2 unfinished tasks: "Ship", "Docs"' in text_of(shrunk)

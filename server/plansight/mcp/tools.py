@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from plansight.core.model import STATUSES
+from plansight.core.model import PRIORITIES, STATUSES
+from plansight.protocol import OP_NAMES
 
 TODO_WRITE = "todo_write"
 TODO = "todo"
@@ -40,8 +41,13 @@ left out is removed.
 
 {_GUIDANCE}
 
-The result is the list as saved, with its progress; an error result says what was wrong \
-and that nothing changed."""
+Optional per item: "description", "priority" (high, medium, low), "blockedBy" (the ids \
+or contents of tasks it waits for), "owner" (the agent working on it, when several share \
+the list: one task in_progress per owner), "id" and "phase". A field left out keeps its \
+value.
+
+The result is the list as saved, with its progress, and names any unfinished task the \
+write removed; an error result says what was wrong and that nothing changed."""
 
 TODO_DESCRIPTION = f"""\
 Change the todo list of this coding session with ordered operations instead of resending \
@@ -61,16 +67,24 @@ a task, the whole phase; with neither, EVERY task.
 - {{"op": "append", "phase": "Build", "items": ["Update the docs"]}}: add pending tasks to \
 a phase, created if missing.
 - {{"op": "note", "task": "...", "text": "..."}}: attach a note to a task.
-An item is a string (its content) or {{"content", "activeForm", "status", "notes"}}.
+- {{"op": "block", "task": "...", "reason": "..."}}: mark it blocked (waiting on a person \
+or something outside); the reason becomes a note. start moves it on.
+- {{"op": "update", "task": "...", "priority": "high", "blockedBy": ["Run the build"], \
+"addFiles": ["src/app.py"]}}: change only the fields named (content, activeForm, \
+description, priority, owner, status, blockedBy, addFiles); null clears priority or owner.
+An item is a string (its content) or {{"content", "activeForm", "status", "notes", \
+"description", "priority", "blockedBy", "owner"}}. blockedBy names the tasks (ids or \
+exact contents) it waits for: no cycles.
 
 Operations run in order. A bad one is skipped and reported in the result (an error \
-result); the others still apply. After the batch, if no task is in_progress, the first \
-pending one is started. The result is the list after the batch."""
+result); the others still apply. After the batch, if no task without an owner is \
+in_progress, the first pending one that waits for nothing is started. Each owner keeps \
+its own task in_progress. The result is the list after the batch."""
 
 TODO_READ_DESCRIPTION = """\
 Read the todo list of this coding session as it is now: progress, the current task with \
-its notes, and every task by phase, marked [ ] pending, [>] in_progress, [x] completed or \
-[-] abandoned. The user can change the list from their editor: read it before resuming \
+its notes, and every task by phase, marked [ ] pending, [>] in_progress, [x] completed, \
+[-] abandoned or [!] blocked; a task that waits for another says so. The user can change the list from their editor: read it before resuming \
 work, or when the user says they changed the plan."""
 
 
@@ -85,8 +99,23 @@ TODO_WRITE_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "content": {"type": "string", "minLength": 1},
-                    "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
+                    "status": {"type": "string", "enum": list(STATUSES)},
                     "activeForm": {"type": "string", "minLength": 1},
+                    # Protocol 2's optional fields; a field left out keeps its value.
+                    "description": {"type": "string", "description": "A longer explanation"},
+                    "priority": {"type": ["string", "null"], "enum": [*PRIORITIES, None]},
+                    "blockedBy": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Ids or contents of the tasks it waits for",
+                    },
+                    "owner": {
+                        "type": ["string", "null"],
+                        "description": "The agent or subagent working on it",
+                    },
+                    "id": {"type": "string", "description": "The task's id, to keep it"},
+                    "phase": {"type": "string", "description": "Its phase (default Todos)"},
+                    "notes": {"type": "array", "items": {"type": "string"}},
                 },
                 "required": ["content", "status", "activeForm"],
                 "additionalProperties": False,
@@ -110,6 +139,10 @@ _ITEM: dict[str, Any] = {
                 },
                 "status": {"type": "string", "enum": list(STATUSES)},
                 "notes": {"type": "array", "items": {"type": "string"}},
+                "description": {"type": "string"},
+                "priority": {"type": "string", "enum": list(PRIORITIES)},
+                "blockedBy": {"type": "array", "items": {"type": "string"}},
+                "owner": {"type": "string"},
             },
             "required": ["content"],
         },
@@ -127,14 +160,39 @@ TODO_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "op": {
-                        "type": "string",
-                        "enum": ["init", "start", "done", "drop", "rm", "append", "note"],
-                    },
+                    "op": {"type": "string", "enum": list(OP_NAMES)},
                     "task": {"type": "string", "description": "The target task's exact content"},
                     "id": {"type": "string", "description": "The target task's id"},
                     "phase": {"type": "string", "description": "A phase name"},
                     "text": {"type": "string", "description": "The note (op note)"},
+                    "reason": {"type": "string", "description": "Why (op block)"},
+                    "content": {"type": "string", "description": "New content (op update)"},
+                    "activeForm": {"type": "string", "description": "New activeForm (op update)"},
+                    "description": {"type": "string", "description": "(op update)"},
+                    "priority": {
+                        "type": ["string", "null"],
+                        "enum": [*PRIORITIES, None],
+                        "description": "(op update; null clears)",
+                    },
+                    "owner": {
+                        "type": ["string", "null"],
+                        "description": "(op update; null clears)",
+                    },
+                    "status": {
+                        "type": "string",
+                        "enum": list(STATUSES),
+                        "description": "(op update)",
+                    },
+                    "blockedBy": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Ids or contents of the tasks it waits for (op update)",
+                    },
+                    "addFiles": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Workspace-relative paths it changed (op update)",
+                    },
                     "items": {
                         "type": "array",
                         "items": _ITEM,
