@@ -219,3 +219,60 @@ def test_version_and_module_entry_point() -> None:
         env={"PATH": str(Path(sys.executable).parent)},
     )
     assert entry.stdout == done.stdout
+
+
+def test_history_restore_and_undo(db: str) -> None:
+    plansight("apply", "--db", db, "--ops", json.dumps(OPS))
+    plansight("apply", "--db", db, "--ops", '[{"op": "done", "task": "Read the code"}]')
+    plansight("apply", "--db", db, "--ops", '[{"op": "rm", "task": "Run tests"}]')
+    shown = plansight("history", "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[1].split()[:2] == ["3", "agent"] and 'removed "Run tests"' in shown.stdout
+    assert (
+        json.loads(plansight("history", "--db", db, "--json", "--limit", "1").stdout)["events"][0][
+            "version"
+        ]
+        == 3
+    )
+
+    undone = plansight("undo", "--db", db)
+    assert undone.returncode == 0, undone.stderr
+    after = state(db)
+    assert after["version"] == 4
+    assert [t["content"] for p in after["phases"] for t in p["tasks"]][-1] == "Run tests"
+    newest = json.loads(plansight("history", "--db", db, "--json").stdout)["events"][0]
+    assert (newest["method"], newest["origin"]) == ("plansight/restore", "user")
+
+    restored = plansight("restore", "--db", db, "1")
+    assert restored.returncode == 0, restored.stderr
+    assert state(db)["progress"]["completed"] == 0
+    too_old = plansight("restore", "--db", db, "99")
+    assert too_old.returncode != 0
+    assert "version" in too_old.stdout + too_old.stderr and "Traceback" not in too_old.stderr
+
+
+def test_show_draws_blocked_waiting_priorities_owners_and_files(db: str) -> None:
+    ops = [
+        {
+            "op": "init",
+            "list": [
+                {
+                    "phase": "Build",
+                    "items": [
+                        {"content": "Compile", "priority": "high"},
+                        {"content": "Test", "blockedBy": ["Compile"], "owner": "tester"},
+                        {"content": "Ask for keys", "status": "blocked"},
+                    ],
+                }
+            ],
+        },
+        {"op": "update", "task": "Compile", "addFiles": ["src/main.c"]},
+    ]
+    plansight("apply", "--db", db, "--ops", json.dumps(ops))
+    shown = plansight("show", "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert "⊘ Ask for keys" in out and "1 blocked" in out
+    assert '(waits for "Compile")' in out
+    assert "!!" in out and "@tester" in out and "◦ src/main.c" in out

@@ -127,6 +127,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     context.set_defaults(run=_context)
 
+    history = commands.add_parser(
+        "history", parents=[store, session], help="the session's changes, newest first"
+    )
+    history.add_argument("--limit", type=int, metavar="N", help="at most N changes")
+    history.add_argument("--json", action="store_true", help="print them as JSON")
+    history.set_defaults(run=_history)
+
+    restore = commands.add_parser(
+        "restore",
+        parents=[store, session, change],
+        help="bring the list back to what it was right after VERSION",
+    )
+    restore.add_argument("version", type=int, metavar="VERSION", help="a version from `history`")
+    restore.set_defaults(run=_restore)
+
+    undo = commands.add_parser(
+        "undo", parents=[store, session], help="undo the newest change (as the user)"
+    )
+    undo.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    undo.set_defaults(run=_undo)
+
     schema = commands.add_parser("schema", help="the JSON Schema of every request and notification")
     schema.set_defaults(run=_schema)
 
@@ -200,6 +221,7 @@ def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> in
         "plansight/write": service.write,
         "plansight/clear": service.clear,
         "plansight/import": service.import_markdown,
+        "plansight/restore": service.restore,
     }[method]
     outcome = run(model.model_validate(params), params)
     return _print_result(outcome.result, args.json)
@@ -320,6 +342,45 @@ def _context(args: argparse.Namespace) -> int:
 
     print(_service(args).context(ContextParams.model_validate(_session_args(args)))["text"])
     return EXIT_OK
+
+
+def _history(args: argparse.Namespace) -> int:
+    from plansight.protocol import HistoryParams
+
+    if args.limit is not None and args.limit < 1:
+        raise BadInput("--limit must be 1 or more")
+    service = _service(args)
+    session = _require_session(service, args)
+    params = HistoryParams(session=session, limit=args.limit)
+    events = service.history(params)["events"]
+    if args.json:
+        print(json.dumps({"events": events}, indent=2, ensure_ascii=False))
+    elif not events:
+        print("No changes yet.")
+    else:
+        from plansight.cli.panel import render_history
+
+        _console().print(render_history(events))
+    return EXIT_OK
+
+
+def _restore(args: argparse.Namespace) -> int:
+    params = _session_args(args, version=args.version, origin=args.origin)
+    return _change(args, "plansight/restore", params)
+
+
+def _undo(args: argparse.Namespace) -> int:
+    """Restore the version before the newest, as the person: their undo."""
+    from plansight.protocol import HistoryParams
+
+    service = _service(args)
+    session = _require_session(service, args)
+    events = service.history(HistoryParams(session=session, limit=2))["events"]
+    if len(events) < 2:
+        raise BadInput("nothing to undo: the history holds no earlier version")
+    args.origin = "user"
+    params = {"session": session, "version": events[1]["version"], "origin": "user"}
+    return _change(args, "plansight/restore", params)
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -12,13 +12,15 @@ from rich.text import Text
 
 from plansight.cli.viewport import visible_slice
 
-ICONS = {"pending": "○", "in_progress": "●", "completed": "✓", "abandoned": "✗"}
+ICONS = {"pending": "○", "in_progress": "●", "completed": "✓", "abandoned": "✗", "blocked": "⊘"}
 STYLES = {
     "pending": "default",
     "in_progress": "bold yellow",
     "completed": "green",
     "abandoned": "dim strike",
+    "blocked": "red",
 }
+PRIORITY_MARKS = {"high": "!!", "medium": "!", "low": "↓"}
 BAR_WIDTH = 10
 
 
@@ -58,6 +60,8 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
     header.append(f"  {progress['percent']}%", style="dim")
     if progress["abandoned"]:
         header.append(f"  {progress['abandoned']} dropped", style="dim")
+    if progress.get("blocked"):
+        header.append(f"  {progress['blocked']} blocked", style="red")
     if not progress["total"]:
         lines.append(
             Text("No tasks yet: the plan appears here as the agent writes it.", style="dim")
@@ -65,6 +69,14 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
         is_task.append(False)
     current: tuple[int, int] | None = None
     first_pending: int | None = None
+    # What a waiting task still waits for: its blockers that have not ended.
+    names = {
+        t["id"]: t["content"]
+        for phase in state["phases"]
+        for t in phase["tasks"]
+        if t["status"] not in ("completed", "abandoned")
+    }
+    owners = {t.get("owner") for phase in state["phases"] for t in phase["tasks"]}
     for phase in state["phases"]:
         lines += [Text(""), Text(phase["name"], style="bold cyan")]
         is_task += [False, False]
@@ -75,6 +87,7 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
             status = task["status"]
             label = task["activeForm"] if status == "in_progress" else task["content"]
             text = Text(label, style=STYLES[status])
+            _append_v2_fields(text, task, names, show_owner=len(owners) > 1)
             if task["notes"] and status != "in_progress":
                 text.append(
                     f"  ({len(task['notes'])} note{'s' if len(task['notes']) > 1 else ''})",
@@ -97,12 +110,43 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
                         prefix = "      › " if i == 0 else "        "
                         lines.append(_hanging(prefix, Text(part, style="italic dim"), "italic dim"))
                         is_task.append(False)
-                if current is None:
-                    current = (start, len(lines))
+            for path in task.get("files") or []:
+                lines.append(_hanging("      ◦ ", Text(path, style="dim"), "dim"))
+                is_task.append(False)
+            if status == "in_progress" and current is None:
+                current = (start, len(lines))
     if current is None:
         at = first_pending if first_pending is not None else 0
         current = (at, min(at + 1, len(lines)))
     return PlanLines(header, lines, is_task, current)
+
+
+def _append_v2_fields(
+    line: Text, task: dict[str, Any], names: dict[str, str], show_owner: bool
+) -> None:
+    """Priority, owner (when the plan has several) and what a waiting task waits for."""
+    priority = task.get("priority")
+    if priority:
+        line.append(
+            f"  {PRIORITY_MARKS[priority]}", style="bold red" if priority == "high" else "dim"
+        )
+    if show_owner and task.get("owner"):
+        line.append(f"  @{task['owner']}", style="cyan")
+    if task.get("waiting"):
+        # The server says whether it waits; the names come from the same state.
+        blockers = ", ".join(f'"{names[i]}"' for i in task["blockedBy"] if i in names)
+        line.append(f"  (waits for {blockers})", style="dim")
+
+
+def render_history(events: list[dict[str, Any]]) -> RenderableType:
+    table = Table("version", "by", "when", "what changed", box=None, pad_edge=False)
+    for event in events:
+        method = event["method"].removeprefix("plansight/")
+        what = "; ".join(event["changes"]) or "(nothing a reader sees)"
+        table.add_row(
+            str(event["version"]), event["origin"], event["at"], Text(f"{method}: {what}")
+        )
+    return table
 
 
 def _more(count: int, where: str) -> Text:
@@ -135,7 +179,11 @@ class PlanPanel:
             body = shown
         yield Panel(
             Group(content.header, *body),
-            title=Text(f"Plansight · {self.state['session']}", style="bold", overflow="ellipsis"),
+            title=Text(
+                f"Plansight · {self.state.get('title') or self.state['session']}",
+                style="bold",
+                overflow="ellipsis",
+            ),
             title_align="left",
             subtitle=Text(f"v{self.state['version']}", style="dim"),
             subtitle_align="right",
