@@ -73,8 +73,8 @@ export class PlanState {
 
 /** A notification or an ApplyResult carries more than the state: keep only the state. */
 function strip(state: TodoState): TodoState {
-  const { session, version, phases, progress, current, updatedAt } = state;
-  return { session, version, phases, progress, current, updatedAt };
+  const { session, title, version, phases, progress, current, updatedAt } = state;
+  return { session, title: title ?? null, version, phases, progress, current, updatedAt };
 }
 
 function time(iso: string | null): number {

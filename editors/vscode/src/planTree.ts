@@ -67,6 +67,7 @@ export const TASK_ICONS: Readonly<Record<TaskStatus, Icon>> = {
   in_progress: { id: 'sync~spin' },
   completed: { id: 'pass-filled', color: 'testing.iconPassed' },
   abandoned: { id: 'circle-slash', color: 'disabledForeground' },
+  blocked: { id: 'debug-pause', color: 'problemsWarningIcon.foreground' },
 };
 
 const STATUS_WORDS: Readonly<Record<TaskStatus, string>> = {
@@ -74,6 +75,7 @@ const STATUS_WORDS: Readonly<Record<TaskStatus, string>> = {
   in_progress: 'in progress',
   completed: 'completed',
   abandoned: 'abandoned',
+  blocked: 'blocked',
 };
 
 export interface ViewOptions {

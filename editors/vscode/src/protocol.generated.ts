@@ -2,9 +2,9 @@
 // Run `npm run generate-protocol` after the server's protocol changes.
 /* eslint-disable */
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
-export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context"] as const;
+export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context", "plansight/history", "plansight/restore"] as const;
 
 export const NOTIFICATION_METHODS = ["plansight/didChange"] as const;
 
@@ -18,6 +18,8 @@ export interface Requests {
   "plansight/export": { params: ExportParams; result: TextResult };
   "plansight/import": { params: ImportParams; result: ApplyResult };
   "plansight/context": { params: ContextParams; result: ContextResult };
+  "plansight/history": { params: HistoryParams; result: HistoryResult };
+  "plansight/restore": { params: RestoreParams; result: ApplyResult };
 }
 
 /** Every notification the server sends: its params. */
@@ -29,7 +31,7 @@ export interface ApplyParams {
   /** Length 1 to 200. Default: "default". */
   session?: string;
   /** At least 1 item(s). */
-  ops: Array<InitOp | StartOp | DoneOp | DropOp | RmOp | AppendOp | NoteOp>;
+  ops: Array<InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp>;
   baseVersion?: number | null;
   /** Default: "agent". */
   origin?: "agent" | "user";
@@ -39,6 +41,13 @@ export interface AppendOp {
   op: "append";
   phase?: string | null;
   items?: Array<string | ItemSpec> | null;
+}
+
+export interface BlockOp {
+  op: "block";
+  task?: string | null;
+  id?: string | null;
+  reason?: string | null;
 }
 
 export interface DoneOp {
@@ -63,8 +72,12 @@ export interface InitOp {
 export interface ItemSpec {
   content: string;
   activeForm?: string | null;
-  status?: "pending" | "in_progress" | "completed" | "abandoned" | null;
+  status?: "pending" | "in_progress" | "completed" | "abandoned" | "blocked" | null;
   notes?: string[] | null;
+  description?: string | null;
+  priority?: "high" | "medium" | "low" | null;
+  blockedBy?: string[] | null;
+  owner?: string | null;
 }
 
 export interface NoteOp {
@@ -92,8 +105,24 @@ export interface StartOp {
   id?: string | null;
 }
 
+/** Only the fields it names change: `model_fields_set` tells a null from a field left out. */
+export interface UpdateOp {
+  op: "update";
+  task?: string | null;
+  id?: string | null;
+  content?: string | null;
+  activeForm?: string | null;
+  description?: string | null;
+  priority?: "high" | "medium" | "low" | null;
+  owner?: string | null;
+  status?: "pending" | "in_progress" | "completed" | "abandoned" | "blocked" | null;
+  blockedBy?: string[] | null;
+  addFiles?: string[] | null;
+}
+
 export interface ApplyResult {
   session: string;
+  title: string | null;
   version: number;
   phases: PhaseModel[];
   progress: ProgressModel;
@@ -103,6 +132,7 @@ export interface ApplyResult {
   errors: string[];
   isError: boolean;
   completedTasks: Completion[];
+  removedTasks: Completion[];
   changed: boolean;
 }
 
@@ -115,11 +145,13 @@ export interface Completion {
 export interface PhaseModel {
   name: string;
   tasks: TaskModel[];
+  progress: ProgressModel;
 }
 
 export interface ProgressModel {
   completed: number;
   abandoned: number;
+  blocked: number;
   total: number;
   percent: number;
 }
@@ -128,8 +160,15 @@ export interface TaskModel {
   id: string;
   content: string;
   activeForm: string;
-  status: "pending" | "in_progress" | "completed" | "abandoned";
+  status: "pending" | "in_progress" | "completed" | "abandoned" | "blocked";
   notes: string[];
+  description: string;
+  priority: "high" | "medium" | "low" | null;
+  blockedBy: string[];
+  waiting: boolean;
+  owner: string | null;
+  files: string[];
+  externalId: string | null;
   createdAt: string;
   updatedAt: string;
   startedAt: string | null;
@@ -148,10 +187,14 @@ export interface WriteParams {
 export interface WriteItem {
   content: string;
   activeForm: string;
-  status: "pending" | "in_progress" | "completed" | "abandoned";
+  status: "pending" | "in_progress" | "completed" | "abandoned" | "blocked";
   id?: string | null;
   phase?: string | null;
   notes?: string[] | null;
+  description?: string | null;
+  priority?: "high" | "medium" | "low" | null;
+  blockedBy?: string[] | null;
+  owner?: string | null;
 }
 
 export interface GetParams {
@@ -161,6 +204,7 @@ export interface GetParams {
 
 export interface TodoState {
   session: string;
+  title: string | null;
   version: number;
   phases: PhaseModel[];
   progress: ProgressModel;
@@ -176,6 +220,7 @@ export interface SessionsResult {
 
 export interface SessionInfo {
   session: string;
+  title: string | null;
   version: number;
   progress: ProgressModel;
   current: TaskModel | null;
@@ -218,8 +263,35 @@ export interface ContextResult {
   reminder: boolean;
 }
 
+export interface HistoryParams {
+  /** Length 1 to 200. Default: "default". */
+  session?: string;
+  limit?: number | null;
+}
+
+export interface HistoryResult {
+  events: HistoryEvent[];
+}
+
+export interface HistoryEvent {
+  version: number;
+  origin: "agent" | "user";
+  method: string;
+  at: string;
+  changes: string[];
+}
+
+export interface RestoreParams {
+  /** Length 1 to 200. Default: "default". */
+  session?: string;
+  version: number;
+  /** Default: "agent". */
+  origin?: "agent" | "user";
+}
+
 export interface DidChangeParams {
   session: string;
+  title: string | null;
   version: number;
   phases: PhaseModel[];
   progress: ProgressModel;
@@ -227,4 +299,5 @@ export interface DidChangeParams {
   updatedAt: string | null;
   origin: "agent" | "user";
   completedTasks: Completion[];
+  removedTasks: Completion[];
 }

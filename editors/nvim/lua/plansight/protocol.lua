@@ -1,10 +1,10 @@
----Names of the Plansight wire protocol (version 1), as the plugin uses them.
+---Names of the Plansight wire protocol (version 2), as the plugin uses them.
 ---
 ---The Python models are the source of truth; `tests/test_protocol.lua` checks these
 ---names against `plansight schema`.
 local M = {}
 
-M.VERSION = 1
+M.VERSION = 2
 
 ---Requests, client -> server.
 M.methods = {

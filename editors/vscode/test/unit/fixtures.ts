@@ -14,6 +14,13 @@ export function task(id: string, content: string, status: TaskStatus = 'pending'
     activeForm: `Working on ${content}`,
     status,
     notes: [],
+    description: '',
+    priority: null,
+    blockedBy: [],
+    waiting: false,
+    owner: null,
+    files: [],
+    externalId: null,
     createdAt: '2026-01-01T09:59:00.000Z',
     updatedAt: '2026-01-01T10:00:00.000Z',
     startedAt: started,
@@ -23,19 +30,25 @@ export function task(id: string, content: string, status: TaskStatus = 'pending'
 }
 
 export function phase(name: string, ...tasks: Task[]): Phase {
-  return { name, tasks };
+  return { name, tasks, progress: progressOf(tasks) };
+}
+
+function progressOf(tasks: Task[]): TodoState['progress'] {
+  const completed = tasks.filter((t) => t.status === 'completed').length;
+  const abandoned = tasks.filter((t) => t.status === 'abandoned').length;
+  const blocked = tasks.filter((t) => t.status === 'blocked').length;
+  const total = tasks.length;
+  return { completed, abandoned, blocked, total, percent: total === 0 ? 0 : Math.floor((100 * completed) / total) };
 }
 
 export function state(session: string, phases: Phase[], options: { version?: number; updatedAt?: string | null } = {}): TodoState {
   const tasks = phases.flatMap((p) => p.tasks);
-  const completed = tasks.filter((t) => t.status === 'completed').length;
-  const abandoned = tasks.filter((t) => t.status === 'abandoned').length;
-  const total = tasks.length;
   return {
     session,
+    title: null,
     version: options.version ?? 1,
     phases,
-    progress: { completed, abandoned, total, percent: total === 0 ? 0 : Math.floor((100 * completed) / total) },
+    progress: progressOf(tasks),
     current: tasks.find((t) => t.status === 'in_progress') ?? null,
     updatedAt: options.updatedAt === undefined ? '2026-01-01T10:00:00.000Z' : options.updatedAt,
   };

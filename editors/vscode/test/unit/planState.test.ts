@@ -16,8 +16,8 @@ describe('PlanState', () => {
 
   it('drops what a notification carries beyond the state', () => {
     const plans = new PlanState();
-    plans.update({ ...state('default', []), origin: 'user', completedTasks: [] } as ReturnType<typeof state>);
-    assert.deepEqual(Object.keys(plans.get('default') ?? {}).sort(), ['current', 'phases', 'progress', 'session', 'updatedAt', 'version']);
+    plans.update({ ...state('default', []), origin: 'user', completedTasks: [], removedTasks: [] } as ReturnType<typeof state>);
+    assert.deepEqual(Object.keys(plans.get('default') ?? {}).sort(), ['current', 'phases', 'progress', 'session', 'title', 'updatedAt', 'version']);
   });
 
   it('replaces the listing but keeps a newer state that arrived meanwhile', () => {
