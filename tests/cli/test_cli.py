@@ -193,6 +193,8 @@ def test_schema_covers_every_method() -> None:
         "plansight/sessions",
         "plansight/clear",
         "plansight/export",
+        "plansight/history",
+        "plansight/restore",
         "plansight/import",
         "plansight/context",
     }

@@ -395,7 +395,8 @@ V2_TASK = st.fixed_dictionaries(
 
 @given(
     title=st.one_of(st.none(), CONTENT),
-    tasks=st.lists(V2_TASK, min_size=1, max_size=6, unique_by=lambda t: t["content"]),
+    # Contents may repeat: a dependency on one of two same tasks must survive too.
+    tasks=st.lists(V2_TASK, min_size=1, max_size=6),
     waits=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=4),
 )
 def test_export_then_import_keeps_title_descriptions_priorities_dependencies_and_owners(
@@ -408,15 +409,14 @@ def test_export_then_import_keeps_title_descriptions_priorities_dependencies_and
     service.settings = Settings()
     number = next(SESSIONS)
     source, target = f"v2-source-{number}", f"v2-target-{number}"
-    items = [dict(t) for t in tasks]
-    for waiter, blocker in waits:
-        # Only on tasks before it: never a cycle.
-        if blocker < waiter < len(items):
-            items[waiter].setdefault("blockedBy", []).append(items[blocker]["content"])
-    request: Json = {
-        "session": source,
-        "ops": [{"op": "init", "list": [{"phase": "P", "items": items}]}],
-    }
+    # A fresh session: the tasks are t1, t2, ... in order. Only on tasks before it: no cycle.
+    links = [
+        {"op": "update", "id": f"t{waiter + 1}", "blockedBy": [f"t{blocker + 1}"]}
+        for waiter, blocker in waits
+        if blocker < waiter < len(tasks)
+    ]
+    init = {"op": "init", "list": [{"phase": "P", "items": tasks}]}
+    request: Json = {"session": source, "ops": [init, *links]}
     built = service.apply(ApplyParams.model_validate(request), request).result
     assert built["errors"] == []
     if title:
@@ -431,7 +431,9 @@ def test_export_then_import_keeps_title_descriptions_priorities_dependencies_and
     original = service.get(GetParams(session=source))
 
     def seen(state: Json) -> list[Any]:
-        by_id = {t["id"]: t["content"] for p in state["phases"] for t in p["tasks"]}
+        # A dependency as the position of the task waited for: contents may repeat.
+        order = [t for p in state["phases"] for t in p["tasks"]]
+        by_id = {t["id"]: n for n, t in enumerate(order)}
         return [
             (t["content"], t["status"], t["notes"], t["description"], t["priority"], t["owner"],
              [by_id[i] for i in t["blockedBy"]])
@@ -442,3 +444,19 @@ def test_export_then_import_keeps_title_descriptions_priorities_dependencies_and
     assert imported["title"] == original["title"]
     assert seen(imported) == seen(original)
     assert export(service, target) == markdown
+
+
+def test_a_dependency_on_one_of_two_same_contents_names_which(
+    service: PlanService, apply: Request, import_markdown: Request
+) -> None:
+    apply(
+        {"op": "init", "list": [{"phase": "P", "items": ["a", "a", "b"]}]},
+        {"op": "update", "task": "b", "blockedBy": ["t2"]},
+    )
+    text = export(service)
+    assert '  Waits for: "a" #2' in text.split("\n")
+    imported = import_markdown(text, session="other")
+    b = imported["phases"][0]["tasks"][2]
+    assert b["blockedBy"] == [imported["phases"][0]["tasks"][1]["id"]]
+    unknown = import_markdown('## P\n- [ ] a\n- [ ] b\n  Waits for: "a" #2\n')
+    assert unknown["errors"] == ['Line 4: Task "a" not found']

@@ -237,3 +237,12 @@ def test_write_refuses_a_bad_dependency_and_changes_nothing(write: Request) -> N
     assert refused.value.errors[0].message == 'Dependency cycle: "b" -> "a" -> "b"'
     after = write([item("a"), item("b")])
     assert after["version"] == before["version"]
+
+
+def test_starting_a_task_already_in_progress_makes_it_current(apply: Request) -> None:
+    init(apply, "lead", {"content": "x", "owner": "sub"})
+    apply({"op": "start", "task": "x"})
+    result = apply({"op": "start", "task": "lead"})
+    assert result["changed"] is True and result["current"]["content"] == "lead"
+    again = apply({"op": "start", "task": "lead"})
+    assert again["changed"] is False

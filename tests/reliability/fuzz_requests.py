@@ -9,7 +9,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from plansight.protocol import METHODS
+from plansight.protocol import METHODS, OP_NAMES
 
 MISSING = object()
 
@@ -32,8 +32,9 @@ WORDS = (
     "Read the logs",
 )
 SESSIONS = ("default", "s1", "é 🎉", "\u202es\u202c")
-STATUSES = ("pending", "in_progress", "completed", "abandoned")
-OP_NAMES = ("init", "start", "done", "drop", "rm", "append", "note")
+STATUSES = ("pending", "in_progress", "completed", "abandoned", "blocked")
+PRIORITIES = ("high", "medium", "low", None)
+OWNERS = ("lead", "sub-1", None)
 ROUNDTRIP_SESSION = "reliability-roundtrip"
 # Methods that are not ours: unknown ones, LSP requests we do not serve, and LSP
 # notifications sent with an id (they must still get an answer).
@@ -167,12 +168,29 @@ def item(draw: st.DrawFn) -> Any:
     _maybe(draw, fields, "activeForm", text)
     _maybe(draw, fields, "status", st.sampled_from(STATUSES))
     _maybe(draw, fields, "notes", st.lists(text, max_size=3))
+    _v2_fields(draw, fields)
     return fields
+
+
+def _v2_fields(draw: st.DrawFn, fields: dict[str, Any]) -> None:
+    """Protocol 2's optional task fields, now and then, dependencies on what exists."""
+    _maybe(draw, fields, "priority", st.sampled_from(PRIORITIES))
+    _maybe(draw, fields, "owner", st.sampled_from(OWNERS))
+    _maybe(draw, fields, "description", text_from(None))
+    _maybe(
+        draw,
+        fields,
+        "blockedBy",
+        st.lists(
+            st.one_of(text_from("content"), st.builds(Ref, st.just("id"), st.integers(0, 10_000))),
+            max_size=2,
+        ),
+    )
 
 
 @st.composite
 def op(draw: st.DrawFn) -> dict[str, Any]:
-    name = draw(st.sampled_from(OP_NAMES))
+    name = draw(st.sampled_from(OP_NAMES))  # every op of the models
     fields: dict[str, Any] = {"op": name}
     target = text_from("content")
     task_id = st.one_of(
@@ -196,6 +214,13 @@ def op(draw: st.DrawFn) -> dict[str, Any]:
             _maybe(draw, fields, "phase", phase)
         if name == "note":
             _maybe(draw, fields, "text", text_from(None))
+        if name == "block":
+            _maybe(draw, fields, "reason", text_from(None))
+        if name == "update":
+            _maybe(draw, fields, "content", target)
+            _maybe(draw, fields, "status", st.sampled_from(STATUSES))
+            _maybe(draw, fields, "addFiles", st.lists(text_from(None), max_size=3))
+            _v2_fields(draw, fields)
     return fields
 
 
@@ -210,6 +235,7 @@ def write_item(draw: st.DrawFn) -> dict[str, Any]:
     _maybe(draw, fields, "id", st.builds(Ref, st.just("id"), st.integers(0, 10_000)))
     _maybe(draw, fields, "phase", text_from("phase"))
     _maybe(draw, fields, "notes", st.lists(text_from(None), max_size=3))
+    _v2_fields(draw, fields)
     return fields
 
 
@@ -249,7 +275,13 @@ def plansight_params(draw: st.DrawFn, method: str) -> dict[str, Any]:
             if draw(st.integers(0, 9)) == 9
             else st.sampled_from(SESSIONS)
         )
-    changes = ("plansight/apply", "plansight/write", "plansight/clear", "plansight/import")
+    changes = (
+        "plansight/apply",
+        "plansight/write",
+        "plansight/clear",
+        "plansight/import",
+        "plansight/restore",
+    )
     if method in changes and draw(st.integers(0, 5)) == 5:
         params["origin"] = draw(st.sampled_from(("agent", "user", "robot")))
     if method in ("plansight/apply", "plansight/write") and draw(st.integers(0, 6)) == 6:
@@ -262,6 +294,10 @@ def plansight_params(draw: st.DrawFn, method: str) -> dict[str, Any]:
         _maybe(draw, params, "format", st.sampled_from(("markdown", "json", "html")))
     elif method == "plansight/import":
         params["markdown"] = draw(markdown())
+    elif method == "plansight/history":
+        _maybe(draw, params, "limit", st.integers(0, 300))
+    elif method == "plansight/restore":
+        params["version"] = draw(st.integers(-1, 40))
     return params
 
 

@@ -21,8 +21,15 @@ def knob(name: str, default: int) -> int:
     return max(default, int(os.environ.get(name, default)))
 
 
-TODO_STATE_KEYS = {"session", "version", "phases", "progress", "current", "updatedAt"}
-APPLY_RESULT_KEYS = TODO_STATE_KEYS | {"summary", "errors", "isError", "completedTasks", "changed"}
+TODO_STATE_KEYS = {"session", "title", "version", "phases", "progress", "current", "updatedAt"}
+APPLY_RESULT_KEYS = TODO_STATE_KEYS | {
+    "summary",
+    "errors",
+    "isError",
+    "completedTasks",
+    "removedTasks",
+    "changed",
+}
 RESULT_KEYS: dict[str, set[str]] = {
     "plansight/apply": APPLY_RESULT_KEYS,
     "plansight/write": APPLY_RESULT_KEYS,
@@ -32,6 +39,8 @@ RESULT_KEYS: dict[str, set[str]] = {
     "plansight/sessions": {"sessions"},
     "plansight/export": {"text"},
     "plansight/context": {"text", "reminder"},
+    "plansight/history": {"events"},
+    "plansight/restore": APPLY_RESULT_KEYS,
 }
 TASK_KEYS = {
     "id",
@@ -39,11 +48,20 @@ TASK_KEYS = {
     "activeForm",
     "status",
     "notes",
+    "description",
+    "priority",
+    "blockedBy",
+    "waiting",
+    "owner",
+    "files",
+    "externalId",
     "createdAt",
     "updatedAt",
     "startedAt",
     "completedAt",
 }
+# What the store holds of a task: all but what is derived from the plan.
+STORED_TASK_KEYS = TASK_KEYS - {"waiting"}
 
 INVALID_PARAMS = -32602
 CONTENT_MODIFIED = -32801
@@ -107,7 +125,9 @@ def assert_result_shape(method: str, result: Any) -> None:
 
 
 def assert_did_change_shape(params: Json) -> None:
-    assert set(params) == TODO_STATE_KEYS | {"origin", "completedTasks"}, sorted(params)
+    assert set(params) == TODO_STATE_KEYS | {"origin", "completedTasks", "removedTasks"}, sorted(
+        params
+    )
     DidChangeParams.model_validate(params)
 
 
@@ -151,9 +171,10 @@ def assert_state(state: Json) -> None:
     """A TodoState that keeps the contract's promises."""
     in_progress = []
     ids: set[str] = set()
-    completed = abandoned = total = 0
+    completed = abandoned = blocked = total = 0
     for phase in state["phases"]:
         assert_clean_line(phase["name"], "phase name")
+        assert set(phase) == {"name", "tasks", "progress"}
         for task in phase["tasks"]:
             assert set(task) == TASK_KEYS, sorted(task)
             assert task["id"] not in ids, f"duplicate id {task['id']}"
@@ -172,13 +193,18 @@ def assert_state(state: Json) -> None:
                 completed += 1
             if status == "abandoned":
                 abandoned += 1
+            if status == "blocked":
+                blocked += 1
             assert (task["completedAt"] is not None) == (status in ("completed", "abandoned"))
-    assert len(in_progress) <= 1, f"{len(in_progress)} tasks in progress"
-    assert state["current"] == (in_progress[0] if in_progress else None)
+    owners = [task["owner"] for task in in_progress]
+    assert len(owners) == len(set(owners)), f"{len(in_progress)} tasks in progress"
+    assert (state["current"] is None) == (not in_progress)
+    assert state["current"] is None or state["current"] in in_progress
     percent = 100 * completed // total if total else 0
     assert state["progress"] == {
         "completed": completed,
         "abandoned": abandoned,
+        "blocked": blocked,
         "total": total,
         "percent": percent,
     }
@@ -201,21 +227,35 @@ def outline(state: Json) -> list[tuple[str, list[tuple[str, str, tuple[str, ...]
     ]
 
 
-def auto_started(lines: list[tuple[str, list[tuple[str, str, tuple[str, ...]]]]]) -> Any:
-    """`lines` as an import normalizes them: with nothing in progress, the first pending
-    task starts (the autoStart default)."""
-    if any(status == "in_progress" for _, tasks in lines for _, status, _ in tasks):
-        return lines
-    out = []
-    started = False
-    for name, tasks in lines:
-        new_tasks = []
-        for content, status, notes in tasks:
-            if not started and status == "pending":
-                status, started = "in_progress", True
-            new_tasks.append((content, status, notes))
-        out.append((name, new_tasks))
-    return out
+def auto_started(state: Json) -> Any:
+    """The outline of `state` as an import normalizes it: when no task without an owner is
+    in progress, the first pending one without an owner that waits for nothing starts
+    (the autoStart default)."""
+    tasks = [t for phase in state["phases"] for t in phase["tasks"]]
+    if any(t["status"] == "in_progress" and t["owner"] is None for t in tasks):
+        return outline(state)
+    first = next(
+        (
+            t["id"]
+            for t in tasks
+            if t["status"] == "pending" and t["owner"] is None and not t["waiting"]
+        ),
+        None,
+    )
+    return [
+        (
+            phase["name"],
+            [
+                (
+                    t["content"],
+                    "in_progress" if t["id"] == first else t["status"],
+                    tuple(t["notes"]),
+                )
+                for t in phase["tasks"]
+            ],
+        )
+        for phase in state["phases"]
+    ]
 
 
 # ---------------------------------------------------------------- the store itself
@@ -240,7 +280,8 @@ def store_state(db_path: Path, session: str) -> Json:
         phases: list[Json] = [{"name": name, "tasks": []} for name in names]
         for row in db.execute(
             "SELECT id, phase_position, content, active_form, status, notes, created_at, "
-            "updated_at, started_at, completed_at FROM tasks WHERE session = ? "
+            "updated_at, started_at, completed_at, description, priority, blocked_by, owner, "
+            "files, external_id FROM tasks WHERE session = ? "
             "ORDER BY phase_position, position",
             (session,),
         ):
@@ -255,6 +296,12 @@ def store_state(db_path: Path, session: str) -> Json:
                     "updatedAt": row[7],
                     "startedAt": row[8],
                     "completedAt": row[9],
+                    "description": row[10],
+                    "priority": row[11],
+                    "blockedBy": json.loads(row[12]),
+                    "owner": row[13],
+                    "files": json.loads(row[14]),
+                    "externalId": row[15],
                 }
             )
         db.execute("COMMIT")
@@ -265,7 +312,22 @@ def store_state(db_path: Path, session: str) -> Json:
 
 
 def stored_part(state: Json) -> Json:
-    return {key: state[key] for key in ("session", "version", "phases", "updatedAt")}
+    """What `store_state` reads back of a state: derived members (progress, waiting) left out."""
+    phases = [
+        {
+            "name": phase["name"],
+            "tasks": [
+                {k: v for k, v in t.items() if k in STORED_TASK_KEYS} for t in phase["tasks"]
+            ],
+        }
+        for phase in state["phases"]
+    ]
+    return {
+        "session": state["session"],
+        "version": state["version"],
+        "phases": phases,
+        "updatedAt": state["updatedAt"],
+    }
 
 
 def integrity(db_path: Path) -> str:

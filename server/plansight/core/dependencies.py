@@ -8,18 +8,14 @@ from plansight.core.model import Plan, Task
 from plansight.core.text import clean_content
 
 
-def resolve_blockers(
-    plan: Plan, task: Task, refs: list[str], by_content: bool = False
-) -> list[str]:
-    """`refs` (task ids or exact contents of the plan's tasks; with `by_content`, contents
-    only, as markdown names them) as ids, each once, in order; OpRefused names the first
-    rule broken."""
+def resolve_blockers(plan: Plan, task: Task, refs: list[str]) -> list[str]:
+    """`refs` (task ids or exact contents of the plan's tasks) as ids, each once, in
+    order; OpRefused names the first rule broken."""
     by_id = {t.id: t for t in plan.tasks()}
     ids: list[str] = []
     for raw in refs:
         ref = clean_content(raw)
-        found = None if by_content else by_id.get(ref)
-        found = found or next((t for t in plan.tasks() if t.content == ref), None)
+        found = by_id.get(ref) or next((t for t in plan.tasks() if t.content == ref), None)
         if found is None:
             raise OpRefused(f'Task "{ref}" not found')
         if found is task:

@@ -31,7 +31,7 @@ def import_markdown(
         return errors
     # rebuild makes new Task objects: the old list is intact if we must go back.
     saved = plan.next_id, plan.phases
-    problems = rebuild(plan, parsed.phases, now, refs_by_content=True)
+    problems = rebuild(plan, parsed.phases, now)
     if problems:
         plan.next_id, plan.phases = saved
         return [line for _, line in problems]

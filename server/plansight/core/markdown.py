@@ -55,7 +55,7 @@ _DESCRIPTION = "  "
 _CONTINUATION = "    "
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 _CLEARED: dict[str, object] = {"description": "", "priority": None, "owner": None}
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?:\s*#(\d+))?')
 # A description line starting with one of these could be read as a task, a note, a comment, a
 # heading or an escape: it is written with a leading `\`.
 _NEEDS_ESCAPE = tuple("-*+>#<\\")
@@ -68,14 +68,15 @@ def to_markdown(plan: Plan) -> str:
     lines: list[str] = []
     if plan.title:
         lines.append(f"# {plan.title}")
-    by_id = {task.id: task for task in plan.tasks()}
+    tasks = list(plan.tasks())
+    by_id = {task.id: task for task in tasks}
     for phase in plan.phases:
         if lines:
             lines.append("")
         lines.append(f"## {phase.name}")
         for task in phase.tasks:
             lines.append(f"- [{EXPORT_MARKS[task.status]}] {task.content}")
-            lines.extend(_attributes(task, by_id))
+            lines.extend(_attributes(task, by_id, tasks))
             lines.extend(_description(task.description))
             for note in task.notes:
                 first, *rest = note.split("\n")
@@ -84,19 +85,24 @@ def to_markdown(plan: Plan) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _attributes(task: Task, by_id: dict[str, Task]) -> list[str]:
+def _attributes(task: Task, by_id: dict[str, Task], tasks: list[Task]) -> list[str]:
     lines = []
     if task.priority:
         lines.append(f"  Priority: {task.priority}")
     if task.owner:
         lines.append(f"  Owner: {task.owner}")
-    blockers = [by_id[i].content for i in task.blocked_by if i in by_id]
+    blockers = [by_id[i] for i in task.blocked_by if i in by_id]
     if blockers:
-        quoted = ", ".join(
-            '"' + b.replace("\\", "\\\\").replace('"', '\\"') + '"' for b in blockers
-        )
-        lines.append(f"  Waits for: {quoted}")
+        lines.append("  Waits for: " + ", ".join(_reference(b, tasks) for b in blockers))
     return lines
+
+
+def _reference(task: Task, tasks: list[Task]) -> str:
+    """`"Content"`, then `#N` when other tasks have that content: the Nth of them in the
+    plan's order."""
+    escaped = task.content.replace("\\", "\\\\").replace('"', '\\"')
+    same = [t for t in tasks if t.content == task.content]
+    return f'"{escaped}"' if len(same) == 1 else f'"{escaped}" #{same.index(task) + 1}'
 
 
 def _description(description: str) -> list[str]:
@@ -127,6 +133,8 @@ def parse_markdown(text: str) -> ParsedPlan:
     entry: Entry | None = None
     description: list[str] | None = None  # the current entry's description lines
     in_note = False
+    # Line number -> (entry, (content, ordinal) of each task it waits for).
+    waits: dict[int, tuple[Entry, list[tuple[str, int]]]] = {}
     for number, line in enumerate(lines, start=1):
         if (
             in_note
@@ -162,7 +170,7 @@ def parse_markdown(text: str) -> ParsedPlan:
             if phase is None:
                 phase = _phase(parsed, DEFAULT_PHASE)
             # Import replaces the list as `init` does: what the text leaves out is cleared.
-            entry = Entry(content, status, notes=[], fields=dict(_CLEARED), blocked_by=[])
+            entry = Entry(content, status, notes=[], fields=dict(_CLEARED), waits_for_entries=[])
             description = None
             phase.entries.append(entry)
             continue
@@ -173,7 +181,8 @@ def parse_markdown(text: str) -> ParsedPlan:
             continue
         attribute = _ATTRIBUTE.match(line)
         if attribute and entry is not None and description is None and not entry.notes:
-            problem = _read_attribute(entry, *attribute.groups())
+            key, value = attribute.group(1), attribute.group(2)
+            problem = _read_attribute(entry, key, value, waits.setdefault(number, (entry, [])))
             if problem:
                 parsed.errors.append(f"Line {number}: {problem}")
             continue
@@ -187,10 +196,28 @@ def parse_markdown(text: str) -> ParsedPlan:
             entry.fields["description"] = "\n".join(description)
             continue
         parsed.errors.append(f"Line {number}: not a heading, task or note: {line.strip()[:60]}")
+    _link(parsed, waits)
     return parsed
 
 
-def _read_attribute(entry: Entry, key: str, value: str) -> str | None:
+def _link(parsed: ParsedPlan, waits: dict[int, tuple[Entry, list[tuple[str, int]]]]) -> None:
+    """Turn each `Waits for` reference into the entry it names, in plan order."""
+    flat = [entry for phase in parsed.phases for entry in phase.entries]
+    contents = [clean_content(entry.content) for entry in flat]
+    for number, (entry, refs) in waits.items():
+        for content, ordinal in refs:
+            matches = [i for i, c in enumerate(contents) if c == clean_content(content)]
+            if ordinal > len(matches):
+                parsed.errors.append(f'Line {number}: Task "{clean_content(content)}" not found')
+                continue
+            assert entry.waits_for_entries is not None
+            entry.waits_for_entries.append(matches[ordinal - 1])
+
+
+def _read_attribute(
+    entry: Entry, key: str, value: str, wait: tuple[Entry, list[tuple[str, int]]]
+) -> str | None:
+    """Read one attribute line into `entry` (`Waits for` into `wait`); a problem, if any."""
     value = value.strip()
     if key == "Priority":
         if value not in PRIORITIES:
@@ -199,11 +226,13 @@ def _read_attribute(entry: Entry, key: str, value: str) -> str | None:
     elif key == "Owner":
         entry.fields["owner"] = clean_content(value) or None
     else:
-        refs = [re.sub(r"\\(.)", r"\1", found) for found in _QUOTED.findall(value)]
-        if not refs:
+        refs = [
+            (re.sub(r"\\(.)", r"\1", content), int(ordinal or 1))
+            for content, ordinal in _QUOTED.findall(value)
+        ]
+        if not refs or any(ordinal < 1 for _, ordinal in refs):
             return 'a "Waits for" line names its tasks in double quotes'
-        assert entry.blocked_by is not None
-        entry.blocked_by.extend(refs)
+        wait[1].extend(refs)
     return None
 
 

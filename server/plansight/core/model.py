@@ -203,8 +203,11 @@ class Plan:
 
     def fingerprint(self) -> tuple[object, ...]:
         """What a reader can see of the plan; two equal fingerprints mean nothing changed."""
+        current = self.current()
         return (
             self.title,
+            # Which task is current is seen too: a start can change only that.
+            current.id if current is not None else None,
             tuple((phase.name, tuple(t.seen() for t in phase.tasks)) for phase in self.phases),
         )
 

@@ -25,6 +25,9 @@ class Entry:
     # out keeps the earlier task's value.
     fields: dict[str, Any] = field(default_factory=dict)
     blocked_by: list[str] | None = None  # ids or contents; None: keep the earlier ones
+    # Or the entries it waits for, as indexes into the rebuild's entries in plan order
+    # (markdown names a task by content, which may not be unique).
+    waits_for_entries: list[int] | None = None
 
 
 @dataclass(slots=True)
@@ -41,9 +44,7 @@ def group_by_phase(pairs: list[tuple[str, Entry]]) -> list[PhaseEntries]:
     return list(phases.values())
 
 
-def rebuild(
-    plan: Plan, phases: list[PhaseEntries], now: str, refs_by_content: bool = False
-) -> list[tuple[int, str]]:
+def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int, str]]:
     """Make `plan` hold exactly `phases`, carrying over the tasks it already had.
 
     Returns the dependency problems as (entry index, line); the caller refuses the
@@ -83,10 +84,14 @@ def rebuild(
     forget_removed(plan)
     problems: list[tuple[int, str]] = []
     entries = [entry for phase in phases for entry in phase.entries]
-    for index, (task, entry) in enumerate(zip(plan.tasks(), entries, strict=True)):
-        if entry.blocked_by is not None:
+    tasks = list(plan.tasks())
+    for index, (task, entry) in enumerate(zip(tasks, entries, strict=True)):
+        refs = entry.blocked_by
+        if entry.waits_for_entries is not None:
+            refs = [tasks[i].id for i in entry.waits_for_entries]
+        if refs is not None:
             try:
-                blockers = resolve_blockers(plan, task, entry.blocked_by, refs_by_content)
+                blockers = resolve_blockers(plan, task, refs)
             except OpRefused as refused:
                 problems.extend((index, line) for line in refused.lines)
                 continue
