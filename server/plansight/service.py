@@ -104,17 +104,11 @@ class PlanService:
             return apply_ops(plan, params.ops, self.settings, now, auto_started)
 
         return self._change(
-            "plansight/apply",
-            params.session,
-            params.origin,
-            request,
-            params.base_version,
-            None,
-            run_with=run,
+            "plansight/apply", params.session, params.origin, request, params.base_version, run
         )
 
     def write(self, params: WriteParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str) -> list[str]:
+        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
             write_todos(plan, params.todos, self.settings, now)
             return []
 
@@ -130,7 +124,7 @@ class PlanService:
         )
 
     def clear(self, params: ClearParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str) -> list[str]:
+        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
             plan.phases = []
             return []
 
@@ -140,12 +134,10 @@ class PlanService:
         def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
             return import_markdown(plan, params.markdown, self.settings, now, auto_started)
 
-        return self._change(
-            "plansight/import", params.session, params.origin, request, None, None, run_with=run
-        )
+        return self._change("plansight/import", params.session, params.origin, request, None, run)
 
     def restore(self, params: RestoreParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str) -> list[str]:
+        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
             record = self.store.snapshot(params.session, params.version)
             if record is None or params.version > plan.version:
                 raise RequestRefused(
@@ -172,12 +164,12 @@ class PlanService:
         origin: Origin,
         request: Json,
         base_version: int | None,
-        run: Callable[[Plan, str], list[str]] | None,
+        run: Callable[[Plan, str, list[str]], list[str]],
         always_updated: bool = False,
-        run_with: Callable[[Plan, str, list[str]], list[str]] | None = None,
     ) -> Outcome:
-        """`run` changes the plan; `run_with` does too and also gets the list to add the
-        ids of tasks the server auto-started (not a person's doing)."""
+        """`run(plan, now, auto_started)` changes the plan and returns its error lines; it
+        adds to `auto_started` the ids of tasks the server started by itself (not a
+        person's doing, whatever the origin)."""
         with self.store.edit(session, origin, self.settings.max_sessions) as edit:
             plan = edit.plan
             if base_version is not None and base_version != plan.version:
@@ -193,8 +185,7 @@ class PlanService:
             changes_before = snapshot(plan)
             now = utc_now()
             auto_started: list[str] = []
-            errors = run(plan, now) if run is not None else []
-            errors = run_with(plan, now, auto_started) if run_with is not None else errors
+            errors = run(plan, now, auto_started)
             changed = plan.fingerprint() != before
             if not changed:
                 # Ops may have moved a task and back, or added and removed one: nothing
