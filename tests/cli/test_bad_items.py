@@ -26,5 +26,5 @@ def test_an_object_item_gets_the_one_error_that_applies(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == (
         "plansight: ops.0.list.0.items.0.status: Input should be 'pending', 'in_progress', "
-        "'completed' or 'abandoned'; ops.0.list.0.items.1.content: Field required\n"
+        "'completed', 'abandoned' or 'blocked'; ops.0.list.0.items.1.content: Field required\n"
     )
