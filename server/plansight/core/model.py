@@ -82,22 +82,17 @@ class Task:
 
     def values(self) -> tuple[Any, ...]:
         """Every field's value, lists as tuples (hashable, comparable)."""
-        return tuple(_frozen(getattr(self, name)) for name in TASK_FIELDS)
+        values: tuple[Any, ...] = _values(self)
+        return values
 
     def seen(self) -> tuple[Any, ...]:
         """What a reader can see of the task, times aside."""
-        return tuple(_frozen(getattr(self, name)) for name in SEEN_FIELDS)
+        seen: tuple[Any, ...] = _seen(self)
+        return seen
 
     def copy(self) -> Task:
-        return Task(**{name: _copied(getattr(self, name)) for name in TASK_FIELDS})
-
-
-def _frozen(value: Any) -> Any:
-    return tuple(value) if type(value) is list else value
-
-
-def _copied(value: Any) -> Any:
-    return list(value) if type(value) is list else value
+        copied: Task = _copy(self)
+        return copied
 
 
 TASK_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task))
@@ -107,6 +102,19 @@ SEEN_FIELDS: tuple[str, ...] = tuple(n for n in TASK_FIELDS if n not in STAMP_FI
 LIST_FIELDS: frozenset[str] = frozenset(
     f.name for f in fields(Task) if str(f.type).startswith("list[")
 )
+
+
+def _compiled(template: str, names: tuple[str, ...], list_form: str, form: str) -> Any:
+    """A function over a task, written out from the field list once at import: these run
+    for every task of every request, and a loop of getattr calls costs several times more.
+    Only the field names above (identifiers of this class) go into the source."""
+    parts = ", ".join((list_form if n in LIST_FIELDS else form).format(n) for n in names)
+    return eval(template.format(parts))
+
+
+_values = _compiled("lambda t: ({},)", TASK_FIELDS, "tuple(t.{})", "t.{}")
+_seen = _compiled("lambda t: ({},)", SEEN_FIELDS, "tuple(t.{})", "t.{}")
+_copy = _compiled("lambda t: Task({})", TASK_FIELDS, "{0}=list(t.{0})", "{0}=t.{0}")
 
 
 @dataclass(slots=True)

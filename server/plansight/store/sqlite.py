@@ -16,6 +16,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,11 @@ class StoreError(Exception):
     """The store cannot be opened or used; the message is safe to show a person."""
 
 
+_task_values = attrgetter(*TASK_FIELDS)
+
+
 def _task_row(task: Task, phase_position: int, position: int) -> TaskRow:
-    values = [getattr(task, name) for name in TASK_FIELDS]
+    values = list(_task_values(task))
     for index in _JSON_AT:
         values[index] = _dumps_text(values[index]) if values[index] else "[]"
     return (phase_position, position, *values)
