@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from plansight.core.changes import describe_changes, snapshot
+from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.context import context_text
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.importing import import_markdown
@@ -16,7 +16,7 @@ from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
 from plansight.core.netchange import user_changes
 from plansight.core.ops import apply_ops
-from plansight.core.record import plan_from_record
+from plansight.core.record import EMPTY_RECORD, plan_from_record
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
 from plansight.core.write import write_todos
@@ -83,7 +83,8 @@ class PlanService:
         return user_changes(logged, lambda version: self.store.snapshot(session, version))
 
     def history(self, params: HistoryParams) -> Json:
-        events = self.store.history(params.session, params.limit or HISTORY_LIMIT)
+        session = params.session
+        events = self.store.history(session, params.limit or HISTORY_LIMIT)
         return {
             "events": [
                 {
@@ -91,11 +92,24 @@ class PlanService:
                     "origin": e.origin,
                     "method": e.method,
                     "at": e.at,
-                    "changes": e.changes,
+                    "changes": self._words(session, e),
                 }
                 for e in events
             ]
         }
+
+    def _words(self, session: str, change: LoggedChange) -> list[str]:
+        """What a change did, in words: the plan before it against the plan after it."""
+        after = self.store.snapshot(session, change.version)
+        before = (
+            EMPTY_RECORD
+            if change.version == 1
+            else self.store.snapshot(session, change.version - 1)
+        )
+        if before is None or after is None:
+            return change.changes
+        old = plan_from_record(session, before)
+        return describe_changes(snapshot(old), plan_from_record(session, after))
 
     # ------------------------------------------------------------ changes
 
@@ -182,7 +196,9 @@ class PlanService:
                 for phase, task in plan.tasks_with_phase()
                 if task.status not in FINISHED
             }
-            changes_before = snapshot(plan)
+            # A person's change is told to the agent in words; history makes the words of
+            # other changes when it is read, from the plans it keeps (cheaper writes).
+            changes_before = snapshot(plan) if origin == "user" else None
             now = utc_now()
             auto_started: list[str] = []
             errors = run(plan, now, auto_started)
@@ -203,7 +219,9 @@ class PlanService:
                 if task_id not in present
             ]
             if changed:
-                changes = describe_changes(changes_before, plan)
+                changes = (
+                    describe_changes(changes_before, plan) if changes_before is not None else []
+                )
                 edit.commit(
                     ChangeEvent(origin, method, request, completed, changes, removed, auto_started)
                 )

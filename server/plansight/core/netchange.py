@@ -12,7 +12,7 @@ from typing import Any
 
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.model import Plan
-from plansight.core.record import plan_from_record
+from plansight.core.record import EMPTY_RECORD, plan_from_record
 
 SnapshotOf = Callable[[int], dict[str, Any] | None]
 
@@ -33,7 +33,7 @@ def user_changes(logged: list[LoggedChange], snapshot_of: SnapshotOf) -> list[st
 
 def _net(run: list[LoggedChange], snapshot_of: SnapshotOf) -> list[str]:
     first, last = run[0].version, run[-1].version
-    before = {"title": None, "nextId": 1, "phases": []} if first == 1 else snapshot_of(first - 1)
+    before = EMPTY_RECORD if first == 1 else snapshot_of(first - 1)
     after = snapshot_of(last)
     if before is None or after is None:
         # Logged before the store kept a plan per version: the words of each step.

@@ -8,6 +8,8 @@ from typing import Any
 from plansight.core.model import TASK_FIELDS, Phase, Plan, Task
 
 Record = dict[str, Any]
+# The plan of version 0: nothing yet.
+EMPTY_RECORD: Record = {"title": None, "nextId": 1, "phases": []}
 
 
 def plan_record(plan: Plan) -> Record:

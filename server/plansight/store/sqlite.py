@@ -224,10 +224,11 @@ class SqliteStore:
                 _dumps_text(plan_record(plan)),
             ),
         )
-        if plan.version > HISTORY_KEPT:
+        if plan.version > HISTORY_KEPT + 1:
+            # One more plan than listed: the oldest listed change is told against it.
             db.execute(
                 "UPDATE events SET snapshot = NULL WHERE session = ? AND version = ?",
-                (session, plan.version - HISTORY_KEPT),
+                (session, plan.version - HISTORY_KEPT - 1),
             )
         if cursor.lastrowid is not None and cursor.lastrowid == self._last_seq + 1:
             # Our own event right after the last one seen: no need to read it back.
@@ -298,7 +299,7 @@ class SqliteStore:
             for row in self._db.execute(
                 f"SELECT {_LOGGED_COLUMNS} FROM events WHERE session = ? "
                 "AND snapshot IS NOT NULL ORDER BY version DESC LIMIT ?",
-                (session, limit),
+                (session, min(limit, HISTORY_KEPT)),
             )
         ]
 
