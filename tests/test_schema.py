@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from plansight.protocol import (
     DID_CHANGE,
+    DID_PRUNE,
     METHODS,
     ApplyParams,
     ApplyResult,
@@ -131,7 +132,10 @@ def test_the_schema_covers_every_request_and_notification_of_the_contract() -> N
     assert schema["protocolVersion"] == 2
     assert set(METHODS) == set(CONTRACT_PARAMS)
     assert set(schema["requests"]) == set(CONTRACT_PARAMS)
-    assert set(schema["notifications"]) == {DID_CHANGE} == {"plansight/didChange"}
+    assert set(schema["notifications"]) == {DID_CHANGE, DID_PRUNE}
+    assert {DID_CHANGE, DID_PRUNE} == {"plansight/didChange", "plansight/didPrune"}
+    prune = schema["notifications"][DID_PRUNE]["params"]
+    assert set(prune["properties"]) == {"sessions"} == set(prune["required"])
 
 
 @pytest.mark.parametrize("method", sorted(CONTRACT_PARAMS))

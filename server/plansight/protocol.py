@@ -10,15 +10,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 from plansight.core.model import DEFAULT_SESSION, Origin, Priority, TaskStatus
+from plansight.core.text import clean_name
 
 PROTOCOL_VERSION = 2
 DID_CHANGE = "plansight/didChange"
+DID_PRUNE = "plansight/didPrune"
 
-SessionName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+# Cleaned as a content is (one line, no control or bidi characters, trimmed): a name is
+# printed by the CLI and shown by editors like any task.
+SessionName = Annotated[
+    str, StringConstraints(min_length=1, max_length=200), AfterValidator(clean_name)
+]
 
 
 class WireModel(BaseModel):
@@ -312,9 +318,19 @@ REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "plansight/history": (HistoryParams, HistoryResult),
     "plansight/restore": (RestoreParams, ApplyResult),
 }
-# Every request method, in the contract's order: what `initialize` advertises.
 METHODS: tuple[str, ...] = tuple(REQUESTS)
-NOTIFICATIONS: dict[str, type[WireModel]] = {DID_CHANGE: DidChangeParams}
+
+
+class DidPruneParams(WireModel):
+    """Sessions that left the store (pruned by any process): editors drop them."""
+
+    sessions: list[str]
+
+
+NOTIFICATIONS: dict[str, type[WireModel]] = {
+    DID_CHANGE: DidChangeParams,
+    DID_PRUNE: DidPruneParams,
+}
 
 
 def json_schema() -> dict[str, Any]:

@@ -31,7 +31,8 @@ from plansight.protocol import (
     RestoreParams,
     WriteParams,
 )
-from plansight.store.base import ChangeEvent, TodoStore
+from plansight.store.base import KEPT_SESSIONS, ChangeEvent, TodoStore
+from plansight.validation import MAX_DEPTH, too_deep
 from plansight.wire import Json, session_info_json, state_json
 
 # `history` without a `limit`: every change whose plan is kept.
@@ -51,9 +52,12 @@ class Outcome:
 
 
 class PlanService:
-    def __init__(self, store: TodoStore, settings: Settings | None = None) -> None:
+    def __init__(
+        self, store: TodoStore, settings: Settings | None = None, kept_sessions: int = KEPT_SESSIONS
+    ) -> None:
         self.store = store
         self.settings = settings or Settings()
+        self.kept_sessions = kept_sessions  # a property of the store, not of a client
 
     # ------------------------------------------------------------ reads
 
@@ -184,7 +188,10 @@ class PlanService:
         """`run(plan, now, auto_started)` changes the plan and returns its error lines; it
         adds to `auto_started` the ids of tasks the server started by itself (not a
         person's doing, whatever the origin)."""
-        with self.store.edit(session, origin, self.settings.max_sessions) as edit:
+        deep = too_deep(request)
+        if deep is not None:  # the event log keeps the request: bounded, as JSON can write it
+            raise RequestRefused([FieldError(deep, f"nested deeper than {MAX_DEPTH} levels")])
+        with self.store.edit(session, origin, self.kept_sessions) as edit:
             plan = edit.plan
             if base_version is not None and base_version != plan.version:
                 raise VersionConflict(plan.version)

@@ -199,7 +199,7 @@ def test_schema_covers_every_method() -> None:
         "plansight/context",
     }
     assert "activeForm" in json.dumps(schema["requests"]["plansight/write"]["params"])
-    assert set(schema["notifications"]) == {"plansight/didChange"}
+    assert set(schema["notifications"]) == {"plansight/didChange", "plansight/didPrune"}
 
 
 def test_demo_runs_to_the_end() -> None:

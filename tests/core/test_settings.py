@@ -20,7 +20,6 @@ def test_the_defaults_are_the_contracts() -> None:
         "maxDescriptionLength": 4000,
         "maxFilesPerTask": 100,
         "maxTitleLength": 200,
-        "maxSessions": 200,
         "autoStart": True,
         "reminderAfterRounds": 3,
     }
@@ -54,7 +53,6 @@ def test_a_merge_keeps_earlier_values_it_does_not_name() -> None:
         ("autoStart", "yes"),
         ("autoStart", 1),
         ("reminderAfterRounds", 0),
-        ("maxSessions", -1),
         ("maxContentLength", []),
     ],
 )
@@ -79,3 +77,15 @@ def test_no_settings_change_nothing() -> None:
     current = Settings(max_tasks=7)
     assert merge_settings(current, None) == (current, [])
     assert merge_settings(current, {}) == (current, [])
+
+
+def test_a_clients_max_sessions_is_ignored_with_a_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Protocol v2: one client's maxSessions deleted every other client's sessions."""
+    with caplog.at_level("INFO"):
+        merged, problems = merge_settings(Settings(), {"maxSessions": 1, "maxTasks": 9})
+    assert problems == []
+    assert merged.max_tasks == 9
+    assert "maxSessions" not in merged.model_dump(by_alias=True)
+    assert "maxSessions is ignored" in caplog.text

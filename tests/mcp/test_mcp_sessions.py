@@ -122,7 +122,7 @@ def test_unusable_session_or_store_exits_2_with_one_line(
     blocker.write_text("")
     assert run_mcp(str(blocker / "plans.sqlite3"), "s") == 2
     err = capsys.readouterr().err
-    assert err.startswith("plansight: Cannot open the plan store") and err.count("\n") == 1
+    assert err.startswith("plansight: The plan store's folder is a file") and err.count("\n") == 1
     assert not os.path.exists(blocker / "plans.sqlite3")
 
 

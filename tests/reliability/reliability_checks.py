@@ -263,7 +263,10 @@ def auto_started(state: Json) -> Any:
 
 def store_state(db_path: Path, session: str) -> Json:
     """The session as the SQLite file holds it, read with plain SQL (not the server's
-    code), in the shape of a TodoState's `session`, `version`, `phases`, `updatedAt`."""
+    code), in the shape of a TodoState's `session`, `version`, `phases`, `updatedAt`. A
+    store not created yet (nothing was ever changed) holds nothing."""
+    if not Path(db_path).exists():
+        return {"session": session, "version": 0, "phases": [], "updatedAt": None}
     db = sqlite3.connect(db_path, isolation_level=None, timeout=30)
     try:
         db.execute("PRAGMA busy_timeout=30000")

@@ -68,6 +68,8 @@ def verify(db: Path, session: str, acked: int, sent: int) -> int:
 
 
 def events_of(db: Path, session: str) -> list[int]:
+    if not db.exists():  # a server killed before its first change leaves no store
+        return []
     connection = sqlite3.connect(db, timeout=30)
     try:
         rows = connection.execute(

@@ -53,6 +53,7 @@ from reliability_checks import (
 from reliability_wire import WireClient, frame, rss_bytes, wait_until_sleeping
 
 from plansight.core.settings import Settings
+from plansight.core.text import clean_content
 from plansight.protocol import METHODS, REQUESTS, GetParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
@@ -193,7 +194,7 @@ class Fuzzer:
             else:
                 assert error["code"] in (METHOD_NOT_FOUND, INVALID_REQUEST, INVALID_PARAMS), error
             if error["code"] == CONTENT_MODIFIED:
-                session = params.get("session", "default")
+                session = clean_content(params.get("session", "default"))
                 assert error["data"]["currentVersion"] == self.versions.get(session, 0)
             return None
         assert method in METHODS, f"{method!r} answered with a result: {answer}"
@@ -201,7 +202,9 @@ class Fuzzer:
         assert_result_shape(method, result)
         self.counts["results"] += 1
         if method not in STATEFUL:
-            return params.get("session") if isinstance(params.get("session"), str) else None
+            # The server uses a session name as the contract cleans it.
+            name = params.get("session")
+            return clean_content(name) if isinstance(name, str) else None
         assert_state(result)
         session = result["session"]
         before = self.versions.get(session, 0)

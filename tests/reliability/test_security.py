@@ -23,6 +23,8 @@ from reliability_checks import (
     leaks,
 )
 
+from plansight.lsp.errors import REQUEST_FAILED
+
 # A task as an agent's model may write it: every trick for making text lie.
 NASTY_CONTENT = "\u202eevil\u202c \x1b[31mred\x1b[0m\r\nnext\tline\x00 \u2066iso\u2069\u200f\u061c "
 NASTY_NOTE = "line one\x07\r\n\r\n  \u202eflipped\u202c  \n\x1b]0;title\x07tail\t"
@@ -59,7 +61,8 @@ def test_a_store_that_cannot_be_opened_is_reported_without_its_path(
     folder.mkdir()
     client = spawn(folder)
     message = client.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-    assert message["error"]["code"] == INTERNAL_ERROR
+    assert message["error"]["code"] == REQUEST_FAILED
+    assert message["error"]["data"] == {"reason": "unavailable"}
     assert_no_leak(message, (str(tmp_path), folder.name))
 
 
@@ -333,3 +336,207 @@ def test_every_leak_marker_would_be_caught() -> None:
     assert leaks(traceback_text)
     assert leaks("could not open /home/someone/.local/state/plansight/x.sqlite3")
     assert not leaks("Invalid params: ops.0.task: Input should be a valid string")
+
+
+# ---------------------------------------------------------------- names and terminals
+
+# What a hostile name may carry: a screen clear, a window title, BEL, NUL, a bidi
+# override, CR/LF, a C1 CSI and trailing blanks.
+NASTY_NAME = "evil\x1b[2J\x1b]0;pwned\x07\x00\u202edrow\r\nname\x9b31m  "
+
+
+def test_session_names_are_cleaned_like_contents(spawn: Any, tmp_path: Path) -> None:
+    client = spawn(tmp_path / "plans.sqlite3")
+    client.initialize()
+    state = client.result(
+        "plansight/apply",
+        {"session": NASTY_NAME, "ops": [{"op": "append", "phase": "P", "items": ["x"]}]},
+    )
+    assert_clean_line(state["session"], "session")
+    assert state["session"] == "evil[2J]0;pwneddrow name31m"
+    names = [s["session"] for s in client.result("plansight/sessions", {})["sessions"]]
+    assert names == [state["session"]]
+    # The same name, sent dirty again, is the same session.
+    assert client.result("plansight/get", {"session": NASTY_NAME})["version"] == 1
+    refused = client.call("plansight/get", {"session": "\x1b\x07\u202e \r\n"})
+    assert refused["error"]["code"] == -32602
+    assert refused["error"]["data"]["errors"][0]["path"] == "session"
+
+
+def _plant_raw_session(db: Path, name: str) -> None:
+    """A store written by an older Plansight, or by hand: the name was never cleaned."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "plansight",
+            "apply",
+            "--db",
+            str(db),
+            "--session",
+            "plain",
+            "--ops",
+            '[{"op":"append","phase":"P","items":["x"]}]',
+        ],
+        check=True,
+        capture_output=True,
+    )
+    with sqlite3.connect(db) as conn:
+        for table, column in (("sessions", "name"), ("phases", "session"), ("tasks", "session")):
+            conn.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = 'plain'", (name,))
+        conn.execute("UPDATE phases SET name = ?", (name,))
+        conn.execute("UPDATE tasks SET content = ?, active_form = ?", (name, name))
+    conn.close()
+
+
+def _assert_terminal_safe(text: str) -> None:
+    for sequence in ("\x1b[2J", "\x1b]0;", "\x07", "\x00", "\u202e", "\x9b", "\r"):
+        assert sequence not in text, (sequence, text)
+
+
+def test_every_terminal_output_is_escape_safe_whatever_the_store_holds(
+    tmp_path: Path, figures: Counter[str]
+) -> None:
+    db = tmp_path / "plans.sqlite3"
+    _plant_raw_session(db, NASTY_NAME)
+    runs = [
+        ["sessions"],
+        ["sessions", "--json"],
+        ["show"],
+        ["show", "--format", "json"],
+        ["show", "--format", "markdown"],
+        ["export"],
+        ["export", "--format", "json"],
+        ["context"],
+        ["show", "--session", NASTY_NAME.replace("\x00", "")],  # no NUL in an argument
+        ["show", "--session", "missing\x1b[2J"],
+    ]
+    for args in runs:
+        done = subprocess.run(
+            [sys.executable, "-m", "plansight", *args, "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        _assert_terminal_safe(done.stdout)
+        _assert_terminal_safe(done.stderr)
+        figures["security: terminal outputs checked for escapes"] += 1
+
+    # `watch`, on a terminal (Rich's own colours allowed, nothing from the store).
+    import io
+    import threading
+
+    from rich.console import Console
+
+    from plansight.cli.live import watch
+    from plansight.service import PlanService
+    from plansight.store import open_store
+
+    screen = io.StringIO()
+    stop = threading.Event()
+    stop.set()
+    watch(PlanService(open_store(db)), None, Console(file=screen, force_terminal=True), stop)
+    assert "evil" in screen.getvalue()
+    _assert_terminal_safe(screen.getvalue().replace("\r", ""))  # Rich's own carriage returns
+
+
+# ---------------------------------------------------------------- planted files
+
+
+def _lock_name(session: str) -> str:
+    """The lock file's name, as predictable as an attacker finds it."""
+    import hashlib
+
+    return hashlib.sha256(session.encode()).hexdigest()[:16] + ".lock"
+
+
+def test_a_planted_lock_folder_and_link_never_reach_the_victims_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from plansight.mcp.session import SessionClaim
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    locks = tmp_path / "plans.sqlite3-mcp"
+    locks.mkdir()
+    locks.chmod(0o777)  # made first by another user of a shared folder, open to all
+    (locks / _lock_name("agent")).symlink_to(victim)
+    claim = SessionClaim(locks)
+    with caplog.at_level("WARNING"):
+        assert claim.claim("agent", lambda name: False) == "agent"
+    claim.release()
+    assert victim.read_text() == "precious\n"
+    assert "writable by other users" in caplog.text
+
+    # A private folder with a link inside all the same: the link is not followed.
+    locks.chmod(0o700)
+    claim = SessionClaim(locks)
+    claim.claim("agent", lambda name: False)
+    claim.release()
+    assert victim.read_text() == "precious\n"
+
+    if os.geteuid() == 0:  # only root can give the folder to another user here
+        os.chown(locks, 65534, 65534)
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            SessionClaim(locks).claim("other", lambda name: False)
+        assert "belongs to another user" in caplog.text
+        assert not (locks / _lock_name("other")).exists()
+
+
+def test_missing_parent_folders_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    db = tmp_path / "a" / "b" / "c" / "plans.sqlite3"
+    script = (
+        "import os, sys; os.umask(0); from plansight.cli.main import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    ops = '[{"op": "append", "phase": "P", "items": ["x"]}]'
+    done = subprocess.run(
+        [sys.executable, "-c", script, "apply", "--db", str(db), "--ops", ops],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", db.parent):
+        assert mode(folder) == 0o700, (folder.name, oct(mode(folder)))
+
+
+def test_a_link_planted_at_the_store_path_is_not_followed_into_another_file(
+    tmp_path: Path,
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    ops = '[{"op": "append", "phase": "P", "items": ["x"]}]'
+    for target in (victim, empty, tmp_path / "nowhere"):
+        db = tmp_path / f"link-to-{target.name}.sqlite3"
+        db.symlink_to(target)
+        done = subprocess.run(
+            [sys.executable, "-m", "plansight", "apply", "--db", str(db), "--ops", ops],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "not a Plansight store" in done.stderr and done.stderr.count("\n") == 1
+        assert str(tmp_path) not in done.stderr
+    assert victim.read_text() == "precious\n"
+    assert empty.read_bytes() == b""
+    assert not (tmp_path / "nowhere").exists()
+
+    # A link to a real store is fine: people keep stores on another disk.
+    real = tmp_path / "real.sqlite3"
+    subprocess.run(
+        [sys.executable, "-m", "plansight", "apply", "--db", str(real), "--ops", ops], check=True
+    )
+    linked = tmp_path / "linked.sqlite3"
+    linked.symlink_to(real)
+    shown = subprocess.run(
+        [sys.executable, "-m", "plansight", "show", "--db", str(linked)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0 and "x" in shown.stdout, shown.stderr

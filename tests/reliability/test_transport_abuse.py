@@ -383,3 +383,57 @@ def test_pipelined_requests_are_all_answered_in_order(spawn: Any, tmp_path: Path
     changed = [n for n in range(1, 501) if n % 3 and n % 7]
     assert state["version"] == len(changed)
     assert [t["content"] for t in state["phases"][0]["tasks"]] == [f"task {n}" for n in changed]
+
+
+# ---------------------------------------------------------------- ids and depth
+
+
+@pytest.mark.parametrize(
+    "raw_id",
+    ["1e999", "-1e999", "NaN", "Infinity", "-Infinity", "true", "false", "[1]", "{}", "1.5"],
+)
+def test_an_id_that_is_not_a_string_or_an_integer_is_refused_with_a_null_id(
+    server: WireClient, raw_id: str, figures: Counter[str]
+) -> None:
+    """Echoed verbatim, `1e999` came back as `Infinity`, which is not JSON."""
+    body = b'{"jsonrpc":"2.0","id":%s,"method":"plansight/get","params":{}}' % raw_id.encode()
+    server.send_bytes(frame(body))
+    message = server.read_message()
+    assert message is not None and "result" not in message, message
+    assert message["id"] is None
+    assert message["error"]["code"] in (INVALID_REQUEST, PARSE_ERROR)
+    if raw_id in ("NaN", "Infinity", "-Infinity"):
+        assert message["error"]["code"] == PARSE_ERROR  # not JSON at all
+    else:
+        assert message["error"]["code"] == INVALID_REQUEST
+    assert_serving(server)
+    figures["transport: bad ids refused"] += 1
+
+
+def test_deep_nesting_in_an_unknown_field_is_invalid_params_and_never_logged(
+    server: WireClient, figures: Counter[str]
+) -> None:
+    # Written by hand: this process's own encoder would run out of stack as well.
+    deep = b"[" * 975 + b'"x"' + b"]" * 975
+    msg_id = server.new_id()
+    server.send_bytes(
+        frame(
+            b'{"jsonrpc":"2.0","id":%d,"method":"plansight/apply","params":{"session":"abuse",'
+            b'"ops":[{"op":"append","phase":"P","items":["deep"]}],"extra":%s}}' % (msg_id, deep)
+        )
+    )
+    answer = server.response(msg_id)
+    error = expect_error_of(answer, INVALID_PARAMS)
+    assert error["data"]["errors"][0]["path"].startswith("extra.0.0")
+    assert "nested deeper" in error["message"]
+    state = server.result("plansight/get", {"session": "abuse"})
+    assert "deep" not in [t["content"] for p in state["phases"] for t in p["tasks"]]
+    assert_serving(server)
+    figures["transport: deep nesting refused"] += 1
+
+
+def expect_error_of(message: dict[str, Any], code: int) -> dict[str, Any]:
+    error = assert_error_shape(message)
+    assert error["code"] == code, message
+    assert_no_leak(message)
+    return error

@@ -14,7 +14,6 @@ import pytest
 
 from plansight.core.errors import RequestRefused
 from plansight.core.model import Phase, utc_now
-from plansight.core.settings import Settings
 from plansight.protocol import ApplyParams, GetParams, WriteParams
 from plansight.service import PlanService
 from plansight.store.base import ChangeEvent, ChangeNotice
@@ -159,7 +158,7 @@ def test_a_refused_request_leaves_no_event(store: SqliteStore, service: PlanServ
 def test_sessions_beyond_max_sessions_are_pruned_least_recently_updated_first(
     store: SqliteStore, service: PlanService
 ) -> None:
-    service.settings = Settings(max_sessions=3)
+    service.kept_sessions = 3
     for name in ("s1", "s2", "s3"):
         apply(service, {"op": "append", "phase": "A", "items": ["x"]}, session=name)
         next_millisecond()
@@ -301,7 +300,8 @@ def test_a_store_that_cannot_be_opened_says_so_without_the_path(tmp_path: Path) 
     blocker.write_text("")
     with pytest.raises(StoreError) as refused:
         SqliteStore(blocker / "plans.sqlite3")
-    assert "Cannot open the plan store" in str(refused.value)
+    assert refused.value.reason == "unavailable"
+    assert "folder is a file" in str(refused.value)
     assert str(tmp_path) not in str(refused.value)
 
 
@@ -312,7 +312,7 @@ def test_a_database_of_a_newer_schema_is_refused_and_left_alone(
     store.close()
     with closing(sqlite3.connect(store_path)) as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    with pytest.raises((StoreError, RuntimeError), match="newer Plansight"):
+    with pytest.raises(StoreError, match="newer Plansight"):
         SqliteStore(store_path)
     with closing(sqlite3.connect(store_path)) as db:
         assert db.execute("SELECT name, version FROM sessions").fetchall() == [("default", 1)]

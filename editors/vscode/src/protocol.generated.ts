@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 2;
 
 export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context", "plansight/history", "plansight/restore"] as const;
 
-export const NOTIFICATION_METHODS = ["plansight/didChange"] as const;
+export const NOTIFICATION_METHODS = ["plansight/didChange", "plansight/didPrune"] as const;
 
 /** Every request: its params and its result. */
 export interface Requests {
@@ -25,6 +25,7 @@ export interface Requests {
 /** Every notification the server sends: its params. */
 export interface Notifications {
   "plansight/didChange": DidChangeParams;
+  "plansight/didPrune": DidPruneParams;
 }
 
 export interface ApplyParams {
@@ -300,4 +301,9 @@ export interface DidChangeParams {
   origin: "agent" | "user";
   completedTasks: Completion[];
   removedTasks: Completion[];
+}
+
+/** Sessions that left the store (pruned by any process): editors drop them. */
+export interface DidPruneParams {
+  sessions: string[];
 }

@@ -14,7 +14,7 @@ from rich.console import Console
 from plansight.cli.live import watch
 from plansight.protocol import ApplyParams
 from plansight.service import PlanService
-from plansight.store.sqlite import SqliteStore
+from plansight.store import open_store
 
 SESSION = "demo: add rate limiting"
 
@@ -102,7 +102,7 @@ STEP_SECONDS = 0.95
 
 def play(db_path: Path, step_seconds: float, done: threading.Event) -> None:
     """The agent: its own connection to the store, as a separate process would have."""
-    service = PlanService(SqliteStore(db_path))
+    service = PlanService(open_store(db_path))
     try:
         for ops in SCRIPT:
             time.sleep(step_seconds)
@@ -118,7 +118,7 @@ def play(db_path: Path, step_seconds: float, done: threading.Event) -> None:
 def run_demo(console: Console, fast: bool = False) -> int:
     with tempfile.TemporaryDirectory(prefix="plansight-demo-") as folder:
         db_path = Path(folder) / "demo.sqlite3"
-        viewer = PlanService(SqliteStore(db_path))
+        viewer = PlanService(open_store(db_path))
         done = threading.Event()
         agent = threading.Thread(
             target=play, args=(db_path, 0.0 if fast else STEP_SECONDS, done), daemon=True

@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
 from plansight.cli.panel import ICONS, progress_bar, render_state
+from plansight.core.text import terminal_safe_tree
 from plansight.protocol import GetParams
 from plansight.service import PlanService
 
@@ -49,6 +50,7 @@ def _recent(info: dict[str, Any], now: datetime, within: timedelta) -> bool:
 
 def summary_line(info: dict[str, Any]) -> Text:
     """One line for a session that is not followed: name, progress, what it is doing."""
+    info = cast("dict[str, Any]", terminal_safe_tree(info))  # whatever the store holds
     progress = info["progress"]
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append(f"{ICONS['in_progress'] if info['current'] else ICONS['pending']} ", style="dim")

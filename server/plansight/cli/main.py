@@ -174,12 +174,9 @@ def _parser() -> argparse.ArgumentParser:
 def _service(args: argparse.Namespace) -> Any:
     from plansight.paths import resolve_store_path
     from plansight.service import PlanService
-    from plansight.store.sqlite import SqliteStore, StoreError
+    from plansight.store import open_store
 
-    try:
-        return PlanService(SqliteStore(resolve_store_path(args.db, None)))
-    except (StoreError, RuntimeError) as exc:
-        raise BadInput(str(exc)) from None
+    return PlanService(open_store(resolve_store_path(args.db, None)))
 
 
 def _read_json(value: str, what: str) -> Any:
@@ -196,11 +193,18 @@ def _console() -> Any:
     return Console(highlight=False)
 
 
+def _out(text: str, end: str = "\n") -> None:
+    """Plan text for the terminal: no escape sequence from the store reaches it."""
+    from plansight.core.text import terminal_safe
+
+    print(terminal_safe(text), end=end)
+
+
 def _print_result(result: dict[str, Any], as_json: bool) -> int:
     if as_json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        _out(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(result["summary"])
+        _out(result["summary"])
     return EXIT_RESULT_ERROR if result["isError"] else EXIT_OK
 
 
@@ -255,9 +259,9 @@ def _show(args: argparse.Namespace) -> int:
     service = _service(args)
     session = _require_session(service, args)
     if args.format == "json":
-        print(json.dumps(service.get(GetParams(session=session)), indent=2, ensure_ascii=False))
+        _out(json.dumps(service.get(GetParams(session=session)), indent=2, ensure_ascii=False))
     elif args.format == "markdown":
-        print(service.export(ExportParams(session=session, format="markdown"))["text"], end="")
+        _out(service.export(ExportParams(session=session, format="markdown"))["text"], end="")
     else:
         from plansight.cli.panel import render_state
 
@@ -311,7 +315,7 @@ def _import(args: argparse.Namespace) -> int:
 def _sessions(args: argparse.Namespace) -> int:
     result = _service(args).sessions()
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        _out(json.dumps(result, indent=2, ensure_ascii=False))
     elif not result["sessions"]:
         print("No sessions yet.")
     else:
@@ -333,14 +337,14 @@ def _export(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise BadInput(f"cannot write {args.output}: {exc.__class__.__name__}") from None
     else:
-        print(text, end="")
+        _out(text, end="")
     return EXIT_OK
 
 
 def _context(args: argparse.Namespace) -> int:
     from plansight.protocol import ContextParams
 
-    print(_service(args).context(ContextParams.model_validate(_session_args(args)))["text"])
+    _out(_service(args).context(ContextParams.model_validate(_session_args(args)))["text"])
     return EXIT_OK
 
 
@@ -406,7 +410,10 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str) -> NoReturn:
-    print(f"plansight: {message}", file=sys.stderr)
+    from plansight.core.text import terminal_safe
+
+    # One line, whatever a name in it holds.
+    print(f"plansight: {terminal_safe(message).replace(chr(10), ' ')}", file=sys.stderr)
     raise SystemExit(EXIT_BAD_INPUT)
 
 
@@ -425,7 +432,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pydantic import ValidationError
 
         from plansight.core.errors import RequestRefused, VersionConflict
+        from plansight.store.errors import StoreError
         from plansight.validation import validation_errors
+
+        if isinstance(exc, StoreError):
+            _fail(exc.message)  # disk full, read-only, locked, gone: what to do about it
 
         if isinstance(exc, ValidationError):
             _fail(
@@ -436,6 +447,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, RequestRefused):
             _fail(exc.message)
         if isinstance(exc, VersionConflict):
-            print(f"plansight: {exc}", file=sys.stderr)
+            print(f"plansight: {exc}", file=sys.stderr)  # numbers only
             return EXIT_RESULT_ERROR
-        raise
+        # A bug: one line all the same (exit 2, not the 1 of "the result had errors");
+        # PLANSIGHT_DEBUG=1 shows the traceback.
+        import logging
+        import os
+
+        if os.environ.get("PLANSIGHT_DEBUG"):
+            raise
+        logging.getLogger(__name__).debug("internal error", exc_info=True)
+        _fail(f"internal error ({exc.__class__.__name__}); run with PLANSIGHT_DEBUG=1 for details")

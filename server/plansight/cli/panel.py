@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from plansight.cli.viewport import visible_slice
+from plansight.core.text import terminal_safe_tree
 
 ICONS = {"pending": "○", "in_progress": "●", "completed": "✓", "abandoned": "✗", "blocked": "⊘"}
 STYLES = {
@@ -193,12 +194,14 @@ class PlanPanel:
 
 def render_state(state: dict[str, Any], height: int | None = None) -> RenderableType:
     """Phases, tasks with their icons, the current task's notes and the progress bar, in a
-    box of at most `height` rows when given."""
-    return PlanPanel(state, height)
+    box of at most `height` rows when given. Escape sequences are defused whatever the
+    store holds."""
+    return PlanPanel(cast("dict[str, Any]", terminal_safe_tree(state)), height)
 
 
 def render_sessions(sessions: list[dict[str, Any]]) -> RenderableType:
     table = Table("session", "progress", "current", "updated", box=None, pad_edge=False)
+    sessions = cast("list[dict[str, Any]]", terminal_safe_tree(sessions))
     for info in sessions:
         progress = info["progress"]
         current = info["current"]["activeForm"] if info["current"] else ""

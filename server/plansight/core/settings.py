@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+
+log = logging.getLogger(__name__)
+
+# Protocol version 1 let a client set how many sessions the store keeps, and one client's
+# value deleted everyone's sessions; version 2 keeps it a property of the store.
+_IGNORED = frozenset({"maxSessions"})
 
 
 class Settings(BaseModel):
@@ -21,9 +28,6 @@ class Settings(BaseModel):
     max_description_length: int = Field(4000, ge=0, description="Longest task description.")
     max_files_per_task: int = Field(100, ge=0, description="Most files recorded on one task.")
     max_title_length: int = Field(200, ge=1, description="Longest session title.")
-    max_sessions: int = Field(
-        200, ge=1, description="Sessions kept; the least recently updated beyond are pruned."
-    )
     auto_start: bool = Field(
         True, description="Start the first pending task when none is in progress."
     )
@@ -45,6 +49,9 @@ def merge_settings(current: Settings, raw: Any) -> tuple[Settings, list[str]]:
     problems: list[str] = []
     for key, value in raw.items():
         name = fields.get(key) or (key if key in Settings.model_fields else None)
+        if key in _IGNORED:
+            log.warning("the setting %s is ignored: the store keeps its own count of sessions", key)
+            continue
         if name is None:
             continue  # unknown keys are ignored, as the contract says
         try:

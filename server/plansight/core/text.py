@@ -40,3 +40,40 @@ def clean_note(text: str) -> str:
         if line:
             cleaned.append(line)
     return "\n".join(cleaned)
+
+
+def clean_name(text: str) -> str:
+    """A session name, title or owner: cleaned as a content is; empty is refused."""
+    cleaned = clean_content(text)
+    if not cleaned:
+        raise ValueError("must hold a visible character")
+    return cleaned
+
+
+_UNSAFE_ON_A_TERMINAL = frozenset(("Cc", "Cs"))
+
+
+def terminal_safe(text: str) -> str:
+    """`text` as it may reach a terminal: control characters (escape sequences, C1
+    controls), lone surrogates and bidi controls become U+FFFD, whatever the store
+    holds; line breaks and tabs stay."""
+    if text.isprintable():
+        return text
+    return "".join(
+        "\ufffd"
+        if (unicodedata.category(c) in _UNSAFE_ON_A_TERMINAL and c not in "\n\t")
+        or c in _BIDI_CONTROLS
+        else c
+        for c in text
+    )
+
+
+def terminal_safe_tree(value: object) -> object:
+    """Every string in a JSON value made `terminal_safe` (keys included)."""
+    if isinstance(value, str):
+        return terminal_safe(value)
+    if isinstance(value, dict):
+        return {terminal_safe(str(k)): terminal_safe_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [terminal_safe_tree(v) for v in value]
+    return value

@@ -14,6 +14,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from plansight.core.model import Plan, Task
+from plansight.store.base import KEPT_SESSIONS
 from plansight.wire import STATE_KEYS, Json, state_json, task_json
 
 _encoder = json.JSONEncoder(separators=(",", ":"))
@@ -74,7 +75,6 @@ def _key(key: str) -> bytes:
 
 
 _keys: dict[str, bytes] = {}
-_MAX_SESSIONS_KEPT = 200
 
 
 def extend(obj: bytes, members: Json) -> bytes:
@@ -116,7 +116,7 @@ class StateEncoder:
 
     def state(self, plan: Plan, *, keep: bool = False) -> bytes:
         """`encode(state_json(plan))`; with `keep`, remembered for `cached`."""
-        if len(self._tasks) > 2 * _MAX_SESSIONS_KEPT:  # sessions pruned from the store
+        if len(self._tasks) > 2 * KEPT_SESSIONS:  # sessions pruned from the store
             self._tasks.clear()
             self._states.clear()
         tasks = self._tasks.setdefault(plan.session, {})

@@ -18,9 +18,12 @@ from pygls.exceptions import (
 
 from plansight.core.errors import RequestRefused, VersionConflict
 from plansight.protocol import METHODS
+from plansight.store.errors import StoreError
 from plansight.validation import validation_errors
 
 log = logging.getLogger(__name__)
+
+REQUEST_FAILED = -32803
 
 
 def invalid_params(
@@ -50,6 +53,18 @@ def to_rpc_error(exc: Exception, method: str) -> JsonRpcException:
         return JsonRpcContentModified(
             message=str(exc), data={"currentVersion": exc.current_version}
         )
+    if isinstance(exc, StoreError):
+        log.warning("%s failed: the store cannot be used (%s)", _name(method), exc.reason)
+        return request_failed(exc)
     # A bug: the details go to our log only.
-    log.exception("internal error while handling %s", method if method in METHODS else "a request")
+    log.exception("internal error while handling %s", _name(method))
     return JsonRpcInternalError(message="Internal error in the Plansight server; see its log")
+
+
+def request_failed(exc: StoreError) -> JsonRpcException:
+    """-32803 RequestFailed: the store cannot be used now; nothing changed."""
+    return JsonRpcException(code=REQUEST_FAILED, message=exc.message, data={"reason": exc.reason})
+
+
+def _name(method: str) -> str:
+    return method if method in METHODS else "a request"

@@ -29,7 +29,7 @@ from pygls.uris import to_fs_path
 from plansight import __version__
 from plansight.core.settings import Settings, merge_settings
 from plansight.lsp.encoded import Encoded, StateEncoder, encode, encode_tree, extend, split_state
-from plansight.lsp.errors import to_rpc_error
+from plansight.lsp.errors import request_failed, to_rpc_error
 from plansight.lsp.watch import watch_store
 from plansight.paths import resolve_store_path, workspace_root
 from plansight.protocol import (
@@ -47,7 +47,7 @@ from plansight.protocol import (
     WriteParams,
 )
 from plansight.service import Outcome, PlanService
-from plansight.store.sqlite import SqliteStore, StoreError
+from plansight.store import StoreError, open_store
 
 log = logging.getLogger(__name__)
 
@@ -179,9 +179,9 @@ class PlansightServer(LanguageServer):
         path = resolve_store_path(self.db_path, root or workspace_root())
         log.info("plan store: %s", path)
         try:
-            store = SqliteStore(path)
-        except (StoreError, RuntimeError) as exc:
-            raise JsonRpcInternalError(message=str(exc)) from None
+            store = open_store(path)
+        except StoreError as exc:
+            raise request_failed(exc) from None
         self.service = PlanService(store, self.settings)
         store.watch_from_now()
         self.watcher = asyncio.get_running_loop().create_task(watch_store(self))
@@ -208,7 +208,8 @@ class PlansightServer(LanguageServer):
         plan = self.require_service().store.load(session)
         data = self.states.cached(plan)
         if data is None:
-            data = self.states.state(plan, keep=True)
+            # An unknown session's empty state is not kept: reading names grows nothing.
+            data = self.states.state(plan, keep=plan.version > 0)
         return plan.version, data
 
     def push(

@@ -167,9 +167,20 @@ def _send_raw(protocol: JsonRPCProtocol, payload: dict[str, Any]) -> None:
     protocol.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
 
+def _not_json(constant: str) -> Any:
+    # Python's parser takes NaN and Infinity; JSON has no such values.
+    raise ValueError(f"{constant} is not JSON")
+
+
+def valid_id(msg_id: Any) -> bool:
+    """JSON-RPC ids are strings or integers: never a boolean, a fraction, an infinity
+    (`1e999` would be echoed as `Infinity`, which is not JSON), an array or an object."""
+    return type(msg_id) in (str, int)
+
+
 def _dispatch(protocol: JsonRPCProtocol, body: bytes, plansight_methods: frozenset[str]) -> None:
     try:
-        raw = json.loads(body)
+        raw = json.loads(body, parse_constant=_not_json)
     except (ValueError, RecursionError):
         _send_raw(
             protocol, _error_response(PARSE_ERROR, "Parse error: the message is not valid JSON")
@@ -186,6 +197,12 @@ def _dispatch(protocol: JsonRPCProtocol, body: bytes, plansight_methods: frozens
         _send_raw(
             protocol,
             _error_response(INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message", msg_id),
+        )
+        return
+    if "method" in raw and "id" in raw and raw["id"] is not None and not valid_id(raw["id"]):
+        _send_raw(
+            protocol,
+            _error_response(INVALID_REQUEST, "Invalid request: an id is a string or an integer"),
         )
         return
     if "method" in raw and raw.get("params") is None:

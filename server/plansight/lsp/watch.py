@@ -1,10 +1,14 @@
-"""Pushing changes that other processes commit to the same store."""
+"""Pushing changes that other processes commit to the same store, and the sessions that
+leave it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from typing import TYPE_CHECKING
+
+from plansight.protocol import DID_PRUNE
+from plansight.store.errors import StoreError
 
 if TYPE_CHECKING:
     from plansight.lsp.server import PlansightServer
@@ -34,8 +38,15 @@ async def watch_store(server: PlansightServer) -> None:
                     notice.completed,
                     notice.removed,
                 )
+            pruned = service.store.pruned()
+            if pruned:
+                server.protocol.notify(DID_PRUNE, {"sessions": pruned})
         except asyncio.CancelledError:
             raise
+        except StoreError as exc:
+            # Disk full, locked, gone: said once a second at most, tried again.
+            log.warning("cannot watch the store: %s", exc.reason)
+            await asyncio.sleep(1)
         except Exception:
             log.exception("watching the store failed; trying again")
             await asyncio.sleep(1)

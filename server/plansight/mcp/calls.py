@@ -17,7 +17,7 @@ from plansight.core.summary import summarize
 from plansight.mcp.tools import TODO, TODO_READ, TODO_WRITE
 from plansight.protocol import ApplyParams, GetParams, WriteParams
 from plansight.service import PlanService
-from plansight.store.sqlite import StoreError
+from plansight.store import StoreError
 from plansight.validation import validation_errors
 from plansight.wire import Json
 
@@ -61,7 +61,7 @@ class PlanTools:
         except RequestRefused as exc:
             return self._refused([_line(e.path, e.message) for e in exc.errors], session)
         except StoreError as exc:
-            return ToolReply(f"The Plansight store cannot be used: {exc}", is_error=True)
+            return ToolReply(store_fault_text(exc), is_error=True)
 
     def _write(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "todos", session)
@@ -99,6 +99,11 @@ class PlanTools:
         except StoreError:
             log.warning("cannot read session %r after a refusal", session)
         return ToolReply(f"{text}\n\n{_where(session)}", is_error=True)
+
+
+def store_fault_text(exc: StoreError) -> str:
+    """A store fault as the model reads it: nothing changed, and what a person can do."""
+    return f"Nothing was changed: the Plansight store cannot be used now. {exc}."
 
 
 def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any]:

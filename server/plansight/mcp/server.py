@@ -20,11 +20,11 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from plansight import __version__
-from plansight.mcp.calls import PlanTools, ToolReply
+from plansight.core.text import clean_content
+from plansight.mcp.calls import PlanTools, ToolReply, store_fault_text
 from plansight.mcp.resources import (
     EMPTY_MARKDOWN,
     MARKDOWN,
@@ -40,6 +40,7 @@ from plansight.mcp.session import (
     recent_sessions_of,
     requested_session,
 )
+from plansight.mcp.stdio import checked_stdio
 from plansight.mcp.tools import (
     INSTRUCTIONS,
     TODO,
@@ -55,7 +56,7 @@ from plansight.mcp.tools import (
 from plansight.paths import resolve_store_path
 from plansight.protocol import ExportParams, TodoState
 from plansight.service import PlanService
-from plansight.store.sqlite import SqliteStore, StoreError
+from plansight.store import StoreError, open_store
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ class PlanConnection:
         try:
             reply = self.tools.call(params.name, params.arguments or {}, self.session(ctx))
         except StoreError as exc:
-            reply = ToolReply(f"The Plansight store cannot be used: {exc}", is_error=True)
+            reply = ToolReply(store_fault_text(exc), is_error=True)
         except Exception:
             # A bug: the model gets a plain sentence, the log gets the traceback.
             log.exception("internal error in tool %s", params.name)
@@ -191,7 +192,7 @@ class PlanConnection:
         try:
             text = self.service.export(ExportParams(session=session))["text"]
         except StoreError as exc:
-            message = f"The Plansight store cannot be used: {exc}"
+            message = store_fault_text(exc)
             raise MCPError(types.INTERNAL_ERROR, message) from None
         return types.ReadResourceResult(
             contents=[
@@ -221,6 +222,8 @@ def run_mcp(db_path: str | None, session: str | None) -> int:
     store cannot be opened or the session name is unusable."""
     started = datetime.now().astimezone()
     session = requested_session(session)
+    if session is not None:
+        session = clean_content(session)  # as the contract cleans every session name
     if session is not None and not 1 <= len(session) <= MAX_SESSION_LENGTH:
         print(
             f"plansight: the session name must be 1 to {MAX_SESSION_LENGTH} characters",
@@ -228,15 +231,15 @@ def run_mcp(db_path: str | None, session: str | None) -> int:
         )
         return 2
     try:
-        store = SqliteStore(resolve_store_path(db_path, None).resolve())
-    except (StoreError, RuntimeError) as exc:  # RuntimeError: a store from a newer Plansight
+        store = open_store(resolve_store_path(db_path, None).resolve())
+    except StoreError as exc:
         print(f"plansight: {exc}", file=sys.stderr)
         return 2
     connection = PlanConnection(PlanService(store), session, started)
     server = build_server(connection)
 
     async def serve() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with checked_stdio() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     def on_term(signum: int, frame: object) -> None:

@@ -18,6 +18,7 @@ import hashlib
 import logging
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -123,11 +124,20 @@ class SessionClaim:
         digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         path = self.lock_dir / f"{digest}.lock"
         try:
-            self.lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            unsafe = _unsafe_folder(self.lock_dir)
+            if unsafe is not None:
+                log.warning("session names are not locked: the lock folder %s", unsafe)
+                return True
+            # Never through a link planted in the folder; never another user's file.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             # A read-only state folder must not stop the agent: unlocked beats unusable.
             log.warning("session names are not locked: %s", exc)
+            return True
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            os.close(fd)
+            log.warning("session names are not locked: a lock file is not this user's own")
             return True
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -156,3 +166,28 @@ class SessionClaim:
             self._lock_path.unlink()
         os.close(self._fd)
         self._fd = self._lock_path = None
+
+
+def _unsafe_folder(folder: Path) -> str | None:
+    """Why the lock folder must not be used (None when it is safe), making it 0700 when
+    it is missing. In a shared folder another user could have made it first, writable to
+    all, and planted links named after the (predictable) lock files."""
+    missing = []
+    while not os.path.lexists(folder):  # the store's own folder may not exist yet
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        try:
+            os.mkdir(made, 0o700)
+            os.chmod(made, 0o700)  # whatever the umask
+        except FileExistsError:
+            pass
+    folder = missing[0] if missing else folder
+    info = os.lstat(folder)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    if info.st_uid != os.geteuid():
+        return "belongs to another user"
+    if info.st_mode & 0o022:
+        return "is writable by other users"
+    return None

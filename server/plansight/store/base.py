@@ -3,6 +3,10 @@
 A backend keeps sessions, their tasks in order, and an append-only log of every committed
 change, and tells its owner about changes other processes committed. SQLite implements it
 today; a PostgreSQL backend (LISTEN/NOTIFY for the pushes) can replace it unchanged above.
+
+Every method may raise `plansight.store.errors.StoreError` (with its `reason`) when the
+storage cannot be used now; nothing is changed then. Reads never create anything: a
+store that does not exist yet reads as empty, and the first change creates it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,10 @@ from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan
 
 __all__ = ["ChangeEvent", "ChangeNotice", "LoggedChange", "SessionEdit", "TodoStore"]
+
+# A store keeps its most recently updated sessions, this many (the contract's figure);
+# older ones are pruned with their history.
+KEPT_SESSIONS = 200
 
 
 @dataclass(slots=True)
@@ -54,7 +62,8 @@ class TodoStore(Protocol):
     path: str
 
     def load(self, session: str) -> Plan:
-        """The session as committed (version 0 and empty when unknown). Do not mutate it."""
+        """The session as committed, one committed version (version 0 and empty when
+        unknown: reading creates nothing). Do not mutate it."""
 
     def edit(
         self, session: str, origin: Origin, max_sessions: int
@@ -80,5 +89,9 @@ class TodoStore(Protocol):
 
     def poll(self) -> list[ChangeNotice]:
         """Changes committed by other processes since the last poll, oldest first."""
+
+    def pruned(self) -> list[str]:
+        """Sessions that left the store (pruned by any process, or the store removed)
+        since the last call, once `watch_from_now` was called."""
 
     def close(self) -> None: ...

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from plansight.store.errors import StoreError
+
 SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, str] = {
@@ -99,8 +101,10 @@ def migrate(db: sqlite3.Connection) -> None:
     """Bring the database to SCHEMA_VERSION; refuses a database from a newer Plansight."""
     current = int(db.execute("PRAGMA user_version").fetchone()[0])
     if current > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"The plan store was written by a newer Plansight (schema {current} > {SCHEMA_VERSION})"
+        raise StoreError(
+            "unavailable",
+            f"The plan store was written by a newer Plansight (schema {current} > {SCHEMA_VERSION})",
+            advice="update Plansight to use it",
         )
     if current == SCHEMA_VERSION:
         return
@@ -115,5 +119,6 @@ def migrate(db: sqlite3.Connection) -> None:
             db.execute(f"PRAGMA user_version = {version}")
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # a failed write may have rolled it back already
+            db.execute("ROLLBACK")
         raise

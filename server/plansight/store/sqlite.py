@@ -3,11 +3,18 @@
 Reads are served from an in-memory copy of each session, checked against the database
 with `PRAGMA data_version`, which only moves when another connection commits; so a
 request that changes nothing never touches the disk, and a change writes only the rows
-that differ.
+that differ. Whatever is read from the file is read inside one read transaction, so a
+copy is always one committed version, never a mix of two.
+
+The file is created by the first change, not before (a server that is only asked to
+read leaves no file behind), and it is checked to still be the file at the path on every
+call: a store removed or replaced under a running process is reopened at its path.
+Faults of the storage (disk full, read-only, locked too long, gone) leave as `StoreError`.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -15,7 +22,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -23,7 +30,8 @@ from typing import Any
 from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, Task, utc_now
 from plansight.core.record import plan_record
 from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange
-from plansight.store.schema import migrate
+from plansight.store.errors import StoreError, StoreFault
+from plansight.store.schema import SCHEMA_VERSION, migrate
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +48,6 @@ _JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIE
 
 # `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
 _dumps_text = json.JSONEncoder(ensure_ascii=False).encode
-
-
-class StoreError(Exception):
-    """The store cannot be opened or used; the message is safe to show a person."""
 
 
 _task_values = attrgetter(*TASK_FIELDS)
@@ -72,55 +76,158 @@ class _Edit:
         self.event = event
 
 
+FileIdentity = tuple[int, int]  # (device, inode)
+# As often as a watching server polls for other processes' changes.
+IDENTITY_RECHECK_SECONDS = 0.05
+
+
 class SqliteStore:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
         self.writer = secrets.token_hex(8)  # tells our own events from other processes'
-        self._db = _connect(self.path)
-        migrate(self._db)
+        self._db: sqlite3.Connection | None = None
+        self._identity: FileIdentity | None = None
         self._plans: dict[str, Plan] = {}
         self._rows: dict[str, dict[str, TaskRow]] = {}
         self._phase_names: dict[str, list[str]] = {}
-        self._data_version = self._read_data_version()
-        self._last_seq = self._max_seq()
+        self._data_version = -1
+        self._last_seq = 0
         self._notices: list[ChangeNotice] = []
+        self._known: set[str] = set()  # sessions in the store as last seen
+        self._pruned: list[str] = []
+        self._watching = False
+        self._checked_at = -1.0  # when the file's identity was last checked (monotonic)
+        _check_location(self.path)
+        with _faults():
+            db = self._attach(create=False)
+            if db is not None:
+                # Changes committed before this process opened the store are not news.
+                self._last_seq = self._max_seq(db)
+
+    # ------------------------------------------------------------ the file
+
+    def _attach(self, create: bool, read: bool = False) -> sqlite3.Connection | None:
+        """The connection to the file now at `path`: reopened when the file was removed
+        or replaced since it was opened, created only when `create` (None without).
+
+        A `read` trusts a check made in the last IDENTITY_RECHECK_SECONDS (a `stat` costs
+        more than a cached `get`): it may show the last state committed to a file removed
+        that long ago, never an uncommitted one. Changes always check."""
+        now = time.monotonic()
+        if read and self._db is not None and now - self._checked_at < IDENTITY_RECHECK_SECONDS:
+            return self._db
+        identity = _identity_of(self.path)
+        self._checked_at = now
+        if self._db is not None:
+            if identity == self._identity:
+                return self._db
+            log.warning("the plan store was removed or replaced: opening it again")
+            # SQLite's -wal beside the path still holds this file's last changes, and
+            # would be read as part of whatever file comes next: move them out of it.
+            with suppress(sqlite3.Error):
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._detach()
+        if identity is None and not create:
+            return None
+        db = _connect(self.path)
+        self._db, self._identity = db, _identity_of(self.path)
+        self._data_version = -1  # read everything again from this file
+        self._last_seq = 0  # every change in a file opened now is news
+        return db
+
+    def _detach(self) -> None:
+        if self._db is not None:
+            with suppress(sqlite3.Error):
+                self._db.close()
+        self._db = self._identity = None
+        self._plans.clear()
+        self._rows.clear()
+        self._phase_names.clear()
+
+    def _still_at_path(self) -> None:
+        """A commit into a file no longer at the path is lost to every other process."""
+        if _identity_of(self.path) != self._identity:
+            self._detach()
+            raise StoreError(
+                "unavailable",
+                "The plan store was removed or replaced while this change was written, "
+                "so it was not kept",
+                advice="try again",
+            )
+
+    @contextmanager
+    def _snapshot(self, db: sqlite3.Connection) -> Iterator[None]:
+        """One read transaction: every SELECT inside sees the same committed version."""
+        if db.in_transaction:
+            yield
+            return
+        db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            _end_read(db)
 
     # ------------------------------------------------------------ reading
 
     def load(self, session: str) -> Plan:
-        self._sync()
-        plan = self._plans.get(session)
-        if plan is None:
-            plan = self._read_plan(session)
-            self._plans[session] = plan
-        return plan
+        # The hottest path (every `get`): a plain try rather than `_faults()`.
+        try:
+            db = self._attach(create=False, read=True)
+            if db is None:
+                return Plan(session)
+            plan = self._plans.get(session)
+            if plan is not None and self._read_data_version(db) == self._data_version:
+                return plan  # nobody committed since it was read
+            with self._snapshot(db):
+                self._sync(db)
+                return self._plan(db, session)
+        except sqlite3.Error as exc:
+            fault = _fault_of(exc)
+            if fault is None:
+                raise
+            raise StoreError(fault) from exc
 
     def sessions(self) -> list[Plan]:
-        self._sync()
-        names = [
-            row[0]
-            for row in self._db.execute("SELECT name FROM sessions ORDER BY updated_at DESC, name")
-        ]
-        return [self.load(name) for name in names]
+        with _faults():
+            db = self._attach(create=False)
+            if db is None:
+                return []
+            with self._snapshot(db):
+                self._sync(db)
+                names = [
+                    row[0]
+                    for row in db.execute(
+                        "SELECT name FROM sessions ORDER BY updated_at DESC, name"
+                    )
+                ]
+                return [self._plan(db, name) for name in names]
 
-    def _read_plan(self, session: str) -> Plan:
-        head = self._db.execute(
+    def _plan(self, db: sqlite3.Connection, session: str) -> Plan:
+        """The cached copy, else read; a session that does not exist is not remembered
+        (reading unknown names must not grow anything)."""
+        plan = self._plans.get(session)
+        if plan is None:
+            plan = self._read_plan(db, session)
+            if plan.version > 0:
+                self._plans[session] = plan
+        return plan
+
+    def _read_plan(self, db: sqlite3.Connection, session: str) -> Plan:
+        head = db.execute(
             "SELECT version, next_id, updated_at, title FROM sessions WHERE name = ?", (session,)
         ).fetchone()
         if head is None:
-            self._rows[session] = {}
-            self._phase_names[session] = []
             return Plan(session)
         version, next_id, updated_at, title = head
         names = [
             row[0]
-            for row in self._db.execute(
+            for row in db.execute(
                 "SELECT name FROM phases WHERE session = ? ORDER BY position", (session,)
             )
         ]
         phases = [Phase(name) for name in names]
         rows: dict[str, TaskRow] = {}
-        for row in self._db.execute(
+        for row in db.execute(
             f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session = ? ORDER BY phase_position, position",
             (session,),
         ):
@@ -135,33 +242,58 @@ class SqliteStore:
 
     @contextmanager
     def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[_Edit]:
-        self._db.execute("BEGIN IMMEDIATE")
+        with _faults():
+            db = self._attach(create=True)
+            assert db is not None
+            db.execute("BEGIN IMMEDIATE")
+        last_seq = self._last_seq
+        doomed: list[str] = []
         try:
-            self._sync()
-            plan = self._plans.get(session)
-            if plan is None:
-                plan = self._plans[session] = self._read_plan(session)
+            with _faults():
+                self._sync(db)
+                plan = self._plan(db, session)
             edit = _Edit(plan)
             yield edit
-            if edit.event is not None:
-                self._write(plan, edit.event, max_sessions)
-            if origin == "agent":
-                self._db.execute(
-                    "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0", (session,)
-                )
-            self._db.execute("COMMIT")
+            with _faults():
+                if edit.event is not None:
+                    doomed = self._write(db, plan, edit.event, max_sessions)
+                if origin == "agent":
+                    db.execute(
+                        "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0",
+                        (session,),
+                    )
+                db.execute("COMMIT")
+            self._still_at_path()
         except BaseException:
-            self._db.execute("ROLLBACK")
-            # The copy may hold half of a change: read it again from what was committed.
+            # Nothing of this change may stay: not in the file (a failed COMMIT may
+            # leave the transaction open), not in the copies, not in the event count.
+            with suppress(sqlite3.Error):  # the connection may be closed: file replaced
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            self._last_seq = last_seq
             self._forget(session)
+            for name in doomed:
+                self._forget(name)
             raise
+        if plan.version > 0:
+            self._plans[session] = plan
+            self._known.add(session)
+        for name in doomed:
+            self._forget(name)
+            self._known.discard(name)
+            if self._watching:
+                self._pruned.append(name)
 
-    def _write(self, plan: Plan, event: ChangeEvent, max_sessions: int) -> None:
+    def _write(
+        self, db: sqlite3.Connection, plan: Plan, event: ChangeEvent, max_sessions: int
+    ) -> list[str]:
+        """Write the changed plan and log `event`; returns the sessions pruned to make
+        room for a new one."""
         session = plan.session
         now = utc_now()
         plan.version += 1
         plan.updated_at = now
-        db = self._db
+        doomed: list[str] = []
         if (
             plan.version == 1
             and not db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
@@ -171,7 +303,7 @@ class SqliteStore:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (session, plan.version, plan.next_id, now, now, plan.title),
             )
-            self._prune(max_sessions, keep=session)
+            doomed = self._prune(db, max_sessions, keep=session)
         else:
             db.execute(
                 "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ? "
@@ -233,11 +365,12 @@ class SqliteStore:
         if cursor.lastrowid is not None and cursor.lastrowid == self._last_seq + 1:
             # Our own event right after the last one seen: no need to read it back.
             self._last_seq = cursor.lastrowid
+        return doomed
 
-    def _prune(self, max_sessions: int, keep: str) -> None:
+    def _prune(self, db: sqlite3.Connection, max_sessions: int, keep: str) -> list[str]:
         doomed = [
             row[0]
-            for row in self._db.execute(
+            for row in db.execute(
                 "SELECT name FROM sessions WHERE name != ? ORDER BY updated_at DESC, name LIMIT -1 OFFSET ?",
                 (keep, max_sessions - 1),
             )
@@ -250,10 +383,12 @@ class SqliteStore:
                 ("context", "session"),
                 ("sessions", "name"),
             ):
-                self._db.execute(f"DELETE FROM {table} WHERE {column} = ?", (name,))
-            self._forget(name)
+                db.execute(f"DELETE FROM {table} WHERE {column} = ?", (name,))
         if doomed:
-            log.info("pruned %d session(s) beyond maxSessions=%d", len(doomed), max_sessions)
+            # Rows left by versions that counted rounds of sessions that never existed.
+            db.execute("DELETE FROM context WHERE session NOT IN (SELECT name FROM sessions)")
+            log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+        return doomed
 
     def _forget(self, session: str) -> None:
         self._plans.pop(session, None)
@@ -263,8 +398,22 @@ class SqliteStore:
     # ------------------------------------------------------------ context rounds
 
     def context_round(self, session: str) -> tuple[int, list[LoggedChange]]:
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
+        with _faults():
+            db = self._attach(create=False)
+            if db is None:
+                return 1, []
+            try:
+                return self._count_round(db, session, keep=True)
+            except sqlite3.OperationalError as exc:
+                if _fault_of(exc) != "readOnly":
+                    raise
+                # A read-only store still answers: the round is counted but not kept.
+                return self._count_round(db, session, keep=False)
+
+    def _count_round(
+        self, db: sqlite3.Connection, session: str, keep: bool
+    ) -> tuple[int, list[LoggedChange]]:
+        db.execute("BEGIN IMMEDIATE" if keep else "BEGIN")
         try:
             row = db.execute(
                 "SELECT rounds, seen_seq FROM context WHERE session = ?", (session,)
@@ -279,87 +428,124 @@ class SqliteStore:
             ):
                 logged.append(_logged(columns))
                 last = seq
-            db.execute(
-                "INSERT INTO context (session, rounds, seen_seq) VALUES (?, ?, ?) "
-                "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, seen_seq = excluded.seen_seq",
-                (session, rounds + 1, max(last, self._max_seq_of(session))),
-            )
+            exists = db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
+            # A session that does not exist gets no row: reading creates nothing.
+            if exists and keep:
+                db.execute(
+                    "INSERT INTO context (session, rounds, seen_seq) VALUES (?, ?, ?) "
+                    "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, "
+                    "seen_seq = excluded.seen_seq",
+                    (session, rounds + 1, max(last, self._max_seq_of(db, session))),
+                )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                with suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
             raise
         return rounds + 1, logged
 
     # ------------------------------------------------------------ history
 
     def history(self, session: str, limit: int) -> list[LoggedChange]:
-        self._sync()
-        return [
-            _logged(row)
-            for row in self._db.execute(
-                f"SELECT {_LOGGED_COLUMNS} FROM events WHERE session = ? "
-                "AND snapshot IS NOT NULL ORDER BY version DESC LIMIT ?",
-                (session, min(limit, HISTORY_KEPT)),
-            )
-        ]
+        with _faults():
+            db = self._attach(create=False)
+            if db is None:
+                return []
+            with self._snapshot(db):
+                self._sync(db)
+                return [
+                    _logged(row)
+                    for row in db.execute(
+                        f"SELECT {_LOGGED_COLUMNS} FROM events WHERE session = ? "
+                        "AND snapshot IS NOT NULL ORDER BY version DESC LIMIT ?",
+                        (session, min(limit, HISTORY_KEPT)),
+                    )
+                ]
 
     def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
-        row = self._db.execute(
-            "SELECT snapshot FROM events WHERE session = ? AND version = ?", (session, version)
-        ).fetchone()
+        with _faults():
+            db = self._attach(create=False)
+            if db is None:
+                return None
+            row = db.execute(
+                "SELECT snapshot FROM events WHERE session = ? AND version = ?", (session, version)
+            ).fetchone()
         if row is None or row[0] is None:
             return None
         record: dict[str, Any] = json.loads(row[0])
         return record
 
-    def _max_seq_of(self, session: str) -> int:
-        row = self._db.execute(
-            "SELECT max(seq) FROM events WHERE session = ?", (session,)
-        ).fetchone()
+    def _max_seq_of(self, db: sqlite3.Connection, session: str) -> int:
+        row = db.execute("SELECT max(seq) FROM events WHERE session = ?", (session,)).fetchone()
         return int(row[0] or 0)
 
     # ------------------------------------------------------------ watching
 
     def watch_from_now(self) -> None:
-        self._sync()
+        self._watching = True
+        self.poll()
         self._notices.clear()
+        self._pruned.clear()
 
     def poll(self) -> list[ChangeNotice]:
-        self._sync()
+        with _faults():
+            db = self._attach(create=False)
+            if db is None:
+                self._lose_all()
+            else:
+                with self._snapshot(db):
+                    self._sync(db)
         notices, self._notices = self._notices, []
         return notices
 
-    def _sync(self) -> None:
+    def pruned(self) -> list[str]:
+        pruned, self._pruned = self._pruned, []
+        return pruned
+
+    def _lose_all(self) -> None:
+        """The file is gone: every session it held is gone with it."""
+        if self._watching:
+            self._pruned.extend(sorted(self._known))
+        self._known.clear()
+
+    def _sync(self, db: sqlite3.Connection) -> None:
         """Catch up with commits of other connections, if there were any."""
-        data_version = self._read_data_version()
+        data_version = self._read_data_version(db)
         if data_version == self._data_version:
             return
         self._data_version = data_version
-        for seq, session, version, origin, completed, removed, writer in self._db.execute(
+        for seq, session, version, origin, completed, removed, writer in db.execute(
             "SELECT seq, session, version, origin, completed, removed, writer FROM events "
             "WHERE seq > ? ORDER BY seq",
             (self._last_seq,),
         ):
             self._last_seq = seq
-            if writer != self.writer:
+            if writer != self.writer and self._watching:
                 self._notices.append(
                     ChangeNotice(
                         session, version, origin, json.loads(completed), json.loads(removed)
                     )
                 )
-        versions = dict(self._db.execute("SELECT name, version FROM sessions"))
+        versions = dict(db.execute("SELECT name, version FROM sessions"))
         for session, plan in list(self._plans.items()):
             if versions.get(session, 0) != plan.version:
                 self._forget(session)
+        if self._watching:
+            self._pruned.extend(sorted(self._known.difference(versions)))
+        self._known = set(versions)
 
-    def _read_data_version(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+    def _read_data_version(self, db: sqlite3.Connection) -> int:
+        return int(db.execute("PRAGMA data_version").fetchone()[0])
 
-    def _max_seq(self) -> int:
-        return int(self._db.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
+    def _max_seq(self, db: sqlite3.Connection) -> int:
+        return int(db.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
 
     def events(self, session: str | None = None) -> list[dict[str, Any]]:
         """The event log, oldest first (for tests, replay and audits)."""
+        db = self._attach(create=False)
+        if db is None:
+            return []
         query = "SELECT seq, session, version, origin, method, request, completed, changes, writer, at FROM events"
         args: tuple[Any, ...] = ()
         if session is not None:
@@ -378,7 +564,7 @@ class SqliteStore:
             "at",
         )
         out = []
-        for row in self._db.execute(query + " ORDER BY seq", args):
+        for row in db.execute(query + " ORDER BY seq", args):
             item = dict(zip(keys, row, strict=False))
             for key in ("request", "completed", "changes"):
                 item[key] = json.loads(item[key])
@@ -386,7 +572,96 @@ class SqliteStore:
         return out
 
     def close(self) -> None:
-        self._db.close()
+        self._detach()
+
+
+# ---------------------------------------------------------------- faults
+
+# SQLite's primary result codes (sqlite3.SQLITE_* in Python 3.11, missing from the
+# type stubs), by what a person can do about them.
+_FAULTS: dict[int, StoreFault] = {
+    13: "diskFull",  # SQLITE_FULL
+    8: "readOnly",  # SQLITE_READONLY
+    3: "readOnly",  # SQLITE_PERM
+    5: "busy",  # SQLITE_BUSY
+    6: "busy",  # SQLITE_LOCKED
+    10: "unavailable",  # SQLITE_IOERR
+    14: "unavailable",  # SQLITE_CANTOPEN
+    11: "unavailable",  # SQLITE_CORRUPT
+    26: "unavailable",  # SQLITE_NOTADB
+}
+# SQLITE_READONLY_DBMOVED: the file was moved or unlinked while open (chmod won't help).
+_SQLITE_READONLY_DBMOVED = 8 | (4 << 8)
+
+
+def _fault_of(exc: sqlite3.Error) -> StoreFault | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return None
+    if code == _SQLITE_READONLY_DBMOVED:
+        return "unavailable"
+    return _FAULTS.get(code & 0xFF)
+
+
+@contextmanager
+def _faults() -> Iterator[None]:
+    """Storage faults leave as StoreError; anything else (a bug) as it is."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        fault = _fault_of(exc)
+        if fault is None:
+            raise
+        raise StoreError(fault) from exc
+
+
+# ---------------------------------------------------------------- opening
+
+
+def _end_read(db: sqlite3.Connection) -> None:
+    if db.in_transaction:
+        db.execute("COMMIT")
+
+
+def _identity_of(path: str) -> FileIdentity | None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(
+            "unavailable", f"The plan store cannot be reached ({_os_fault(exc)})"
+        ) from None
+    return info.st_dev, info.st_ino
+
+
+def _os_fault(exc: OSError) -> str:
+    return os.strerror(exc.errno) if exc.errno else exc.__class__.__name__
+
+
+def _check_location(path: str) -> None:
+    """Refuse at once a path that could never hold a store (a folder, or under a file),
+    without creating anything."""
+    target = Path(path)
+    if target.is_dir():
+        raise StoreError("unavailable", "The plan store path is a folder")
+    for folder in target.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise StoreError("unavailable", "The plan store's folder is a file")
+            return
+
+
+def _make_folders(folder: Path) -> None:
+    """Missing folders are made 0700 whatever the umask: plans can carry private notes."""
+    missing: list[Path] = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        with suppress(FileExistsError):
+            os.mkdir(made, 0o700)
+            os.chmod(made, 0o700)
 
 
 _LOGGED_COLUMNS = "version, origin, method, at, changes, auto_started"
@@ -400,17 +675,96 @@ def _logged(row: Any) -> LoggedChange:
 def _connect(path: str) -> sqlite3.Connection:
     target = Path(path)
     try:
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not target.exists():
-            # Plans can carry private notes: readable by their owner only.
-            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
+        if target.is_symlink():
+            _check_link(target)
+        else:
+            _make_folders(target.parent)
+            with suppress(FileExistsError):
+                fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
+                os.fchmod(fd, 0o600)
+                os.close(fd)
+                # A -wal left by a removed store is not this new file's.
+                for companion in ("-wal", "-shm"):
+                    with suppress(FileNotFoundError):
+                        os.unlink(path + companion)
+    except OSError as exc:
+        reason: StoreFault = "unavailable"
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            reason = "readOnly"
+        elif exc.errno == errno.ENOSPC:
+            reason = "diskFull"
+        raise StoreError(reason, f"Cannot create the plan store ({_os_fault(exc)})") from None
+    try:
+        return _open_database(path)
+    except StoreError as exc:
+        if exc.reason not in ("readOnly", "unavailable") or _writable(path):
+            raise
+    # A store on a read-only medium or in a folder this user cannot write: SQLite cannot
+    # open it in WAL mode unless told that nothing will change it while it is open.
+    return _open_read_only(path)
+
+
+def _open_database(path: str) -> sqlite3.Connection:
+    with _faults():
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
-        _enter_wal(db)
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA busy_timeout=10000")
-        return db
-    except (OSError, sqlite3.Error) as exc:
-        raise StoreError(f"Cannot open the plan store: {exc.__class__.__name__}") from exc
+    try:
+        with _faults():
+            _refuse_foreign(db)
+            _enter_wal(db)
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=10000")
+            migrate(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _writable(path: str) -> bool:
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
+
+
+def _open_read_only(path: str) -> sqlite3.Connection:
+    uri = Path(path).absolute().as_uri() + "?mode=ro&immutable=1"
+    with _faults():
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        with _faults():
+            _refuse_foreign(db)
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) != SCHEMA_VERSION:
+                raise StoreError("readOnly", "The read-only plan store needs an upgrade")
+    except BaseException:
+        db.close()
+        raise
+    log.info("the plan store is read-only: serving reads only")
+    return db
+
+
+def _check_link(link: Path) -> None:
+    """A link at the store path is followed only into an existing SQLite file: one
+    planted towards another file (or nowhere) must not get it overwritten or created."""
+    try:
+        with open(link, "rb") as target:
+            magic = target.read(16)
+    except OSError:
+        magic = b""
+    if magic != b"SQLite format 3\x00":
+        raise StoreError(
+            "unavailable",
+            "The plan store path is a symbolic link to something that is not a Plansight store",
+            advice="remove the link, or point PLANSIGHT_DB at a store",
+        )
+
+
+def _refuse_foreign(db: sqlite3.Connection) -> None:
+    """A SQLite database of another program is left alone (no WAL switch, no tables)."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        raise StoreError(
+            "unavailable",
+            "The file at the plan store path is another program's database",
+            advice="point PLANSIGHT_DB (or --db) at a Plansight store",
+        )
 
 
 def _enter_wal(db: sqlite3.Connection, wait_seconds: float = 10.0) -> None:
@@ -425,7 +779,3 @@ def _enter_wal(db: sqlite3.Connection, wait_seconds: float = 10.0) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.005)
-
-
-def open_store(path: str | os.PathLike[str]) -> SqliteStore:
-    return SqliteStore(path)
