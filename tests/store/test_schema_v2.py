@@ -120,12 +120,13 @@ def test_every_field_of_the_model_has_a_store_column_and_survives_a_restart(
     store_path: Path,
 ) -> None:
     store = SqliteStore(store_path)
-    columns = {row[1] for row in store._db.execute("PRAGMA table_info(tasks)")}
-    assert set(TASK_FIELDS) <= columns
     task = distinct_values(sample_task())
-    with store.edit("s", "agent", 200) as edit:
+    with store.edit("s", "agent", 200) as edit:  # the store's file is made by its first change
         edit.plan.phases = [Phase("P", [task])]
         edit.commit(ChangeEvent("agent", "plansight/apply", {}))
+    assert store._db is not None
+    columns = {row[1] for row in store._db.execute("PRAGMA table_info(tasks)")}
+    assert set(TASK_FIELDS) <= columns
     store.close()
     reopened = SqliteStore(store_path)
     assert reopened.load("s").phases[0].tasks[0] == task
