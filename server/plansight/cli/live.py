@@ -124,8 +124,8 @@ def watch(
     stop = stop or threading.Event()
     watcher = Watcher(service, wanted)
     key, renderable = watcher.frame(console.size)
+    # Entering Live draws the first frame; drawing it again here would be a second write.
     with Live(renderable, console=console, auto_refresh=False, transient=False) as live:
-        live.refresh()
         while not stop.is_set():
             time.sleep(POLL_SECONDS)
             new_key, renderable = watcher.frame(console.size)
