@@ -1,4 +1,5 @@
-"""Fixtures shared by every test: a fresh store file and the service over it."""
+"""Fixtures shared by every test: a fresh store file and the service over it, and a real
+PostgreSQL cluster for the team store's tests (started once, on first use)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from hypothesis import settings as hypothesis_settings
 
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
+from postgres_cluster import Cluster, running_cluster
 
 # Property tests must stay quick on a shared two-core machine; timing is never asserted.
 hypothesis_settings.register_profile("plansight", max_examples=200, deadline=None)
@@ -32,3 +34,25 @@ def store(store_path: Path) -> Iterator[SqliteStore]:
 @pytest.fixture
 def service(store: SqliteStore) -> PlanService:
     return PlanService(store)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Cluster]:
+    """A throwaway PostgreSQL cluster (Debian's package), on a Unix socket only."""
+    with running_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def postgres_url(postgres: Cluster) -> str:
+    """A fresh, empty database of that cluster, owned by an ordinary role."""
+    return postgres.url(postgres.create_database())
+
+
+@pytest.fixture(params=("sqlite", "postgresql"))
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a store lives, once per backend: a new SQLite file, or a new PostgreSQL
+    database. A test that takes it runs on both: the store contract."""
+    if request.param == "sqlite":
+        return str(tmp_path / "state" / "plans.sqlite3")
+    return str(request.getfixturevalue("postgres_url"))

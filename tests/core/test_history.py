@@ -4,14 +4,25 @@ net change a person made."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from plansight.core.errors import RequestRefused
 from plansight.protocol import ContextParams, HistoryParams, RestoreParams
 from plansight.service import PlanService
-from plansight.store.sqlite import HISTORY_KEPT
+from plansight.store import open_store
+from plansight.store.rules import HISTORY_KEPT
 
 from .conftest import Json, Request
+
+
+@pytest.fixture
+def service(store_location: str) -> Iterator[PlanService]:
+    """History and restore live in the store: these run on every backend."""
+    store = open_store(store_location, workspace="history")
+    yield PlanService(store)
+    store.close()
 
 
 def history(service: PlanService, **params: object) -> list[Json]:

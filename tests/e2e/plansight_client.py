@@ -57,7 +57,7 @@ class PlansightClient(LanguageClient):
 
 
 async def start_client(
-    db: Path | None,
+    db: Path | str | None,
     *,
     options: dict[str, Any] | None = None,
     root: Path | None = None,

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from plansight_client import start_client, stop_client
 
 OPS = [{"op": "init", "list": [{"phase": "Work", "items": ["Plan", "Build"]}]}]
@@ -29,7 +30,8 @@ async def run_cli(
     )
 
 
-async def test_a_cli_change_reaches_the_client(db: Path) -> None:
+@pytest.mark.both_backends
+async def test_a_cli_change_reaches_the_client(db: Path | str) -> None:
     client = await start_client(db)
     try:
         done = await run_cli("apply", "--db", str(db), "--session", "cli", "--ops", json.dumps(OPS))
@@ -56,7 +58,8 @@ async def test_a_cli_change_reaches_the_client(db: Path) -> None:
         await stop_client(client)
 
 
-async def test_two_servers_on_one_store(db: Path) -> None:
+@pytest.mark.both_backends
+async def test_two_servers_on_one_store(db: Path | str) -> None:
     first, second = await start_client(db), await start_client(db)
     try:
         result = await first.call("plansight/apply", {"session": "shared", "ops": OPS})

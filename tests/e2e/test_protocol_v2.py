@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from plansight_client import PlansightClient
 from pygls.exceptions import JsonRpcException
 
@@ -31,6 +32,7 @@ def tasks(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [t for p in state["phases"] for t in p["tasks"]]
 
 
+@pytest.mark.both_backends
 async def test_a_version_1_client_keeps_working(client: PlansightClient) -> None:
     v1_ops = [
         {
@@ -94,6 +96,7 @@ async def test_a_version_1_client_keeps_working(client: PlansightClient) -> None
     assert "1/2 completed" in context["text"]
 
 
+@pytest.mark.both_backends
 async def test_v2_fields_ops_and_pushes(client: PlansightClient) -> None:
     result = await client.call(
         "plansight/write",

@@ -46,6 +46,7 @@ async def test_initialize_announces_the_protocol(client: PlansightClient) -> Non
     }
 
 
+@pytest.mark.both_backends
 async def test_apply_answers_with_the_state_and_a_summary(client: PlansightClient) -> None:
     result = await client.call("plansight/apply", {"session": "s1", "ops": PLAN})
     ApplyResult.model_validate(result)
@@ -73,6 +74,7 @@ async def test_apply_answers_with_the_state_and_a_summary(client: PlansightClien
     assert result["version"] == 2
 
 
+@pytest.mark.both_backends
 async def test_a_change_is_pushed_to_the_client_that_made_it(client: PlansightClient) -> None:
     result = await client.call("plansight/apply", {"ops": PLAN})
     change = await client.change_where(lambda c: c["version"] == result["version"])
@@ -88,6 +90,7 @@ async def test_a_change_is_pushed_to_the_client_that_made_it(client: PlansightCl
     assert change["completedTasks"] == [{"id": "t1", "content": "Install deps", "phase": "Setup"}]
 
 
+@pytest.mark.both_backends
 async def test_a_request_that_changes_nothing_pushes_nothing(client: PlansightClient) -> None:
     await client.call("plansight/apply", {"ops": PLAN})
     await client.change_where(lambda c: c["version"] == 1)
@@ -124,6 +127,7 @@ async def test_schema_failures_are_invalid_params_and_change_nothing(
     assert state["version"] == 1 and contents(state)[0][2] == "in_progress"
 
 
+@pytest.mark.both_backends
 async def test_write_is_strict(client: PlansightClient) -> None:
     todos = [
         {"content": "Read code", "activeForm": "Reading code", "status": "in_progress"},
@@ -171,6 +175,7 @@ async def test_write_is_strict(client: PlansightClient) -> None:
     )
 
 
+@pytest.mark.both_backends
 async def test_get_sessions_and_unknown_sessions(client: PlansightClient) -> None:
     empty = await client.call("plansight/get", {"session": "never"})
     TodoState.model_validate(empty)
@@ -200,6 +205,7 @@ async def test_requests_without_params_are_answered(client: PlansightClient) -> 
     assert result == {"sessions": []}
 
 
+@pytest.mark.both_backends
 async def test_clear(client: PlansightClient) -> None:
     await client.call("plansight/apply", {"ops": PLAN})
     result = await client.call("plansight/clear", {})
@@ -210,6 +216,7 @@ async def test_clear(client: PlansightClient) -> None:
     assert change["phases"] == [] and change["progress"]["total"] == 0
 
 
+@pytest.mark.both_backends
 async def test_export_and_import_round_trip(client: PlansightClient) -> None:
     await client.call(
         "plansight/apply",
@@ -254,6 +261,7 @@ async def test_export_and_import_round_trip(client: PlansightClient) -> None:
     assert result["isError"] and not result["changed"] and len(result["errors"]) == 2
 
 
+@pytest.mark.both_backends
 async def test_context_tells_the_agent_what_the_user_changed(client: PlansightClient) -> None:
     await client.call("plansight/apply", {"ops": PLAN})
     first = await client.call("plansight/context", {})
@@ -274,6 +282,7 @@ async def test_context_tells_the_agent_what_the_user_changed(client: PlansightCl
     assert not (await client.call("plansight/context", {}))["reminder"]
 
 
+@pytest.mark.both_backends
 async def test_base_version_conflict_is_content_modified(client: PlansightClient) -> None:
     await client.call("plansight/apply", {"ops": PLAN})
     error = await rpc_error(client, "plansight/apply", {"ops": [{"op": "done"}], "baseVersion": 0})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,9 +27,10 @@ def editor_client() -> LanguageClient:
 
 
 @pytest_asyncio.fixture
-async def editor(store_path: Path) -> AsyncIterator[LanguageClient]:
-    """`plansight serve` on the store, as the VS Code or Neovim shim starts it."""
-    command = [sys.executable, "-m", "plansight", "serve", "--db", str(store_path)]
+async def editor(store_location: str) -> AsyncIterator[LanguageClient]:
+    """`plansight serve` on the store (a file, or a team store on another machine for all
+    it knows), as the VS Code or Neovim shim starts it."""
+    command = [sys.executable, "-m", "plansight", "serve", "--db", store_location]
     config = ClientServerConfig(server_command=command, client_factory=editor_client)
     client = await config.start()
     await client.initialize_session(InitializeParams(capabilities=ClientCapabilities()))
@@ -38,9 +40,11 @@ async def editor(store_path: Path) -> AsyncIterator[LanguageClient]:
 
 
 async def test_todo_write_reaches_the_editor_as_did_change(
-    editor: LanguageClient, store_path: Path
+    editor: LanguageClient, store_location: str, tmp_path: Path
 ) -> None:
-    async with mcp_client("--db", str(store_path)) as agent:
+    # The MCP server's session locks live in the state folder: a temporary one here.
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state-home")}
+    async with mcp_client("--db", store_location, env=env) as agent:
         session = await session_of(agent)
 
         pushed = editor.protocol.wait_for_notification_async(DID_CHANGE)

@@ -36,7 +36,14 @@ def _parser() -> argparse.ArgumentParser:
 
     store = _Parser(add_help=False)
     store.add_argument(
-        "--db", metavar="PATH", help="the store file (default: per workspace, or $PLANSIGHT_DB)"
+        "--db",
+        metavar="PATH|URL",
+        help="the store file, or a postgresql:// URL (default: per workspace, or $PLANSIGHT_DB)",
+    )
+    store.add_argument(
+        "--workspace",
+        metavar="KEY",
+        help="a team store's workspace (default: $PLANSIGHT_WORKSPACE, else from git's origin)",
     )
     session = _Parser(add_help=False)
     session.add_argument("--session", metavar="S", help='the session (default: "default")')
@@ -155,6 +162,23 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--fast", action="store_true", help="no pauses (for tests)")
     demo.set_defaults(run=_demo)
 
+    migrate = commands.add_parser(
+        "migrate", help="copy a local store's sessions and history into a team store"
+    )
+    migrate.add_argument(
+        "--from",
+        dest="source",
+        metavar="SQLITE_PATH",
+        help="the local store (default: this project's, or $PLANSIGHT_DB when it is a file)",
+    )
+    migrate.add_argument("--to", required=True, metavar="URL", help="a postgresql:// URL")
+    migrate.add_argument(
+        "--workspace",
+        metavar="KEY",
+        help="the team store's workspace (default: $PLANSIGHT_WORKSPACE, else from git's origin)",
+    )
+    migrate.set_defaults(run=_migrate)
+
     mcp = commands.add_parser(
         "mcp", parents=[store], help="an MCP server for terminal agents (stdio)"
     )
@@ -172,11 +196,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _service(args: argparse.Namespace) -> Any:
-    from plansight.paths import resolve_store_path
+    from plansight.paths import store_location
     from plansight.service import PlanService
     from plansight.store import open_store
 
-    return PlanService(open_store(resolve_store_path(args.db, None)))
+    return PlanService(open_store(store_location(args.db, None), None, args.workspace))
 
 
 def _read_json(value: str, what: str) -> Any:
@@ -250,7 +274,7 @@ def _require_session(service: Any, args: argparse.Namespace) -> str:
 def _serve(args: argparse.Namespace) -> int:
     from plansight.lsp.server import run_stdio
 
-    return run_stdio(args.db)
+    return run_stdio(args.db, args.workspace)
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -400,10 +424,40 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(_console(), fast=args.fast)
 
 
+def _migrate(args: argparse.Namespace) -> int:
+    from plansight.paths import store_location, workspace_root
+    from plansight.store.copying import copy_sessions
+    from plansight.store.location import is_postgres_url
+    from plansight.store.postgres import PostgresStore
+    from plansight.store.sqlite import SqliteStore
+    from plansight.store.workspace import workspace_key
+
+    if not is_postgres_url(args.to):
+        raise BadInput("--to must be a postgresql:// URL")
+    source = args.source or store_location(None, None)
+    if is_postgres_url(source):
+        raise BadInput("--from must be a local store file (PLANSIGHT_DB is a URL: give --from)")
+    if not Path(source).expanduser().is_file():
+        raise BadInput("no plan store at the --from path")
+    target = PostgresStore(args.to, workspace_key(workspace_root(), args.workspace))
+    local = SqliteStore(Path(source).expanduser())
+    try:
+        report = copy_sessions(local, target)  # a StoreError is one line, as everywhere
+    finally:
+        local.close()
+        target.close()
+    where = f'{target.path}, workspace "{target.workspace}"'
+    print(f"Copied {len(report.copied)} session(s), {report.changes} change(s), into {where}.")
+    if report.skipped:
+        names = ", ".join(f'"{name}"' for name in report.skipped)
+        print(f"Left alone, the workspace has them already: {names}.")
+    return EXIT_OK
+
+
 def _mcp(args: argparse.Namespace) -> int:
     from plansight.mcp.server import run_mcp
 
-    return run_mcp(args.db, args.session)
+    return run_mcp(args.db, args.session, args.workspace)
 
 
 # ---------------------------------------------------------------- entry point

@@ -31,7 +31,7 @@ from plansight.core.settings import Settings, merge_settings
 from plansight.lsp.encoded import Encoded, StateEncoder, encode, encode_tree, extend, split_state
 from plansight.lsp.errors import request_failed, to_rpc_error
 from plansight.lsp.watch import watch_store
-from plansight.paths import resolve_store_path, workspace_root
+from plansight.paths import store_location, workspace_root
 from plansight.protocol import (
     DID_CHANGE,
     METHODS,
@@ -158,7 +158,7 @@ class PlansightProtocol(LanguageServerProtocol):
 class PlansightServer(LanguageServer):
     """Owns the store, the settings and the watcher of one client's connection."""
 
-    def __init__(self, db_path: str | None = None) -> None:
+    def __init__(self, db_path: str | None = None, workspace: str | None = None) -> None:
         super().__init__(
             "plansight",
             __version__,
@@ -166,6 +166,7 @@ class PlansightServer(LanguageServer):
             converter_factory=get_converter,
         )
         self.db_path = db_path
+        self.workspace_key = workspace  # a team store's workspace key (default: from the root)
         self.settings = Settings()
         self.service: PlanService | None = None
         self.watcher: asyncio.Task[None] | None = None
@@ -176,14 +177,14 @@ class PlansightServer(LanguageServer):
     # ------------------------------------------------------------ life cycle
 
     def open_store(self, root: str | None) -> None:
-        path = resolve_store_path(self.db_path, root or workspace_root())
-        log.info("plan store: %s", path)
+        folder = root or workspace_root()
         try:
-            store = open_store(path)
+            store = open_store(store_location(self.db_path, folder), folder, self.workspace_key)
+            store.watch_from_now()
         except StoreError as exc:
             raise request_failed(exc) from None
+        log.info("plan store: %s", store.path)  # a URL's password never reaches the log
         self.service = PlanService(store, self.settings)
-        store.watch_from_now()
         self.watcher = asyncio.get_running_loop().create_task(watch_store(self))
 
     def apply_settings(self, raw: Any) -> None:
@@ -299,8 +300,8 @@ def _request(method: str, handle: Callable[[PlansightServer, dict[str, Any]], An
     return handler
 
 
-def build_server(db_path: str | None = None) -> PlansightServer:
-    server = PlansightServer(db_path)
+def build_server(db_path: str | None = None, workspace: str | None = None) -> PlansightServer:
+    server = PlansightServer(db_path, workspace)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: PlansightServer, params: types.InitializeParams) -> None:
@@ -364,13 +365,14 @@ def build_server(db_path: str | None = None) -> PlansightServer:
     return server
 
 
-def run_stdio(db_path: str | None = None) -> int:
+def run_stdio(db_path: str | None = None, workspace: str | None = None) -> int:
     from plansight.lsp.transport import detach_stdout, serve
+    from plansight.store.location import is_postgres_url
 
     wire = detach_stdout()
-    if db_path is not None:
+    if db_path is not None and not is_postgres_url(db_path):
         db_path = str(Path(db_path).expanduser().resolve())
-    server = build_server(db_path)
+    server = build_server(db_path, workspace)
     # Everything imported so far lives as long as the process: keep it out of the
     # garbage collector's full passes, which would otherwise walk lsprotocol's classes.
     gc.freeze()

@@ -1,5 +1,9 @@
 """Pushing changes that other processes commit to the same store, and the sessions that
-leave it."""
+leave it.
+
+The store says what to wait on: SQLite is polled (`PRAGMA data_version` costs
+microseconds), PostgreSQL wakes us through its LISTEN socket when a NOTIFY arrives.
+"""
 
 from __future__ import annotations
 
@@ -15,18 +19,20 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# A commit elsewhere reaches our client within this (plus the time to send it). Polling
-# `PRAGMA data_version` costs microseconds, far less than file-watching machinery.
-POLL_SECONDS = 0.05
-
 
 async def watch_store(server: PlansightServer) -> None:
+    loop = asyncio.get_running_loop()
     while True:
-        await asyncio.sleep(POLL_SECONDS)
         try:
             service = server.service
             if service is None:
+                await asyncio.sleep(0.05)
                 continue
+            fd, longest = service.store.watch_handle()
+            if fd is None:
+                await asyncio.sleep(longest)
+            else:
+                await _readable(loop, fd, longest)
             latest = {}
             for notice in service.store.poll():
                 latest[notice.session] = notice  # one push per session carries the newest state
@@ -50,3 +56,20 @@ async def watch_store(server: PlansightServer) -> None:
         except Exception:
             log.exception("watching the store failed; trying again")
             await asyncio.sleep(1)
+
+
+async def _readable(loop: asyncio.AbstractEventLoop, fd: int, longest: float) -> None:
+    """Until `fd` has something to read, or `longest` seconds."""
+    ready = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, wake)
+    try:
+        await asyncio.wait_for(ready, longest)
+    except asyncio.TimeoutError:
+        pass
+    finally:
+        loop.remove_reader(fd)

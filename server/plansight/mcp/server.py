@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -53,10 +54,11 @@ from plansight.mcp.tools import (
     TODO_WRITE_DESCRIPTION,
     TODO_WRITE_SCHEMA,
 )
-from plansight.paths import resolve_store_path
+from plansight.paths import store_location
 from plansight.protocol import ExportParams, TodoState
 from plansight.service import PlanService
 from plansight.store import StoreError, open_store
+from plansight.store.location import is_postgres_url
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +219,7 @@ def build_server(connection: PlanConnection) -> Server[Any]:
     )
 
 
-def run_mcp(db_path: str | None, session: str | None) -> int:
+def run_mcp(db_path: str | None, session: str | None, workspace: str | None = None) -> int:
     """Serve on stdio until the client closes it. Exit 2 (one line on stderr) when the
     store cannot be opened or the session name is unusable."""
     started = datetime.now().astimezone()
@@ -231,7 +233,10 @@ def run_mcp(db_path: str | None, session: str | None) -> int:
         )
         return 2
     try:
-        store = open_store(resolve_store_path(db_path, None).resolve())
+        location = store_location(db_path, None)
+        if not is_postgres_url(location):
+            location = str(Path(location).resolve())
+        store = open_store(location, None, workspace)
     except StoreError as exc:
         print(f"plansight: {exc}", file=sys.stderr)
         return 2

@@ -24,6 +24,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from plansight.core.text import clean_content
+from plansight.paths import state_home
+from plansight.store.location import is_postgres_url
 
 try:
     import fcntl
@@ -85,8 +87,13 @@ def recent_sessions_of(
 
 
 def lock_dir_for(store_path: str | os.PathLike[str]) -> Path:
-    """Beside the store, named the way SQLite names its own companions (`-wal`)."""
-    return Path(f"{os.fspath(store_path)}-mcp")
+    """Beside the store, named the way SQLite names its own companions (`-wal`); for a
+    team store (a URL), in this machine's state folder, named by a digest of the URL."""
+    location = os.fspath(store_path)
+    if is_postgres_url(location):
+        digest = hashlib.sha256(location.encode("utf-8")).hexdigest()[:12]
+        return state_home() / "plansight" / f"team-{digest}-mcp"
+    return Path(f"{location}-mcp")
 
 
 class SessionClaim:

@@ -2,7 +2,7 @@
 
 A backend keeps sessions, their tasks in order, and an append-only log of every committed
 change, and tells its owner about changes other processes committed. SQLite implements it
-today; a PostgreSQL backend (LISTEN/NOTIFY for the pushes) can replace it unchanged above.
+(polling `PRAGMA data_version`), and PostgreSQL (LISTEN/NOTIFY), unchanged above.
 
 Every method may raise `plansight.store.errors.StoreError` (with its `reason`) when the
 storage cannot be used now; nothing is changed then. Reads never create anything: a
@@ -89,6 +89,10 @@ class TodoStore(Protocol):
 
     def poll(self) -> list[ChangeNotice]:
         """Changes committed by other processes since the last poll, oldest first."""
+
+    def watch_handle(self) -> tuple[int | None, float]:
+        """When to `poll` next: a file descriptor that turns readable when there may be
+        news (None: none to wait on), and the longest wait before polling anyway."""
 
     def pruned(self) -> list[str]:
         """Sessions that left the store (pruned by any process, or the store removed)

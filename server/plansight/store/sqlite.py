@@ -31,13 +31,13 @@ from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, 
 from plansight.core.record import plan_record
 from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange
 from plansight.store.errors import StoreError, StoreFault
+from plansight.store.rules import history_limit, plan_let_go, resets_context_rounds, stamp_commit
 from plansight.store.schema import SCHEMA_VERSION, migrate
 
 log = logging.getLogger(__name__)
 
-# Snapshots older than this many versions of a session are dropped (the contract: at
-# least the last 100 can be restored).
-HISTORY_KEPT = 200
+# A commit elsewhere reaches a watcher within this (plus the time to send it).
+POLL_SECONDS = 0.05
 
 TaskRow = tuple[Any, ...]
 # A column per Task field, named as the field; lists are stored as JSON text.
@@ -257,7 +257,7 @@ class SqliteStore:
             with _faults():
                 if edit.event is not None:
                     doomed = self._write(db, plan, edit.event, max_sessions)
-                if origin == "agent":
+                if resets_context_rounds(origin):
                     db.execute(
                         "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0",
                         (session,),
@@ -291,8 +291,7 @@ class SqliteStore:
         room for a new one."""
         session = plan.session
         now = utc_now()
-        plan.version += 1
-        plan.updated_at = now
+        stamp_commit(plan, now)
         doomed: list[str] = []
         if (
             plan.version == 1
@@ -356,11 +355,11 @@ class SqliteStore:
                 _dumps_text(plan_record(plan)),
             ),
         )
-        if plan.version > HISTORY_KEPT + 1:
-            # One more plan than listed: the oldest listed change is told against it.
+        let_go = plan_let_go(plan.version)
+        if let_go is not None:
             db.execute(
                 "UPDATE events SET snapshot = NULL WHERE session = ? AND version = ?",
-                (session, plan.version - HISTORY_KEPT - 1),
+                (session, let_go),
             )
         if cursor.lastrowid is not None and cursor.lastrowid == self._last_seq + 1:
             # Our own event right after the last one seen: no need to read it back.
@@ -459,7 +458,7 @@ class SqliteStore:
                     for row in db.execute(
                         f"SELECT {_LOGGED_COLUMNS} FROM events WHERE session = ? "
                         "AND snapshot IS NOT NULL ORDER BY version DESC LIMIT ?",
-                        (session, min(limit, HISTORY_KEPT)),
+                        (session, history_limit(limit)),
                     )
                 ]
 
@@ -498,6 +497,10 @@ class SqliteStore:
                     self._sync(db)
         notices, self._notices = self._notices, []
         return notices
+
+    def watch_handle(self) -> tuple[int | None, float]:
+        # Nothing to wait on: `PRAGMA data_version` costs microseconds to poll.
+        return None, POLL_SECONDS
 
     def pruned(self) -> list[str]:
         pruned, self._pruned = self._pruned, []

@@ -1,0 +1,713 @@
+"""The PostgreSQL store: one team database, sessions scoped by workspace, pushes by
+LISTEN/NOTIFY.
+
+Writers serialize on the session's row (`SELECT ... FOR UPDATE`), so versions stay
+gap-free however many processes and machines write. Each commit sends a NOTIFY carrying
+the session and its version; watchers read the committed state. Reads are checked against
+the session's version (one small query) and served from a copy when it has not moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import select
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import Any
+
+from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, Task, utc_now
+from plansight.core.record import plan_record
+from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange
+from plansight.store.errors import StoreError
+from plansight.store.location import redact_url
+from plansight.store.pg_connect import LOCK_TIMEOUT, connect, require_driver, translate
+from plansight.store.pg_listen import ChangeListener
+from plansight.store.pg_schema import NewerSchema, migrate
+from plansight.store.rules import history_limit, plan_let_go, resets_context_rounds, stamp_commit
+
+log = logging.getLogger(__name__)
+
+# The task columns are the Task fields (the model's one list), kept in step with the
+# schema by a test. Lists are kept as JSON text (a note may hold any character).
+_TASK_COLUMNS = ", ".join(TASK_FIELDS)
+_UPSERT_TASK = (
+    f"INSERT INTO plansight_tasks (workspace, session, phase_position, position, {_TASK_COLUMNS}) "
+    f"VALUES (%s, %s, %s, %s, {', '.join(['%s'] * len(TASK_FIELDS))}) "
+    "ON CONFLICT (workspace, session, id) DO UPDATE SET phase_position = EXCLUDED.phase_position, "
+    "position = EXCLUDED.position, "
+    + ", ".join(f"{name} = EXCLUDED.{name}" for name in TASK_FIELDS if name != "id")
+)
+
+_EVENT_COLUMNS = (
+    "workspace, session, version, origin, method, request, completed, changes, writer, at, "
+    "removed, auto_started, snapshot"
+)
+_EVENT_VALUES = ", ".join(["%s"] * 13)
+_LOGGED_COLUMNS = "version, origin, method, at, changes, auto_started"
+
+TaskRow = tuple[Any, ...]
+_dumps_text = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _task_row(task: Task, phase_position: int, position: int) -> TaskRow:
+    values = []
+    for name in TASK_FIELDS:
+        value = getattr(task, name)
+        values.append(_dumps_text(value) if name in LIST_FIELDS else value)
+    return (phase_position, position, *values)
+
+
+def _task(row: TaskRow) -> Task:
+    values = {
+        name: json.loads(value) if name in LIST_FIELDS else value
+        for name, value in zip(TASK_FIELDS, row[2:], strict=True)
+    }
+    return Task(**values)
+
+
+def channel_of(workspace: str) -> str:
+    """A NOTIFY channel per workspace (an identifier: at most 63 bytes, so a digest)."""
+    return "plansight_" + hashlib.sha256(workspace.encode("utf-8")).hexdigest()[:24]
+
+
+@dataclass(slots=True)
+class _Copy:
+    """A session as committed, with the rows it was written as (to write only changes)."""
+
+    plan: Plan
+    rows: dict[str, TaskRow]
+    phase_names: list[str]
+
+
+class _Edit:
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.event: ChangeEvent | None = None
+
+    def commit(self, event: ChangeEvent) -> None:
+        self.event = event
+
+
+class PostgresStore:
+    def __init__(self, url: str, workspace: str) -> None:
+        require_driver()
+        self.path = redact_url(url)  # where the store is, as it may be shown or logged
+        self.url = url
+        self.workspace = workspace
+        self.channel = channel_of(workspace)
+        self.writer = secrets.token_hex(8)  # tells our own commits from other processes'
+        self._db: Any = None
+        self._copies: dict[str, _Copy] = {}
+        self._listener: ChangeListener | None = None
+        self._seen: dict[str, int] = {}  # session -> newest version pushed or ours
+        self._due: dict[str, int] = {}  # session -> version notified, not yet reported
+        self._watching = False
+        self._catch_up = False  # the listener came back: compare versions before NOTIFYs
+        self._pruned: list[str] = []  # sessions gone since the last `pruned` call
+        db = self._connection()
+        try:
+            migrate(db)
+        except NewerSchema as exc:
+            self.close()
+            raise StoreError(
+                "unavailable",
+                advice=f"the plan store {self.path} was written by a newer Plansight "
+                f"(schema {exc.args[0]}): upgrade Plansight to use it",
+            ) from None
+        except Exception as exc:
+            error = self._failed(exc)
+            self.close()
+            raise error from None
+
+    # ------------------------------------------------------------ connection
+
+    def _connection(self) -> Any:
+        """The data connection, opened again after a fault. An idle connection has nothing
+        to read unless the server ended it (a restart, a killed backend): then a new one
+        serves this request, as nothing of it was sent yet."""
+        if self._db is not None and not self._db.closed and _ended_by_server(self._db):
+            log.info("the connection to %s was closed by the server; opening another", self.path)
+            with suppress(Exception):
+                self._db.close()
+        if self._db is None or self._db.closed:
+            self._db = connect(self.url)
+        return self._db
+
+    def _failed(self, exc: Exception) -> StoreError:
+        if isinstance(exc, StoreError):
+            return exc
+        if self._db is not None and (self._db.closed or self._db.broken):
+            with suppress(Exception):
+                self._db.close()
+            self._db = None
+            self._copies.clear()
+        return translate(exc, self.path)
+
+    @contextmanager
+    def _transaction(self, begin: str = "BEGIN") -> Iterator[Any]:
+        """One transaction; a psycopg failure leaves as a StoreError with its reason."""
+        db = self._connection()
+        try:
+            with db.pipeline():
+                db.execute(begin)
+                db.execute(LOCK_TIMEOUT)
+        except Exception as exc:
+            raise self._failed(exc) from None
+        try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException as exc:
+            if not db.broken:
+                with suppress(Exception):
+                    db.execute("ROLLBACK")
+            if _is_driver_error(exc):
+                raise self._failed(exc) from None  # type: ignore[arg-type]
+            raise
+
+    # ------------------------------------------------------------ reading
+
+    def load(self, session: str) -> Plan:
+        try:
+            head = (
+                self._connection()
+                .execute(
+                    "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s",
+                    (self.workspace, session),
+                )
+                .fetchone()
+            )
+        except Exception as exc:
+            raise self._failed(exc) from None
+        copy = self._copies.get(session)
+        if copy is not None and copy.plan.version == (head[0] if head else 0):
+            return copy.plan
+        with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") as db:
+            return self._read(db, session).plan
+
+    def sessions(self) -> list[Plan]:
+        try:
+            heads = (
+                self._connection()
+                .execute(
+                    "SELECT name, version FROM plansight_sessions WHERE workspace = %s "
+                    "AND version > 0 ORDER BY updated_at DESC, name",
+                    (self.workspace,),
+                )
+                .fetchall()
+            )
+        except Exception as exc:
+            raise self._failed(exc) from None
+        stale = [
+            name
+            for name, version in heads
+            if name not in self._copies or self._copies[name].plan.version != version
+        ]
+        if stale:
+            with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") as db:
+                for name in stale:
+                    self._read(db, name)
+        return [self._copies[name].plan for name, _ in heads if name in self._copies]
+
+    def _read(self, db: Any, session: str, lock: bool = False) -> _Copy:
+        """The session as `db` sees it now (locked for change with `lock`). One round trip:
+        the three queries are pipelined, and the phases and tasks come back only when the
+        copy we have is not of that version."""
+        key = (self.workspace, session)
+        cached = self._copies.get(session)
+        unless_cached = (
+            " AND NOT EXISTS (SELECT 1 FROM plansight_sessions "
+            "WHERE workspace = %s AND name = %s AND version = %s)"
+        )
+        also = (*key, cached.plan.version if cached is not None else -1)
+        with db.pipeline():
+            heads, phase_rows, task_rows = db.cursor(), db.cursor(), db.cursor()
+            heads.execute(
+                "SELECT version, next_id, updated_at, title FROM plansight_sessions "
+                "WHERE workspace = %s AND name = %s" + (" FOR UPDATE" if lock else ""),
+                key,
+            )
+            phase_rows.execute(
+                "SELECT name FROM plansight_phases WHERE workspace = %s AND session = %s"
+                + unless_cached
+                + " ORDER BY position",
+                (*key, *also),
+            )
+            task_rows.execute(
+                f"SELECT phase_position, position, {_TASK_COLUMNS} FROM plansight_tasks "
+                "WHERE workspace = %s AND session = %s"
+                + unless_cached
+                + " ORDER BY phase_position, position",
+                (*key, *also),
+            )
+        head = heads.fetchone()
+        if head is None or head[0] == 0:
+            copy = _Copy(Plan(session), {}, [])
+        elif cached is not None and cached.plan.version == head[0]:
+            return cached
+        else:
+            version, next_id, updated_at, title = head
+            names = [row[0] for row in phase_rows]
+            phases = [Phase(name) for name in names]
+            rows: dict[str, TaskRow] = {}
+            for row in task_rows:
+                task = _task(row)
+                rows[task.id] = tuple(row)
+                phases[row[0]].tasks.append(task)
+            copy = _Copy(Plan(session, version, phases, next_id, updated_at, title), rows, names)
+        self._copies[session] = copy
+        return copy
+
+    # ------------------------------------------------------------ writing
+
+    @contextmanager
+    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[_Edit]:
+        db = self._connection()
+        doomed: list[str] = []
+        try:
+            copy, new = self._lock(db, session)
+            edit = _Edit(copy.plan)
+            yield edit
+            with db.pipeline():  # the change and its COMMIT: one round trip
+                if edit.event is not None:
+                    doomed = self._write(db, copy, edit.event, new, max_sessions)
+                elif new:
+                    # Nothing to commit: the row that held the lock goes with it.
+                    db.execute(
+                        "DELETE FROM plansight_sessions WHERE workspace = %s AND name = %s",
+                        (self.workspace, session),
+                    )
+                if resets_context_rounds(origin):
+                    db.execute(
+                        "UPDATE plansight_context SET rounds = 0 "
+                        "WHERE workspace = %s AND session = %s AND rounds != 0",
+                        (self.workspace, session),
+                    )
+                db.execute("COMMIT")
+        except BaseException as exc:
+            # The copy may hold half of a change: read it again from what was committed.
+            self._copies.pop(session, None)
+            if not db.broken:
+                with suppress(Exception):
+                    db.execute("ROLLBACK")
+            if _is_driver_error(exc):
+                raise self._failed(exc) from None  # type: ignore[arg-type]
+            raise
+        for name in doomed:
+            self._gone(name)
+
+    def _lock(self, db: Any, session: str) -> tuple[_Copy, bool]:
+        """Lock the session's row, making one (version 0) for a new session: a concurrent
+        writer of the same new session waits on it as on any other row."""
+        with db.pipeline():  # BEGIN goes with the reads
+            db.execute("BEGIN")
+            db.execute(LOCK_TIMEOUT)
+            copy = self._read(db, session, lock=True)
+        if copy.plan.version > 0:
+            return copy, False
+        now = utc_now()
+        db.execute(
+            "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
+            "updated_at) VALUES (%s, %s, 0, 1, %s, %s) ON CONFLICT DO NOTHING",
+            (self.workspace, session, now, now),
+        )
+        copy = self._read(db, session, lock=True)
+        return copy, copy.plan.version == 0
+
+    def _write(
+        self, db: Any, copy: _Copy, event: ChangeEvent, new: bool, max_sessions: int
+    ) -> list[str]:
+        """Write the changed plan and log `event`; returns the sessions pruned to make
+        room for a new one."""
+        plan = copy.plan
+        session = plan.session
+        key = (self.workspace, session)
+        now = utc_now()
+        stamp_commit(plan, now)
+        with db.pipeline():
+            db.execute(
+                "UPDATE plansight_sessions SET version = %s, next_id = %s, updated_at = %s, "
+                "title = %s" + (", created_at = %s" if new else "") + " WHERE workspace = %s "
+                "AND name = %s",
+                (plan.version, plan.next_id, now, plan.title, *((now,) if new else ()), *key),
+            )
+            names = [phase.name for phase in plan.phases]
+            if names != copy.phase_names:
+                db.execute(
+                    "DELETE FROM plansight_phases WHERE workspace = %s AND session = %s", key
+                )
+                if names:
+                    db.cursor().executemany(
+                        "INSERT INTO plansight_phases (workspace, session, position, name) "
+                        "VALUES (%s, %s, %s, %s)",
+                        [(*key, i, name) for i, name in enumerate(names)],
+                    )
+                copy.phase_names = names
+            new_rows: dict[str, TaskRow] = {}
+            changed: list[TaskRow] = []
+            for phase_position, phase in enumerate(plan.phases):
+                for position, task in enumerate(phase.tasks):
+                    row = _task_row(task, phase_position, position)
+                    new_rows[task.id] = row
+                    if copy.rows.get(task.id) != row:
+                        changed.append(row)
+            gone = [task_id for task_id in copy.rows if task_id not in new_rows]
+            if gone:
+                db.execute(
+                    "DELETE FROM plansight_tasks WHERE workspace = %s AND session = %s "
+                    "AND id = ANY(%s)",
+                    (*key, gone),
+                )
+            if changed:
+                db.cursor().executemany(_UPSERT_TASK, [(*key, *row) for row in changed])
+            copy.rows = new_rows
+            db.execute(
+                f"INSERT INTO plansight_events ({_EVENT_COLUMNS}) VALUES ({_EVENT_VALUES})",
+                (
+                    *key,
+                    plan.version,
+                    event.origin,
+                    event.method,
+                    json.dumps(event.request),  # ASCII escapes: keeps whatever a client sent
+                    _dumps_text(event.completed),
+                    _dumps_text(event.changes),
+                    self.writer,
+                    now,
+                    _dumps_text(event.removed),
+                    _dumps_text(event.auto_started),
+                    _dumps_text(plan_record(plan)),
+                ),
+            )
+            let_go = plan_let_go(plan.version)
+            if let_go is not None:
+                db.execute(
+                    "UPDATE plansight_events SET snapshot = NULL WHERE workspace = %s "
+                    "AND session = %s AND version = %s",
+                    (*key, let_go),
+                )
+            # Delivered at COMMIT, to every listener of the workspace, in commit order.
+            payload = json.dumps({"s": session, "v": plan.version, "w": self.writer})
+            db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+        return self._prune(db, max_sessions, keep=session) if new else []
+
+    def _prune(self, db: Any, max_sessions: int, keep: str) -> list[str]:
+        """Keep the workspace's `max_sessions` most recently updated sessions."""
+        doomed = [
+            row[0]
+            for row in db.execute(
+                "DELETE FROM plansight_sessions WHERE workspace = %s AND name IN ("
+                "SELECT name FROM plansight_sessions WHERE workspace = %s AND name != %s "
+                "ORDER BY updated_at DESC, name OFFSET %s) RETURNING name",
+                (self.workspace, self.workspace, keep, max(max_sessions - 1, 0)),
+            )
+        ]
+        if doomed:
+            db.execute(
+                "DELETE FROM plansight_context WHERE workspace = %s AND session = ANY(%s)",
+                (self.workspace, doomed),
+            )
+            # Watchers elsewhere tell their clients (`didPrune`). A NOTIFY payload holds
+            # 8000 bytes and a name up to 1200 (200 escaped characters): five a payload.
+            for start in range(0, len(doomed), 5):
+                payload = json.dumps({"pruned": doomed[start : start + 5], "w": self.writer})
+                db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+            log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+        return doomed
+
+    # ------------------------------------------------------------ context rounds
+
+    def context_round(self, session: str) -> tuple[int, list[LoggedChange]]:
+        key = (self.workspace, session)
+        with self._transaction() as db:
+            # Behind any writer of the session, so `seen_version` covers what it committed.
+            head = db.execute(
+                "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s "
+                "FOR UPDATE",
+                key,
+            ).fetchone()
+            row = db.execute(
+                "SELECT rounds, seen_version FROM plansight_context "
+                "WHERE workspace = %s AND session = %s FOR UPDATE",
+                key,
+            ).fetchone()
+            rounds, seen = row if row else (0, 0)
+            logged = [
+                _logged(columns)
+                for columns in db.execute(
+                    f"SELECT {_LOGGED_COLUMNS} FROM plansight_events WHERE workspace = %s "
+                    "AND session = %s AND version > %s ORDER BY version",
+                    (*key, seen),
+                )
+            ]
+            db.execute(
+                "INSERT INTO plansight_context (workspace, session, rounds, seen_version) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT (workspace, session) DO UPDATE "
+                "SET rounds = EXCLUDED.rounds, seen_version = EXCLUDED.seen_version",
+                (*key, rounds + 1, head[0] if head else seen),
+            )
+        return rounds + 1, logged
+
+    # ------------------------------------------------------------ history
+
+    def history(self, session: str, limit: int) -> list[LoggedChange]:
+        rows = self._fetch(
+            f"SELECT {_LOGGED_COLUMNS} FROM plansight_events WHERE workspace = %s "
+            "AND session = %s AND snapshot IS NOT NULL ORDER BY version DESC LIMIT %s",
+            (self.workspace, session, history_limit(limit)),
+        )
+        return [_logged(row) for row in rows]
+
+    def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
+        rows = self._fetch(
+            "SELECT snapshot FROM plansight_events WHERE workspace = %s AND session = %s "
+            "AND version = %s",
+            (self.workspace, session, version),
+        )
+        if not rows or rows[0][0] is None:
+            return None
+        record: dict[str, Any] = json.loads(rows[0][0])
+        return record
+
+    def _fetch(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """One read statement's rows, or StoreError."""
+        try:
+            return list(self._connection().execute(query, args).fetchall())
+        except Exception as exc:
+            raise self._failed(exc) from None
+
+    # ------------------------------------------------------------ watching
+
+    def watch_from_now(self) -> None:
+        """Start listening: `poll` reports changes committed from here on."""
+        if self._listener is None:
+            self._listener = ChangeListener(self.url, self.channel, self.path)
+        self._listener.open()  # LISTEN first, then read versions: nothing falls between
+        self._seen = self._versions()
+        self._due.clear()
+        self._pruned.clear()
+        self._watching = True
+
+    def watch_handle(self) -> tuple[int | None, float]:
+        """What the watcher waits on: the listening socket (None while reconnecting) and
+        how long at most before calling `poll` anyway."""
+        if self._listener is None:
+            return None, 1.0
+        fd = self._listener.fileno()
+        if fd is None or self._due or self._catch_up:  # reconnecting, or reads to retry
+            return fd, self._listener.retry_in()
+        # A NOTIFY or the connection's end wakes the watcher; the timeout is a safety net.
+        return fd, 60.0
+
+    def poll(self) -> list[ChangeNotice]:
+        """Changes other processes committed since the last poll (read as committed from
+        the event log), oldest first. After a reconnect, what was missed while away."""
+        listener = self._listener
+        if listener is None:
+            return []
+        if listener.fileno() is None:
+            if not listener.reconnect():
+                return []
+            self._catch_up = True
+        if self._catch_up:
+            # Whatever committed while we were away has no NOTIFY left: compare versions.
+            versions = self._versions()
+            self._catch_up = False
+            for session in [s for s in self._seen if s not in versions]:
+                self._gone(session)
+            for session, version in versions.items():
+                if version > self._seen.get(session, 0):
+                    self._due[session] = max(version, self._due.get(session, 0))
+        for payload in listener.drain():
+            self._notified(payload)
+        return self._report()
+
+    def _notified(self, payload: dict[str, Any]) -> None:
+        mine = payload.get("w") == self.writer
+        if isinstance(payload.get("pruned"), list):
+            if not mine:  # our own prunes were counted when they committed
+                for session in payload["pruned"]:
+                    self._gone(str(session))
+            return
+        try:
+            session, version = str(payload["s"]), int(payload["v"])
+        except (KeyError, TypeError, ValueError):
+            return  # not one of ours: the channel is public to the database's users
+        if version <= self._seen.get(session, 0):
+            return
+        if mine and session not in self._due:
+            self._seen[session] = version
+        else:  # read with the others' changes before it; our own are left out there
+            self._due[session] = max(version, self._due.get(session, 0))
+
+    def _gone(self, session: str) -> None:
+        self._seen.pop(session, None)
+        self._due.pop(session, None)
+        self._copies.pop(session, None)
+        if self._watching:
+            self._pruned.append(session)
+
+    def pruned(self) -> list[str]:
+        """Sessions pruned (by any process) since the last call, once watching."""
+        pruned, self._pruned = self._pruned, []
+        return pruned
+
+    def _report(self) -> list[ChangeNotice]:
+        """Read the changes notified (or found on reconnect) from the event log, oldest
+        first, leaving out our own."""
+        if not self._due:
+            return []
+        notices: list[ChangeNotice] = []
+        try:
+            db = self._connection()
+            for session, version in list(self._due.items()):
+                for number, origin, completed, removed, writer in db.execute(
+                    "SELECT version, origin, completed, removed, writer FROM plansight_events "
+                    "WHERE workspace = %s AND session = %s AND version > %s AND version <= %s "
+                    "ORDER BY version",
+                    (self.workspace, session, self._seen.get(session, 0), version),
+                ):
+                    if writer != self.writer:
+                        notices.append(
+                            ChangeNotice(
+                                session, number, origin, json.loads(completed), json.loads(removed)
+                            )
+                        )
+                self._seen[session] = max(version, self._seen.get(session, 0))
+                del self._due[session]
+        except Exception as exc:
+            # What is left in `_due` is reported once the database answers again.
+            log.warning("cannot read the changes to push: %s", self._failed(exc))
+        return notices
+
+    def _versions(self) -> dict[str, int]:
+        try:
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT name, version FROM plansight_sessions WHERE workspace = %s",
+                    (self.workspace,),
+                )
+                .fetchall()
+            )
+        except Exception as exc:
+            raise self._failed(exc) from None
+        return {name: int(version) for name, version in rows}
+
+    # ------------------------------------------------------------ copying in
+
+    def adopt(self, plan: Plan, events: list[dict[str, Any]]) -> bool:
+        """Copy a session and its event log from another store, versions, times and the
+        plans kept for `restore` as they were (`events` as `events()` gives them, with
+        `snapshot` and `auto_started` added); False, and nothing written, when this
+        workspace has the name already."""
+        key = (self.workspace, plan.session)
+        created = events[0]["at"] if events else plan.updated_at
+        with self._transaction() as db:
+            taken = db.execute(
+                "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
+                "updated_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
+                "RETURNING name",
+                (*key, plan.version, plan.next_id, created, plan.updated_at),
+            ).fetchone()
+            if taken is None:
+                return False
+            cursor = db.cursor()
+            cursor.executemany(
+                "INSERT INTO plansight_phases (workspace, session, position, name) "
+                "VALUES (%s, %s, %s, %s)",
+                [(*key, i, phase.name) for i, phase in enumerate(plan.phases)],
+            )
+            cursor.executemany(
+                _UPSERT_TASK,
+                [
+                    (*key, *_task_row(task, phase_position, position))
+                    for phase_position, phase in enumerate(plan.phases)
+                    for position, task in enumerate(phase.tasks)
+                ],
+            )
+            cursor.executemany(
+                f"INSERT INTO plansight_events ({_EVENT_COLUMNS}) VALUES ({_EVENT_VALUES})",
+                [
+                    (
+                        *key,
+                        event["version"],
+                        event["origin"],
+                        event["method"],
+                        json.dumps(event["request"]),
+                        _dumps_text(event["completed"]),
+                        _dumps_text(event["changes"]),
+                        event["writer"],
+                        event["at"],
+                        _dumps_text(event.get("removed", [])),
+                        _dumps_text(event.get("auto_started", [])),
+                        None if event.get("snapshot") is None else _dumps_text(event["snapshot"]),
+                    )
+                    for event in events
+                ],
+            )
+            payload = json.dumps({"s": plan.session, "v": plan.version, "w": self.writer})
+            db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+        return True
+
+    # ------------------------------------------------------------ audits
+
+    def events(self, session: str | None = None) -> list[dict[str, Any]]:
+        """The workspace's event log, oldest first (for tests, replay and audits)."""
+        keys = [
+            "seq",
+            "session",
+            "version",
+            "origin",
+            "method",
+            "request",
+            "completed",
+            "changes",
+            "writer",
+            "at",
+        ]
+        query = f"SELECT {', '.join(keys)} FROM plansight_events WHERE workspace = %s"
+        args: tuple[Any, ...] = (self.workspace,)
+        if session is not None:
+            query += " AND session = %s"
+            args += (session,)
+        try:
+            rows = self._connection().execute(query + " ORDER BY seq", args).fetchall()
+        except Exception as exc:
+            raise self._failed(exc) from None
+        out = []
+        for row in rows:
+            item = dict(zip(keys, row, strict=True))
+            for name in ("request", "completed", "changes"):
+                item[name] = json.loads(item[name])
+            out.append(item)
+        return out
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        if self._db is not None:
+            with suppress(Exception):
+                self._db.close()
+            self._db = None
+
+
+def _logged(row: Any) -> LoggedChange:
+    version, origin, method, at, changes, auto_started = row
+    return LoggedChange(version, origin, method, at, json.loads(changes), json.loads(auto_started))
+
+
+def _ended_by_server(db: Any) -> bool:
+    """Whether the server wrote to an idle connection: only its goodbye (or a broken
+    socket) arrives unasked on a connection that does not LISTEN."""
+    readable, _, _ = select.select([db.fileno()], [], [], 0)
+    return bool(readable)
+
+
+def _is_driver_error(exc: BaseException) -> bool:
+    return type(exc).__module__.startswith("psycopg")
+
+
+__all__ = ["PostgresStore", "channel_of"]

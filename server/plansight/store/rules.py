@@ -1,0 +1,32 @@
+"""What every store does the same way, whatever it keeps its rows in: a commit's version,
+the context rounds an agent's change resets, and the history kept. Written once, for
+SQLite and PostgreSQL alike; the stores only say it in their SQL."""
+
+from __future__ import annotations
+
+from plansight.core.model import Origin, Plan
+
+# Plans kept per session for `history` and `restore` (the contract: at least the last 100).
+HISTORY_KEPT = 200
+
+
+def stamp_commit(plan: Plan, now: str) -> None:
+    """A committed change: the next version (gap-free), at `now`."""
+    plan.version += 1
+    plan.updated_at = now
+
+
+def resets_context_rounds(origin: Origin) -> bool:
+    """An agent's own change of a session starts its `context` count again."""
+    return origin == "agent"
+
+
+def plan_let_go(version: int) -> int | None:
+    """The version whose kept plan goes once `version` is committed. One more plan than
+    listed is kept: the oldest listed change is told against it."""
+    return version - HISTORY_KEPT - 1 if version > HISTORY_KEPT + 1 else None
+
+
+def history_limit(limit: int) -> int:
+    """How many changes `history` may list."""
+    return min(limit, HISTORY_KEPT)
