@@ -43,7 +43,13 @@ local function plan(version, current, tag)
       end
       tasks[t] = task
     end
-    phases[p] = { name = "Phase " .. p, tasks = tasks }
+    local done = 0
+    for _, task in ipairs(tasks) do
+      done = done + (task.status == "completed" and 1 or 0)
+    end
+    -- Each phase's progress, as the server sends it.
+    local progress = { completed = done, abandoned = 0, blocked = 0, total = #tasks, percent = math.floor(100 * done / #tasks) }
+    phases[p] = { name = "Phase " .. p, tasks = tasks, progress = progress }
   end
   return {
     session = "bench",

@@ -16,9 +16,28 @@ local function task(id, content, status, extra)
   return vim.tbl_extend("force", t, extra or {})
 end
 
+---A Progress as the server sends it (fixtures only: the plugin never counts).
+local function progress(tasks)
+  local completed, abandoned, blocked = 0, 0, 0
+  for _, t in ipairs(tasks) do
+    completed = completed + (t.status == "completed" and 1 or 0)
+    abandoned = abandoned + (t.status == "abandoned" and 1 or 0)
+    blocked = blocked + (t.status == "blocked" and 1 or 0)
+  end
+  local total = #tasks
+  return {
+    completed = completed,
+    abandoned = abandoned,
+    blocked = blocked,
+    total = total,
+    percent = total > 0 and math.floor(100 * completed / total) or 0,
+  }
+end
+
 local function state(session, phases, updated)
   local completed, abandoned, total, current = 0, 0, 0, nil
   for _, p in ipairs(phases) do
+    p.progress = p.progress or progress(p.tasks)
     for _, t in ipairs(p.tasks) do
       total = total + 1
       completed = completed + (t.status == "completed" and 1 or 0)
@@ -139,6 +158,57 @@ H.test("closed fold text swaps the marker and counts hidden notes", function()
     text = text .. c[1]
   end
   H.eq(text, "    ○ Fix lint  [+1]", "closed task")
+end)
+
+H.test("v2: blocked, waiting, priorities, owners, files, title, the server's phase progress", function()
+  local s = state("agent-7", {
+    {
+      name = "Build",
+      tasks = {
+        task("t1", "Run the build", "in_progress", { priority = "high", owner = "lead", files = { "src/a.py", "README.md" } }),
+        task("t2", "Ask for the key", "blocked", { owner = "lead" }),
+        task("t3", "Deploy", "pending", { blockedBy = { "t1", "t2", "t4" }, waiting = true, priority = "low", owner = "sub" }),
+        task("t4", "Done before", "completed", { priority = vim.NIL, owner = vim.NIL }),
+      },
+    },
+  })
+  s.title = "Release 2.0 of the whole thing"
+  -- The server's count wins: the shim draws it, it does not count.
+  s.phases[1].progress = { completed = 1, abandoned = 0, blocked = 1, total = 4, percent = 25 }
+  local view = render.view({ s }, vim.tbl_extend("force", opts(), { width = 30 }))
+  H.eq(view.lines, {
+    "▾ Release 2.0…  1/4 ███░░░░░░░",
+    "  ▾ Build  1/4",
+    "    ● ↑ Doing Run the build",
+    "      ▪ src/a.py",
+    "      ▪ README.md",
+    "    ⊘ Ask for the key",
+    "    ○ ↓ Deploy",
+    "    ✓ Done before",
+  }, "lines")
+  H.eq(view.items[4].kind, "file", "a file is a child of its task")
+  H.eq(view.items[4].file, "src/a.py", "the file's path")
+  H.eq(view.items[4].task.id, "t1", "the file's task")
+  H.eq(view.folds[3].start, 3, "the task with files folds them")
+  H.eq(view.folds[3].finish, 5, "up to its last file")
+  H.eq(view.virt[7], {
+    { '  waits for "Run the build", "Ask for the key"', "PlansightWaiting" },
+    { "  @sub", "PlansightOwner" },
+  }, "waits for its unfinished blockers, and its owner (the session's owners differ)")
+  H.eq(view.virt[3], { { "  @lead", "PlansightOwner" } }, "owner of the task in progress")
+  H.eq(view.virt[8], nil, "a task without owner shows none")
+  local groups = {}
+  for _, m in ipairs(view.marks) do
+    if m[1] == 5 then
+      groups[#groups + 1] = m[4]
+    elseif m[1] == 2 and view.lines[3]:sub(m[2] + 1, m[3]) == "↑" then
+      groups.priority = m[4]
+    end
+  end
+  H.eq(groups, { "PlansightBlocked", "PlansightBlocked", priority = "PlansightPriorityHigh" }, "blocked and priority groups")
+  -- One owner for the whole session: nobody's name is repeated on every line.
+  local one = state("default", { { name = "Todos", tasks = { task("t1", "A", "pending", { owner = "me" }) } } })
+  H.eq(render.view({ one }, opts()).virt, {}, "no owner shown when all tasks share it")
 end)
 
 H.test("several sessions, each its own section, in the given (newest first) order", function()

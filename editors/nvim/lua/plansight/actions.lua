@@ -12,11 +12,7 @@ local M = {}
 ---@field desc string
 ---@field callback fun()
 
----@param msg string
----@param level integer?
-local function notify(msg, level)
-  vim.notify("plansight: " .. msg, level or vim.log.levels.INFO, { title = "plansight" })
-end
+local notify = require("plansight.notify")
 
 ---Reports an answer: an error as an error, skipped operations (`errors`) as a warning.
 ---@param err plansight.ResponseError?

@@ -38,7 +38,8 @@ local watchers = {}
 ---@type table<string, boolean>
 local warned = {}
 
-local has_011 = vim.fn.has("nvim-0.11") == 1
+local compat = require("plansight.compat")
+local notify = require("plansight.notify")
 
 ---Requests that change a plan (their answer is an ApplyResult).
 local CHANGES = {
@@ -46,13 +47,8 @@ local CHANGES = {
   [protocol.methods.write] = true,
   [protocol.methods.clear] = true,
   [protocol.methods.import] = true,
+  [protocol.methods.restore] = true,
 }
-
----@param msg string
----@param level integer?
-local function notify(msg, level)
-  vim.notify("plansight: " .. msg, level or vim.log.levels.INFO, { title = "plansight" })
-end
 
 ---Calls every watcher of `root` (the sidebar, edit buffers, the statusline).
 ---@param root string
@@ -164,7 +160,7 @@ end
 ---@return vim.lsp.Client?
 function M.lsp_client(conn)
   local client = conn.client_id and vim.lsp.get_client_by_id(conn.client_id) or nil
-  if client and (has_011 and client:is_stopped() or (not has_011 and client.is_stopped())) then
+  if client and compat.call(client, "is_stopped") then
     return nil
   end
   return client
@@ -173,7 +169,7 @@ end
 ---Keeps `state` when it is newer than the cached one of its session, and tells listeners.
 ---@param conn plansight.Connection
 ---@param state plansight.TodoState
----@param event {origin: string?, completedTasks: table?}?
+---@param event {origin: string?, completedTasks: table?, removedTasks: table?}?
 ---@return boolean kept
 function M.ingest(conn, state, event)
   if type(state) ~= "table" or type(state.session) ~= "string" or type(state.version) ~= "number" then
@@ -189,6 +185,7 @@ function M.ingest(conn, state, event)
     root = conn.root,
     origin = event and protocol.value(event.origin) or nil,
     completedTasks = event and protocol.value(event.completedTasks) or {},
+    removedTasks = event and protocol.value(event.removedTasks) or {},
   }
   for _, fn in ipairs(listeners) do
     local ok, err = pcall(fn, state, ev)
@@ -198,6 +195,29 @@ function M.ingest(conn, state, event)
   end
   touch(conn.root)
   return true
+end
+
+---Drops pruned sessions from the cache (`plansight/didPrune`); a session picked with
+---`:Plansight session` that was pruned is no longer picked.
+---@param conn plansight.Connection
+---@param sessions string[]?
+function M.forget(conn, sessions)
+  if type(sessions) ~= "table" then
+    return
+  end
+  local gone = false
+  for _, session in ipairs(sessions) do
+    if type(session) == "string" and conn.states[session] then
+      conn.states[session] = nil
+      gone = true
+    end
+    if M.selected_session == session then
+      M.selected_session = nil
+    end
+  end
+  if gone then
+    touch(conn.root)
+  end
 end
 
 ---The cached sessions of `root`, most recently updated first.
@@ -333,6 +353,9 @@ function M.ensure(root)
       [protocol.notifications.did_change] = function(_, params)
         M.ingest(conn, params, params)
       end,
+      [protocol.notifications.did_prune] = function(_, params)
+        M.forget(conn, type(params) == "table" and params.sessions or nil)
+      end,
     },
     on_init = function(_, result)
       on_init(conn, result)
@@ -345,19 +368,7 @@ function M.ensure(root)
   }
   conn.status = "starting"
   conn.error = nil
-  local client_id
-  if has_011 then
-    client_id = vim.lsp.start(lsp_config, {
-      attach = false,
-      silent = true,
-      reuse_client = function()
-        return false
-      end,
-    })
-  else
-    ---@diagnostic disable-next-line: deprecated
-    client_id = vim.lsp.start_client(lsp_config)
-  end
+  local client_id = compat.start_client(lsp_config)
   if not client_id then
     conn.status = "exited"
     conn.error = "the server failed to start: " .. table.concat(opts.cmd, " ")
@@ -379,11 +390,7 @@ function M.stop(root)
   -- Forgotten at once, so its exit is not reported as a failure.
   conn.client_id = nil
   conn.status = "idle"
-  if has_011 then
-    client:stop()
-  else
-    client.stop()
-  end
+  compat.call(client, "stop")
   touch(root)
 end
 
@@ -419,18 +426,17 @@ function M.request(root, method, params, cb)
         -- completed. Whichever of the two arrives first is the one listeners see.
         local event = nil
         if CHANGES[method] then
-          event = { origin = params.origin or "agent", completedTasks = result.completedTasks or {} }
+          event = {
+            origin = params.origin or "agent",
+            completedTasks = result.completedTasks or {},
+            removedTasks = result.removedTasks or {},
+          }
         end
         M.ingest(conn, result, event)
       end
       cb(err, result)
     end
-    local ok
-    if has_011 then
-      ok = client:request(method, params, handler)
-    else
-      ok = client.request(method, params, handler)
-    end
+    local ok = compat.call(client, "request", method, params, handler)
     if not ok then
       cb({ code = -32099, message = "the Plansight server has shut down" }, nil)
     end
@@ -507,10 +513,8 @@ function M.refresh(root, cb)
       end
       if not client then
         on_state({ code = -32099, message = "no client" }, nil)
-      elseif has_011 then
-        client:request(protocol.methods.get, { session = session }, on_state)
       else
-        client.request(protocol.methods.get, { session = session }, on_state)
+        compat.call(client, "request", protocol.methods.get, { session = session }, on_state)
       end
     end
   end)
@@ -526,11 +530,7 @@ function M.push_settings()
     local client = M.lsp_client(conn)
     if client and conn.status == "ready" then
       local params = { settings = { plansight = settings } }
-      if has_011 then
-        client:notify("workspace/didChangeConfiguration", params)
-      else
-        client.notify("workspace/didChangeConfiguration", params)
-      end
+      compat.call(client, "notify", "workspace/didChangeConfiguration", params)
     end
   end
 end

@@ -8,11 +8,7 @@ local protocol = require("plansight.protocol")
 
 local M = {}
 
----@param msg string
----@param level integer?
-local function notify(msg, level)
-  vim.notify("plansight: " .. msg, level or vim.log.levels.INFO, { title = "plansight" })
-end
+local notify = require("plansight.notify")
 
 ---@class plansight.Context
 ---@field root string

@@ -6,7 +6,8 @@
 local M = {}
 
 ---@alias plansight.ActionName
----| "toggle_fold" | "start" | "done" | "drop" | "remove" | "add" | "note" | "edit" | "refresh" | "close" | "help"
+---| "toggle_fold" | "open" | "diff" | "start" | "done" | "drop" | "block" | "priority" | "edit_task" | "depends_on"
+---| "undo" | "remove" | "add" | "note" | "edit" | "refresh" | "close" | "help"
 
 ---@class plansight.Keymap
 ---@field [1] fun()|plansight.ActionName the action or a function
@@ -17,6 +18,11 @@ local M = {}
 ---@field in_progress string the current task
 ---@field completed string
 ---@field abandoned string
+---@field blocked string a task that cannot go on for now
+---@field priority_high string before the text of a high-priority task ("" for none)
+---@field priority_medium string
+---@field priority_low string
+---@field file string before each file a task touched
 ---@field fold_open string before an open session or phase
 ---@field fold_closed string before a closed one (drawn by 'foldtext')
 ---@field note string before each note line
@@ -66,6 +72,11 @@ M.defaults = {
     in_progress = "●",
     completed = "✓",
     abandoned = "✗",
+    blocked = "⊘",
+    priority_high = "↑",
+    priority_medium = "·",
+    priority_low = "↓",
+    file = "▪",
     fold_open = "▾",
     fold_closed = "▸",
     note = "│",
@@ -77,11 +88,17 @@ M.defaults = {
   -- Buffer-local keys of the sidebar. A value is an action name, a function, a table
   -- `{ action_or_function, desc = "..." }`, or false to remove a default key.
   keymaps = {
-    ["<CR>"] = "toggle_fold",
+    ["<CR>"] = "open",
     ["za"] = "toggle_fold",
+    ["gd"] = "diff",
     ["s"] = "start",
     ["x"] = "done",
     ["d"] = "drop",
+    ["b"] = "block",
+    ["p"] = "priority",
+    ["E"] = "edit_task",
+    ["gD"] = "depends_on",
+    ["u"] = "undo",
     ["D"] = "remove",
     ["a"] = "add",
     ["n"] = "note",
@@ -93,7 +110,8 @@ M.defaults = {
 }
 
 M.ACTIONS = {
-  "toggle_fold", "start", "done", "drop", "remove", "add", "note", "edit", "refresh", "close", "help",
+  "toggle_fold", "open", "diff", "start", "done", "drop", "block", "priority", "edit_task", "depends_on", "undo",
+  "remove", "add", "note", "edit", "refresh", "close", "help",
 }
 
 ---@type plansight.Config
@@ -160,7 +178,8 @@ local checks = {
   },
 }
 local ICON_NAMES = {
-  "pending", "in_progress", "completed", "abandoned", "fold_open", "fold_closed", "note", "bar_filled", "bar_empty",
+  "pending", "in_progress", "completed", "abandoned", "blocked", "priority_high", "priority_medium", "priority_low",
+  "file", "fold_open", "fold_closed", "note", "bar_filled", "bar_empty",
 }
 for _, name in ipairs(ICON_NAMES) do
   checks["icons." .. name] = { check = is_icon, expect = "a one-line string" }

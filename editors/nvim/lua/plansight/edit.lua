@@ -16,11 +16,7 @@ local M = {}
 ---@type table<integer, plansight.EditBuffer>
 M.buffers = {}
 
----@param msg string
----@param level integer?
-local function notify(msg, level)
-  vim.notify("plansight: " .. msg, level or vim.log.levels.INFO, { title = "plansight" })
-end
+local notify = require("plansight.notify")
 
 ---@param text string
 ---@return string[]

@@ -11,11 +11,7 @@ local M = {}
 local wired = false
 local autostarted = false
 
----@param msg string
----@param level integer?
-local function notify(msg, level)
-  vim.notify("plansight: " .. msg, level or vim.log.levels.INFO, { title = "plansight" })
-end
+local notify = require("plansight.notify")
 
 ---Connects the pieces once: command, highlights, live redraws, auto-open.
 local function wire()

@@ -16,11 +16,14 @@ M.methods = {
   export = "plansight/export",
   import = "plansight/import",
   context = "plansight/context",
+  history = "plansight/history",
+  restore = "plansight/restore",
 }
 
 ---Notifications, server -> client.
 M.notifications = {
   did_change = "plansight/didChange",
+  did_prune = "plansight/didPrune",
 }
 
 M.DEFAULT_SESSION = "default"
@@ -31,7 +34,13 @@ M.errors = {
   content_modified = -32801,
 }
 
----@alias plansight.TaskStatus "pending"|"in_progress"|"completed"|"abandoned"
+---@alias plansight.TaskStatus "pending"|"in_progress"|"completed"|"abandoned"|"blocked"
+
+---@alias plansight.Priority "high"|"medium"|"low"
+
+---The priorities, highest first (the order `p` offers them in).
+---@type plansight.Priority[]
+M.PRIORITIES = { "high", "medium", "low" }
 
 ---@class plansight.Task
 ---@field id string
@@ -39,6 +48,13 @@ M.errors = {
 ---@field activeForm string
 ---@field status plansight.TaskStatus
 ---@field notes string[]
+---@field description string? "" when none
+---@field priority plansight.Priority|vim.NIL|nil
+---@field blockedBy string[]? ids of tasks of the same session this one waits for
+---@field waiting boolean? a blockedBy task is neither completed nor abandoned (the server says)
+---@field owner string|vim.NIL|nil
+---@field files string[]? workspace-relative paths changed while it was in progress
+---@field externalId string|vim.NIL|nil
 ---@field createdAt string
 ---@field updatedAt string
 ---@field startedAt string|vim.NIL|nil
@@ -47,15 +63,18 @@ M.errors = {
 ---@class plansight.Phase
 ---@field name string
 ---@field tasks plansight.Task[]
+---@field progress plansight.Progress
 
 ---@class plansight.Progress
 ---@field completed integer
 ---@field abandoned integer
+---@field blocked integer?
 ---@field total integer
 ---@field percent integer
 
 ---@class plansight.TodoState
 ---@field session string
+---@field title string|vim.NIL|nil a person-readable name; none shows `session`
 ---@field version integer
 ---@field phases plansight.Phase[]
 ---@field progress plansight.Progress
@@ -66,6 +85,14 @@ M.errors = {
 ---@field root string the workspace root of the server that sent it
 ---@field origin "agent"|"user"|nil
 ---@field completedTasks {id: string, content: string, phase: string}[]
+---@field removedTasks {id: string, content: string, phase: string}[] unfinished tasks the change removed
+
+---@class plansight.HistoryEvent
+---@field version integer
+---@field origin "agent"|"user"
+---@field method string
+---@field at string
+---@field changes string[]
 
 ---@class plansight.ResponseError
 ---@field code integer

@@ -6,7 +6,7 @@ local protocol = require("plansight.protocol")
 
 local M = {}
 
----@alias plansight.ItemKind "session"|"phase"|"task"|"note"|"message"|"blank"
+---@alias plansight.ItemKind "session"|"phase"|"task"|"note"|"file"|"message"|"blank"
 
 ---@class plansight.RenderItem
 ---@field kind plansight.ItemKind
@@ -14,6 +14,7 @@ local M = {}
 ---@field session string?
 ---@field phase string?
 ---@field task plansight.Task?
+---@field file string? a file the task touched (workspace-relative), on a "file" line
 ---@field marker_col integer? byte column of the fold marker (sessions and phases)
 ---@field fold plansight.Fold? the fold starting on this line
 
@@ -39,6 +40,7 @@ local M = {}
 ---@field index table<string, integer> item key -> line
 ---@field active {row: integer, col: integer, width: integer}[] in_progress icons (0-based row, byte col)
 ---@field first_mark integer[] index in `marks` of each line's first mark (marks are in line order)
+---@field virt table<integer, {[1]: string, [2]: string}[]> line -> virtual text chunks at its end
 
 ---@class plansight.RenderOpts
 ---@field icons plansight.Icons
@@ -51,9 +53,18 @@ M.hl = {
   in_progress = "PlansightActive",
   completed = "PlansightDone",
   abandoned = "PlansightDropped",
+  blocked = "PlansightBlocked",
   note = "PlansightNote",
   phase = "PlansightPhase",
   header = "PlansightHeader",
+  waiting = "PlansightWaiting",
+  owner = "PlansightOwner",
+  file = "PlansightFile",
+  priority = {
+    high = "PlansightPriorityHigh",
+    medium = "PlansightPriorityMedium",
+    low = "PlansightPriorityLow",
+  },
 }
 
 ---Highlight groups and the groups they link to by default.
@@ -62,9 +73,16 @@ M.links = {
   PlansightActive = "DiagnosticWarn",
   PlansightDone = "DiagnosticOk",
   PlansightDropped = "Comment",
+  PlansightBlocked = "DiagnosticError",
   PlansightNote = "Comment",
   PlansightPhase = "Title",
   PlansightHeader = "Function",
+  PlansightWaiting = "DiagnosticHint",
+  PlansightOwner = "Special",
+  PlansightFile = "Directory",
+  PlansightPriorityHigh = "DiagnosticError",
+  PlansightPriorityMedium = "DiagnosticWarn",
+  PlansightPriorityLow = "Comment",
 }
 
 local INDENT_PHASE = "  "
@@ -151,30 +169,52 @@ function M.bar(percent, width, icons)
   return icons.bar_filled:rep(n), icons.bar_empty:rep(width - n)
 end
 
----@param state plansight.TodoState
+---The server's progress (the shim never counts: a bar and a count are the server's).
+---@param progress plansight.Progress|vim.NIL|nil
 ---@return plansight.Progress
-local function progress_of(state)
-  local p = protocol.value(state.progress)
+local function progress_or_empty(progress)
+  local p = protocol.value(progress)
   if type(p) == "table" and p.total then
     return p
   end
-  local completed, abandoned, total = 0, 0, 0
+  return { completed = 0, abandoned = 0, blocked = 0, total = 0, percent = 0 }
+end
+
+---The contents of the tasks `task` waits for that have not ended, in `blockedBy` order
+---(drawn as `waits for "X"`; the server says whether it waits at all).
+---@param task plansight.Task
+---@param by_id table<string, plansight.Task>
+---@return string[]
+function M.waits_for(task, by_id)
+  local out = {}
+  if task.waiting ~= true then
+    return out
+  end
+  for _, id in ipairs(protocol.value(task.blockedBy) or {}) do
+    local blocker = by_id[id]
+    if blocker and blocker.status ~= "completed" and blocker.status ~= "abandoned" then
+      out[#out + 1] = ("%q"):format(one_line(blocker.content))
+    end
+  end
+  return out
+end
+
+---Whether the session's tasks do not all have the same owner (then each task shows its own).
+---@param state plansight.TodoState
+---@return boolean
+function M.mixed_owners(state)
+  local first, seen = nil, false
   for _, phase in ipairs(state.phases or {}) do
     for _, task in ipairs(phase.tasks or {}) do
-      total = total + 1
-      if task.status == "completed" then
-        completed = completed + 1
-      elseif task.status == "abandoned" then
-        abandoned = abandoned + 1
+      local owner = protocol.value(task.owner) or ""
+      if not seen then
+        first, seen = owner, true
+      elseif owner ~= first then
+        return true
       end
     end
   end
-  return {
-    completed = completed,
-    abandoned = abandoned,
-    total = total,
-    percent = total > 0 and math.floor(100 * completed / total) or 0,
-  }
+  return false
 end
 
 ---The text a task line shows: the activeForm while in progress, else the content.
@@ -196,7 +236,8 @@ end
 function M.task_icon(task, icons)
   local status = task.status
   local icon = icons[status] or icons.pending
-  return icon, M.hl[status] or M.hl.pending
+  local hl = M.hl[status]
+  return icon, type(hl) == "string" and hl or M.hl.pending
 end
 
 ---Builds the sidebar for `states` (newest first).
@@ -206,6 +247,7 @@ end
 function M.view(states, opts)
   local icons = opts.icons
   local lines, marks, items, levels, folds, index, active, first_mark = {}, {}, {}, {}, {}, {}, {}, {}
+  local virt = {}
   local n = 0
 
   ---@param text string
@@ -243,6 +285,7 @@ function M.view(states, opts)
       index = index,
       active = active,
       first_mark = first_mark,
+      virt = virt,
     }
   end
 
@@ -267,8 +310,9 @@ function M.view(states, opts)
     if s > 1 or opts.message then
       add("", { kind = "blank" }, 0)
     end
-    local session = one_line(state.session)
-    local progress = progress_of(state)
+    local title = protocol.value(state.title)
+    local session = one_line((type(title) == "string" and title ~= "") and title or state.session)
+    local progress = progress_or_empty(state.progress)
 
     -- Header: "▾ session  3/8 ███░░░░░░░"
     local skey = "s\0" .. state.session
@@ -307,6 +351,13 @@ function M.view(states, opts)
       mark(row, #INDENT_PHASE, #msg, M.hl.note)
     end
 
+    local by_id = {}
+    for _, phase in ipairs(state.phases or {}) do
+      for _, task in ipairs(phase.tasks or {}) do
+        by_id[task.id] = task
+      end
+    end
+    local show_owner = M.mixed_owners(state)
     local seen_phase = {}
     for _, phase in ipairs(state.phases or {}) do
       local name = one_line(phase.name)
@@ -317,12 +368,8 @@ function M.view(states, opts)
       else
         seen_phase[pkey] = 1
       end
-      local done, total = 0, #(phase.tasks or {})
-      for _, task in ipairs(phase.tasks or {}) do
-        if task.status == "completed" then
-          done = done + 1
-        end
-      end
+      local pprogress = progress_or_empty(phase.progress)
+      local done, total = pprogress.completed, pprogress.total
       local ptext = INDENT_PHASE .. icons.fold_open .. " " .. name
       local pcount = ("  %d/%d"):format(done, total)
       local pitem = {
@@ -342,10 +389,17 @@ function M.view(states, opts)
         local ttext = M.task_text(task)
         local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
         local notes = protocol.value(task.notes) or {}
+        local files = protocol.value(task.files) or {}
         local titem = { kind = "task", key = tkey, session = state.session, phase = phase.name, task = task }
-        local line = INDENT_TASK .. icon .. " " .. ttext
+        local priority = protocol.value(task.priority)
+        local pmark = priority and icons["priority_" .. priority] or nil
+        if pmark == "" then
+          pmark = nil
+        end
+        local lead = INDENT_TASK .. icon .. " " .. (pmark and (pmark .. " ") or "")
+        local line = lead .. ttext
         local tfold
-        if #notes > 0 then
+        if #notes > 0 or #files > 0 then
           row = add(line, titem, ">3")
           tfold = open_fold(titem, tkey, 3, task.status ~= "in_progress")
         else
@@ -353,9 +407,25 @@ function M.view(states, opts)
         end
         local c = #INDENT_TASK
         mark(row, c, c + #icon, hl)
-        mark(row, c + #icon + 1, #line, hl)
+        if pmark then
+          mark(row, c + #icon + 1, c + #icon + 1 + #pmark, M.hl.priority[priority] or M.hl.note)
+        end
+        mark(row, #lead, #line, hl)
         if task.status == "in_progress" then
           active[#active + 1] = { row = row, col = c, width = #icon }
+        end
+        -- What the line does not hold: whom it waits for, and whose it is.
+        local chunks = {}
+        local waits = M.waits_for(task, by_id)
+        if #waits > 0 then
+          chunks[#chunks + 1] = { "  waits for " .. table.concat(waits, ", "), M.hl.waiting }
+        end
+        local owner = protocol.value(task.owner)
+        if show_owner and type(owner) == "string" and owner ~= "" then
+          chunks[#chunks + 1] = { "  @" .. one_line(owner), M.hl.owner }
+        end
+        if #chunks > 0 then
+          virt[row + 1] = chunks
         end
         local k = 0
         for _, note in ipairs(notes) do
@@ -371,6 +441,19 @@ function M.view(states, opts)
             }, 3)
             mark(row, #INDENT_NOTE, #ntext, M.hl.note)
           end
+        end
+        for f, path in ipairs(files) do
+          local ftext = INDENT_NOTE .. icons.file .. " " .. one_line(path)
+          row = add(ftext, {
+            kind = "file",
+            key = tkey .. "\0f" .. f,
+            session = state.session,
+            phase = phase.name,
+            task = task,
+            file = path,
+          }, 3)
+          mark(row, #INDENT_NOTE, #INDENT_NOTE + #icons.file, M.hl.file)
+          mark(row, #INDENT_NOTE + #icons.file + 1, #ftext, M.hl.file)
         end
         if tfold then
           tfold.finish = n

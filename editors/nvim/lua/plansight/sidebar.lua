@@ -236,7 +236,7 @@ local function same_line(old, new, i, j)
     return false
   end
   local a, b = old.items[i], new.items[j]
-  if a.kind ~= b.kind then
+  if a.kind ~= b.kind or not vim.deep_equal(old.virt[i], new.virt[j]) then
     return false
   end
   return (a.task and a.task.status) == (b.task and b.task.status)
@@ -311,6 +311,12 @@ local function write_lines(buf, view, from, old_to, new_to, all)
     local m = marks[k]
     if m[3] > m[2] then
       set_extmark(buf, ns, m[1], m[2], { end_col = m[3], hl_group = m[4] })
+    end
+  end
+  for row = from, new_to - 1 do
+    local chunks = view.virt[row + 1]
+    if chunks then
+      set_extmark(buf, ns, row, 0, { virt_text = chunks, virt_text_pos = "eol", hl_mode = "combine" })
     end
   end
 end
