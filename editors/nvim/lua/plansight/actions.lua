@@ -42,6 +42,39 @@ function M.apply_user(root, session, ops, cb)
   end)
 end
 
+---Adds a task named `text` to `phase`. Without one the person picks the phase (the server
+---refuses an `append` without a phase, and where a task goes is no rule of the shim's): the
+---only phase is taken as it is, several are offered with `vim.ui.select`, and a session
+---without phases asks for a name.
+---@param root string
+---@param session string
+---@param phase string?
+---@param text string
+function M.append_user(root, session, phase, text)
+  local function send(name)
+    if name and vim.trim(name) ~= "" then
+      M.apply_user(root, session, { { op = "append", phase = name, items = { text } } })
+    end
+  end
+  if phase then
+    send(phase)
+    return
+  end
+  local conn = client.get(root)
+  local state = conn and conn.states[session]
+  local names = {}
+  for _, p in ipairs(state and state.phases or {}) do
+    names[#names + 1] = p.name
+  end
+  if #names == 1 then
+    send(names[1])
+  elseif #names > 1 then
+    vim.ui.select(names, { prompt = ("Phase of %q"):format(text) }, send)
+  else
+    vim.ui.input({ prompt = ("Phase of %q: "):format(text) }, send)
+  end
+end
+
 ---Clears `session` as a person's edit.
 ---@param root string
 ---@param session string
@@ -100,6 +133,165 @@ local function on_task(op)
   end
 end
 
+---Opens `path` (relative to `root`) in the window the sidebar was entered from, or in a
+---new split when the sidebar is alone; returns the window.
+---@param root string
+---@param path string
+---@return integer win
+local function open_file(root, path)
+  local sidebar = require("plansight.sidebar")
+  local full = vim.fs.joinpath(root, path)
+  local target
+  local prev = vim.fn.win_getid(vim.fn.winnr("#"))
+  if prev ~= 0 and prev ~= sidebar.state.win and vim.api.nvim_win_is_valid(prev) then
+    target = prev
+  else
+    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      if win ~= sidebar.state.win and vim.api.nvim_win_get_config(win).relative == "" then
+        target = win
+        break
+      end
+    end
+  end
+  if target then
+    vim.api.nvim_set_current_win(target)
+  else
+    vim.cmd("leftabove vsplit")
+  end
+  vim.cmd.edit(vim.fn.fnameescape(full))
+  return vim.api.nvim_get_current_win()
+end
+
+---Shows `path` against its `HEAD` version: `:Gvdiffsplit` when fugitive is there, else
+---`git show HEAD:path` in a scratch buffer beside it, both in diff mode.
+---@param root string
+---@param path string
+local function diff_file(root, path)
+  open_file(root, path)
+  if vim.fn.exists(":Gvdiffsplit") == 2 then
+    vim.cmd("Gvdiffsplit")
+    return
+  end
+  local res = vim.system({ "git", "-C", root, "show", "HEAD:" .. path }, { text = true }):wait()
+  local head
+  if res.code == 0 then
+    head = vim.split(res.stdout or "", "\n", { plain = true })
+    if head[#head] == "" then
+      head[#head] = nil
+    end
+  else
+    -- Not in HEAD: a new file (every line is added), unless this is no repository at all.
+    local inside = vim.system({ "git", "-C", root, "rev-parse", "--verify", "HEAD" }, { text = true }):wait()
+    if inside.code ~= 0 then
+      notify(("no git history to compare %s with"):format(path), vim.log.levels.WARN)
+      return
+    end
+    head = {}
+  end
+  local file_win = vim.api.nvim_get_current_win()
+  local ft = vim.bo.filetype
+  vim.cmd("diffthis")
+  vim.cmd("leftabove vnew")
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, head)
+  for name, value in pairs({ buftype = "nofile", bufhidden = "wipe", swapfile = false, modifiable = false }) do
+    vim.api.nvim_set_option_value(name, value, { buf = buf })
+  end
+  vim.bo[buf].filetype = ft
+  pcall(vim.api.nvim_buf_set_name, buf, "plansight://HEAD/" .. path)
+  vim.cmd("diffthis")
+  vim.api.nvim_set_current_win(file_win)
+end
+
+---A yes/no question through `vim.ui.select`; `on_yes` runs only on the first choice.
+---@param prompt string
+---@param yes string
+---@param on_yes fun()
+local function confirm(prompt, yes, on_yes)
+  vim.ui.select({ yes, "Cancel" }, { prompt = prompt }, function(choice)
+    if choice == yes then
+      on_yes()
+    end
+  end)
+end
+M.confirm = confirm
+
+---The session's tasks in phase and task order.
+---@param root string
+---@param session string
+---@return plansight.Task[]
+local function session_tasks(root, session)
+  local conn = client.get(root)
+  local state = conn and conn.states[session]
+  local out = {}
+  for _, phase in ipairs(state and state.phases or {}) do
+    for _, task in ipairs(phase.tasks or {}) do
+      out[#out + 1] = task
+    end
+  end
+  return out
+end
+
+---Undoes the newest change of `session`: restores the version before it, as the person.
+---@param root string
+---@param session string
+function M.undo(root, session)
+  client.request(root, protocol.methods.history, { session = session, limit = 2 }, function(err, result)
+    if err then
+      M.report(err, nil)
+      return
+    end
+    local events = type(result) == "table" and result.events or {}
+    if #events < 2 then
+      notify(("nothing to undo in %q"):format(session), vim.log.levels.WARN)
+      return
+    end
+    local params = { session = session, version = events[2].version, origin = "user" }
+    client.request(root, protocol.methods.restore, params, function(rerr, res)
+      M.report(rerr, res)
+      if not rerr then
+        notify(("undone: %q is back at version %d"):format(session, events[2].version))
+      end
+    end)
+  end)
+end
+
+---Lists the history of `session` with `vim.ui.select`, newest first; the entry picked is
+---restored after a confirmation, as the person.
+---@param root string
+---@param session string
+function M.history(root, session)
+  client.request(root, protocol.methods.history, { session = session }, function(err, result)
+    if err then
+      M.report(err, nil)
+      return
+    end
+    local events = type(result) == "table" and result.events or {}
+    if #events == 0 then
+      notify(("no history for %q yet"):format(session), vim.log.levels.WARN)
+      return
+    end
+    vim.ui.select(events, {
+      prompt = ("History of %s (pick a version to restore)"):format(session),
+      ---@param e plansight.HistoryEvent
+      format_item = function(e)
+        local changes = table.concat(protocol.value(e.changes) or {}, "; ")
+        return ("v%d  %s  %s  %s"):format(e.version, e.at or "", e.origin or "", changes)
+      end,
+    }, function(event)
+      if not event then
+        return
+      end
+      confirm(("Restore %q to version %d? (u undoes it)"):format(session, event.version), "Restore", function()
+        local params = { session = session, version = event.version, origin = "user" }
+        client.request(root, protocol.methods.restore, params, function(rerr, res)
+          M.report(rerr, res)
+        end)
+      end)
+    end)
+  end)
+end
+
 ---The session an action without a task target works on.
 ---@return string session, string root
 local function current_session()
@@ -131,8 +323,180 @@ M.actions = {
     callback = finish("drop"),
   },
   remove = {
-    desc = "Remove the task under the cursor",
-    callback = on_task("rm"),
+    desc = "Remove the task under the cursor (asks when in progress or with notes)",
+    callback = function()
+      local item, root = target(TASK, "a task")
+      if not item or not root then
+        return
+      end
+      local task = item.task
+      local function rm()
+        M.apply_user(root, item.session, { { op = "rm", id = task.id } })
+      end
+      local notes = #(protocol.value(task.notes) or {})
+      if task.status ~= "in_progress" and notes == 0 then
+        rm()
+        return
+      end
+      local why = {}
+      if task.status == "in_progress" then
+        why[#why + 1] = "in progress"
+      end
+      if notes > 0 then
+        why[#why + 1] = notes == 1 and "1 note" or (notes .. " notes")
+      end
+      local prompt = ("Remove %q (%s)? u undoes it"):format(task.content, table.concat(why, ", "))
+      confirm(prompt, "Remove", rm)
+    end,
+  },
+  open = {
+    desc = "Open the file under the cursor (else open or close the fold)",
+    callback = function()
+      local sidebar = require("plansight.sidebar")
+      local item = sidebar.item_at_cursor()
+      if item and item.kind == "file" and item.file then
+        open_file(sidebar.state.root, item.file)
+      else
+        pcall(vim.cmd, "normal! za")
+      end
+    end,
+  },
+  diff = {
+    desc = "Diff the file under the cursor against HEAD",
+    callback = function()
+      local item, root = target({ file = true }, "a file of a task")
+      if item and root and item.file then
+        diff_file(root, item.file)
+      end
+    end,
+  },
+  block = {
+    desc = "Block the task under the cursor (asks for an optional reason)",
+    callback = function()
+      local item, root = target(TASK, "a task")
+      if not item or not root then
+        return
+      end
+      vim.ui.input({ prompt = "Blocked because (optional): " }, function(text)
+        if text == nil then
+          return
+        end
+        local op = { op = "block", id = item.task.id }
+        if vim.trim(text) ~= "" then
+          op.reason = text
+        end
+        M.apply_user(root, item.session, { op })
+      end)
+    end,
+  },
+  priority = {
+    desc = "Set the priority of the task under the cursor",
+    callback = function()
+      local item, root = target(TASK, "a task")
+      if not item or not root then
+        return
+      end
+      local choices = vim.list_extend(vim.deepcopy(protocol.PRIORITIES), { "none" })
+      local prompt = ("Priority of %q"):format(item.task.content)
+      vim.ui.select(choices, { prompt = prompt }, function(choice)
+        if choice then
+          local value = choice == "none" and vim.NIL or choice
+          M.apply_user(root, item.session, { { op = "update", id = item.task.id, priority = value } })
+        end
+      end)
+    end,
+  },
+  edit_task = {
+    desc = "Edit the content and description of the task under the cursor",
+    callback = function()
+      local item, root = target(TASK, "a task")
+      if not item or not root then
+        return
+      end
+      local task = item.task
+      vim.ui.input({ prompt = "Task: ", default = task.content }, function(content)
+        if content == nil then
+          return
+        end
+        local old_description = protocol.value(task.description) or ""
+        vim.ui.input({ prompt = "Description: ", default = old_description }, function(description)
+          if description == nil then
+            return
+          end
+          local op = { op = "update", id = task.id }
+          if vim.trim(content) ~= task.content then
+            op.content = content
+          end
+          if description ~= old_description then
+            op.description = description
+          end
+          if op.content or op.description then
+            M.apply_user(root, item.session, { op })
+          end
+        end)
+      end)
+    end,
+  },
+  depends_on = {
+    desc = "Choose a task the task under the cursor waits for (again to drop it)",
+    callback = function()
+      local item, root = target(TASK, "a task")
+      if not item or not root then
+        return
+      end
+      local task = item.task
+      local deps = protocol.value(task.blockedBy) or {}
+      local has = {}
+      for _, id in ipairs(deps) do
+        has[id] = true
+      end
+      local choices = {}
+      for _, other in ipairs(session_tasks(root, item.session)) do
+        if other.id ~= task.id then
+          choices[#choices + 1] = other
+        end
+      end
+      if #deps > 0 then
+        choices[#choices + 1] = { id = false, content = "Wait for nothing" }
+      end
+      if #choices == 0 then
+        notify("no other task in this session", vim.log.levels.WARN)
+        return
+      end
+      vim.ui.select(choices, {
+        prompt = ("%q waits for"):format(task.content),
+        format_item = function(other)
+          if not other.id then
+            return other.content
+          end
+          return (has[other.id] and "✓ " or "  ") .. other.content
+        end,
+      }, function(choice)
+        if not choice then
+          return
+        end
+        local new = {}
+        if choice.id then
+          for _, id in ipairs(deps) do
+            if id ~= choice.id then
+              new[#new + 1] = id
+            end
+          end
+          if not has[choice.id] then
+            new[#new + 1] = choice.id
+          end
+        end
+        -- An empty Lua table goes out as an empty JSON array: no dependencies.
+        M.apply_user(root, item.session, { { op = "update", id = task.id, blockedBy = new } })
+      end)
+    end,
+  },
+  undo = {
+    desc = "Undo the last change of the session (restores the version before it)",
+    callback = function()
+      local session, root = current_session()
+      M.undo(root, session)
+    end,
   },
   add = {
     desc = "Add a task to the phase under the cursor",
@@ -140,16 +504,13 @@ M.actions = {
       local sidebar = require("plansight.sidebar")
       local item = sidebar.item_at_cursor()
       local session, root = current_session()
+      -- Without a phase under the cursor the person picks one (see `append_user`).
       local phase = item and item.phase
-      if not phase then
-        local state = client.get(root) and client.get(root).states[session]
-        local phases = state and state.phases or {}
-        phase = phases[#phases] and phases[#phases].name or "Todos"
-      end
-      vim.ui.input({ prompt = ("New task in %s: "):format(phase) }, function(text)
+      local prompt = phase and ("New task in %s: "):format(phase) or "New task: "
+      vim.ui.input({ prompt = prompt }, function(text)
         text = text and vim.trim(text) or ""
         if text ~= "" then
-          M.apply_user(root, session, { { op = "append", phase = phase, items = { text } } })
+          M.append_user(root, session, phase, text)
         end
       end)
     end,

@@ -70,35 +70,13 @@ local function task_command(op)
   end
 end
 
----The phase `:Plansight add` appends to: the sidebar's phase, else the current task's, else
----the last one, else "Todos".
----@param ctx plansight.Context
----@return string
-local function add_phase(ctx)
-  if ctx.item and ctx.item.phase then
-    return ctx.item.phase
-  end
-  local state = state_of(ctx)
-  local phases = state and state.phases or {}
-  local current = state and protocol.value(state.current)
-  if current then
-    for _, phase in ipairs(phases) do
-      for _, task in ipairs(phase.tasks) do
-        if task.id == current.id then
-          return phase.name
-        end
-      end
-    end
-  end
-  return phases[#phases] and phases[#phases].name or "Todos"
-end
-
 ---@param ctx plansight.Context
 ---@param text string
 local function add(ctx, text)
   text = vim.trim(text)
   if text ~= "" then
-    actions.apply_user(ctx.root, ctx.session, { { op = "append", phase = add_phase(ctx), items = { text } } })
+    -- The sidebar's phase when run from there; else the person picks one.
+    actions.append_user(ctx.root, ctx.session, ctx.item and ctx.item.phase or nil, text)
   end
 end
 
@@ -249,6 +227,18 @@ M.subcommands = {
           notify(("commands now target session %q"):format(choice))
         end
       end)
+    end,
+  },
+  history = {
+    run = function()
+      local ctx = context()
+      actions.history(ctx.root, ctx.session)
+    end,
+  },
+  undo = {
+    run = function()
+      local ctx = context()
+      actions.undo(ctx.root, ctx.session)
     end,
   },
   refresh = {
