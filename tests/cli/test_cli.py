@@ -278,3 +278,18 @@ def test_show_draws_blocked_waiting_priorities_owners_and_files(db: str) -> None
     assert "⊘ Ask for keys" in out and "1 blocked" in out
     assert '(waits for "Compile")' in out
     assert "!!" in out and "@tester" in out and "◦ src/main.c" in out
+
+
+def test_store_path_is_the_one_serve_opens(tmp_path: Path) -> None:
+    """Editors ask this instead of hashing the root themselves."""
+    from plansight.paths import default_store_path
+
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    asked = plansight("store-path", "--root", str(root))
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.strip() == str(default_store_path(root))
+    in_shell = plansight("store-path", cwd=root / ".git")
+    assert in_shell.stdout.strip() == str(default_store_path(root))
+    explicit = plansight("store-path", "--db", str(tmp_path / "x.sqlite3"), "--root", str(root))
+    assert explicit.stdout.strip() == str(tmp_path / "x.sqlite3")

@@ -362,9 +362,25 @@ def test_append_refuses_the_same_content_twice_in_one_op(apply: Request) -> None
     assert result["phases"] == []
 
 
-def test_append_without_phase_or_items_is_skipped(apply: Request) -> None:
+def test_append_without_a_phase_goes_where_the_work_is(apply: Request) -> None:
+    """The current task's phase, else the last phase, else Todos: the server's one answer."""
+    first = apply({"op": "append", "items": ["a"]})
+    assert [p["name"] for p in first["phases"]] == ["Todos"]
+    apply(
+        {"op": "init", "list": [{"phase": "A", "items": ["x"]}, {"phase": "B", "items": ["y"]}]},
+        {"op": "start", "task": "x"},
+    )
+    in_a = apply({"op": "append", "items": ["z"]})
+    assert [t["content"] for t in in_a["phases"][0]["tasks"]] == ["x", "z"]
+    apply({"op": "done"})
+    last = apply({"op": "append", "items": ["w"]})
+    assert not last["errors"]
+    assert [t["content"] for t in last["phases"][1]["tasks"]] == ["y", "w"]
+
+
+def test_append_with_an_empty_phase_or_without_items_is_skipped(apply: Request) -> None:
     result = apply(
-        {"op": "append", "items": ["x"]},
+        {"op": "append", "phase": " ", "items": ["x"]},
         {"op": "append", "phase": "A"},
         {"op": "append", "phase": "A", "items": [""]},
     )

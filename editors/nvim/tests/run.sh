@@ -53,10 +53,12 @@ for file in "$here"/test_*.lua; do
   home="$work/$name"
   mkdir -p "$home"/{config,data,state,cache,tmp}
   log="$home/stderr.log"
+  out="$home/stdout.log"
   if (cd "$home" && env HOME="$home" TMPDIR="$home/tmp" \
       XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
       XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" \
-      timeout 120 "$nvim_bin" --headless --clean -l "$file" 2>"$log"); then
+      timeout 120 "$nvim_bin" --headless --clean -l "$file" 2>"$log" | tee "$out") \
+      && grep -q "^  ran   $name.lua: " "$out"; then
     :
   else
     failed+=("$name")

@@ -63,16 +63,26 @@ H.test("the health check reports OK with the real server", function()
   H.ok(count(report, "OK") >= 5, "OK lines")
 end)
 
-H.test("the default store path follows the contract's formula", function()
+H.test("the store path is the server's answer, the file its CLI writes", function()
   local client = require("plansight.client")
   local config = require("plansight.config")
   local saved = config.options.cmd
-  config.options.cmd = { "plansight", "serve" }
-  local state_home = vim.env.XDG_STATE_HOME
-  local want = vim.fs.joinpath(state_home, "plansight", vim.fn.sha256(p.root):sub(1, 12) .. ".sqlite3")
   local env_db = vim.env.PLANSIGHT_DB
   vim.env.PLANSIGHT_DB = nil
-  H.eq(client.store_path(p.root), want, "XDG_STATE_HOME/plansight/<hash>.sqlite3")
+  ---The path the plugin is told for the project.
+  local function asked()
+    local got, done = nil, false
+    client.store_path(p.root, function(path)
+      got, done = path, true
+    end)
+    H.wait(function()
+      return done
+    end, "the server's answer")
+    return got
+  end
+  config.options.cmd = { H.plansight_bin, "serve" }
+  local default = asked()
+  H.ok(default and vim.startswith(default, vim.env.XDG_STATE_HOME .. "/plansight/"), "under XDG_STATE_HOME: " .. tostring(default))
   -- The CLI, run in the project without --db, writes exactly there.
   local env = vim.fn.environ()
   env.PLANSIGHT_DB = nil
@@ -83,11 +93,25 @@ H.test("the default store path follows the contract's formula", function()
     text = true,
   }):wait(20000)
   H.eq(res.code, 0, "CLI apply in the project: " .. tostring(res.stderr))
-  H.ok(vim.uv.fs_stat(want), "the CLI's default store is the path the plugin computes: " .. want)
+  H.ok(vim.uv.fs_stat(default), "the CLI's default store is the path the server names: " .. default)
   vim.env.PLANSIGHT_DB = "/tmp/elsewhere.sqlite3"
-  H.eq(client.store_path(p.root), "/tmp/elsewhere.sqlite3", "PLANSIGHT_DB wins")
+  H.eq(asked(), "/tmp/elsewhere.sqlite3", "PLANSIGHT_DB wins")
   vim.env.PLANSIGHT_DB = env_db
+  config.options.cmd = { H.plansight_bin, "serve", "--db", p.db }
+  H.eq(asked(), p.db, "--db in the server command wins")
+  config.options.cmd = { "plansight-does-not-exist", "serve" }
+  H.eq(asked(), nil, "no server, no path")
   config.options.cmd = saved
+end)
+
+H.test("at startup the server starts when the server names a store that exists", function()
+  local client = require("plansight.client")
+  client.stop(p.root)
+  H.eq(client.get(p.root).status, "idle", "no server running")
+  plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = true })
+  H.wait(function()
+    return client.get(p.root).status == "ready"
+  end, "the server started for the existing store")
 end)
 
 H.run()

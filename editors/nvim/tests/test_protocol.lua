@@ -15,10 +15,14 @@ local USED_PARAMS = {
   [protocol.methods.export] = { "session", "format" },
   [protocol.methods.import] = { "session", "markdown", "origin" },
   [protocol.methods.context] = { "session" },
+  [protocol.methods.history] = { "session", "limit" },
+  [protocol.methods.restore] = { "session", "version", "origin" },
 }
 
 -- The fields of a didChange the plugin reads.
-local USED_NOTIFICATION_FIELDS = { "session", "version", "phases", "progress", "current", "updatedAt", "origin", "completedTasks" }
+local USED_NOTIFICATION_FIELDS = {
+  "session", "title", "version", "phases", "progress", "current", "updatedAt", "origin", "completedTasks", "removedTasks",
+}
 
 H.test("protocol version", function()
   H.eq(schema.protocolVersion, protocol.VERSION, "protocolVersion")
@@ -54,8 +58,18 @@ end)
 
 H.test("the op names the sidebar sends are schema ops", function()
   local text = vim.json.encode(schema.requests[protocol.methods.apply].params)
-  for _, op in ipairs({ "start", "done", "drop", "rm", "append", "note" }) do
+  for _, op in ipairs({ "start", "done", "drop", "rm", "append", "note", "block", "update" }) do
     H.ok(text:find('"' .. op .. '"', 1, true), "op " .. op)
+  end
+end)
+
+H.test("the task fields and update fields the plugin reads and sends are in the schema", function()
+  local text = vim.json.encode(schema)
+  for _, field in ipairs({ "description", "priority", "blockedBy", "waiting", "owner", "files", "reason", "addFiles" }) do
+    H.ok(text:find('"' .. field .. '"', 1, true), "field " .. field)
+  end
+  for _, priority in ipairs(protocol.PRIORITIES) do
+    H.ok(text:find('"' .. priority .. '"', 1, true), "priority " .. priority)
   end
 end)
 

@@ -155,6 +155,18 @@ def _parser() -> argparse.ArgumentParser:
     undo.add_argument("--json", action="store_true", help="print the whole result as JSON")
     undo.set_defaults(run=_undo)
 
+    where = commands.add_parser(
+        "store-path",
+        parents=[store],
+        help="print the store file the server would use (editors ask this, never hash it)",
+    )
+    where.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the workspace root an editor opened (default: the nearest ancestor with .git)",
+    )
+    where.set_defaults(run=_store_path)
+
     schema = commands.add_parser("schema", help="the JSON Schema of every request and notification")
     schema.set_defaults(run=_schema)
 
@@ -409,6 +421,14 @@ def _undo(args: argparse.Namespace) -> int:
     args.origin = "user"
     params = {"session": session, "version": events[1]["version"], "origin": "user"}
     return _change(args, "plansight/restore", params)
+
+
+def _store_path(args: argparse.Namespace) -> int:
+    """The store `serve` opens for the same `--db` and root: one rule, in `paths`."""
+    from plansight.paths import resolve_store_path
+
+    print(resolve_store_path(args.db, args.root))
+    return EXIT_OK
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -16,7 +16,15 @@ from plansight.core.limits import (
     phase_count_problem,
     task_count_problem,
 )
-from plansight.core.model import FINISHED, Phase, Plan, Task, TaskStatus, start_rank
+from plansight.core.model import (
+    DEFAULT_PHASE,
+    FINISHED,
+    Phase,
+    Plan,
+    Task,
+    TaskStatus,
+    start_rank,
+)
 from plansight.core.settings import Settings
 from plansight.core.text import clean_content, clean_note
 from plansight.protocol import (
@@ -231,8 +239,21 @@ def _rm(plan: Plan, op: RmOp, settings: Settings, now: str) -> None:
         phase.tasks = [task for task in phase.tasks if id(task) not in doomed]
 
 
+def _append_phase(plan: Plan, op: AppendOp, settings: Settings) -> str:
+    """Where an `append` puts its tasks: its `phase`; without one, the phase of the task in
+    progress, else the last phase, else `Todos`: one answer for every face (no editor keeps
+    its own rule)."""
+    if op.phase is not None:
+        return phase_name(op.phase, "append", settings)
+    current = plan.current()
+    for phase in plan.phases:
+        if current is not None and any(task is current for task in phase.tasks):
+            return phase.name
+    return plan.phases[-1].name if plan.phases else DEFAULT_PHASE
+
+
 def _append(plan: Plan, op: AppendOp, settings: Settings, now: str) -> None:
-    name = phase_name(op.phase, "append", settings)
+    name = _append_phase(plan, op, settings)
     if not op.items:
         raise OpRefused("Missing items for append operation")
     specs = _specs(op.items, "append", settings)

@@ -42,37 +42,14 @@ function M.apply_user(root, session, ops, cb)
   end)
 end
 
----Adds a task named `text` to `phase`. Without one the person picks the phase (the server
----refuses an `append` without a phase, and where a task goes is no rule of the shim's): the
----only phase is taken as it is, several are offered with `vim.ui.select`, and a session
----without phases asks for a name.
+---Adds a task named `text` to `phase`; without one the server puts it where new work goes
+---(the phase of the task in progress, else the last phase): the shim keeps no rule of its own.
 ---@param root string
 ---@param session string
 ---@param phase string?
 ---@param text string
 function M.append_user(root, session, phase, text)
-  local function send(name)
-    if name and vim.trim(name) ~= "" then
-      M.apply_user(root, session, { { op = "append", phase = name, items = { text } } })
-    end
-  end
-  if phase then
-    send(phase)
-    return
-  end
-  local conn = client.get(root)
-  local state = conn and conn.states[session]
-  local names = {}
-  for _, p in ipairs(state and state.phases or {}) do
-    names[#names + 1] = p.name
-  end
-  if #names == 1 then
-    send(names[1])
-  elseif #names > 1 then
-    vim.ui.select(names, { prompt = ("Phase of %q"):format(text) }, send)
-  else
-    vim.ui.input({ prompt = ("Phase of %q: "):format(text) }, send)
-  end
+  M.apply_user(root, session, { { op = "append", phase = phase, items = { text } } })
 end
 
 ---Clears `session` as a person's edit.
@@ -504,7 +481,7 @@ M.actions = {
       local sidebar = require("plansight.sidebar")
       local item = sidebar.item_at_cursor()
       local session, root = current_session()
-      -- Without a phase under the cursor the person picks one (see `append_user`).
+      -- Without a phase under the cursor the server decides where the task goes.
       local phase = item and item.phase
       local prompt = phase and ("New task in %s: "):format(phase) or "New task: "
       vim.ui.input({ prompt = prompt }, function(text)

@@ -110,32 +110,53 @@ function M.resolve_root(bufnr)
   return vim.uv.fs_realpath(root) or vim.fs.normalize(root)
 end
 
----The store file the server uses for `root`, following the contract: `--db` in the
----server command, else `PLANSIGHT_DB`, else `$XDG_STATE_HOME/plansight/<hash>.sqlite3`.
+---A command of the server's CLI: the server command up to `serve`, then `args`, then (with
+---`serve_options`) what the server command passes after `serve` (`--db PATH`):
+---`plansight serve --db x` -> `plansight <args> --db x`.
+---@param args string[]
+---@param serve_options boolean?
+---@return string[]
+function M.cli_cmd(args, serve_options)
+  local head, tail = {}, nil
+  for _, arg in ipairs(config.options.cmd) do
+    if tail then
+      tail[#tail + 1] = arg
+    elseif arg == "serve" then
+      tail = {}
+    else
+      head[#head + 1] = arg
+    end
+  end
+  vim.list_extend(head, args)
+  if serve_options then
+    vim.list_extend(head, tail or {})
+  end
+  return head
+end
+
+---The command that asks the server where the store of `root` is (the contract's path rule
+---lives in the server only).
 ---@param root string
----@return string
-function M.store_path(root)
-  local cmd = config.options.cmd
-  for i, arg in ipairs(cmd) do
-    if arg == "--db" and cmd[i + 1] then
-      return cmd[i + 1]
-    end
-    local value = arg:match("^%-%-db=(.+)$")
-    if value then
-      return value
-    end
+---@return string[]
+function M.store_path_cmd(root)
+  return M.cli_cmd({ "store-path", "--root", root }, true)
+end
+
+---Asks the server's CLI for the store file of `root`; `cb(path)` runs on the main loop,
+---with nil when the command failed.
+---@param root string
+---@param cb fun(path: string?)
+function M.store_path(root, cb)
+  local opts = { text = true, env = config.options.cmd_env }
+  local ok = pcall(vim.system, M.store_path_cmd(root), opts, function(res)
+    vim.schedule(function()
+      local path = res.code == 0 and vim.trim(res.stdout or "") or ""
+      cb(path ~= "" and path or nil)
+    end)
+  end)
+  if not ok then
+    cb(nil)
   end
-  local env = config.options.cmd_env or {}
-  local from_env = env.PLANSIGHT_DB or vim.env.PLANSIGHT_DB
-  if from_env and from_env ~= "" then
-    return from_env
-  end
-  local state_home = env.XDG_STATE_HOME or vim.env.XDG_STATE_HOME
-  if not state_home or state_home == "" then
-    state_home = vim.fs.joinpath(vim.uv.os_homedir() or "~", ".local", "state")
-  end
-  local real = vim.uv.fs_realpath(root) or root
-  return vim.fs.joinpath(state_home, "plansight", vim.fn.sha256(real):sub(1, 12) .. ".sqlite3")
 end
 
 ---@param root string

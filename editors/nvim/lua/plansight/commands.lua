@@ -75,7 +75,7 @@ end
 local function add(ctx, text)
   text = vim.trim(text)
   if text ~= "" then
-    -- The sidebar's phase when run from there; else the person picks one.
+    -- The sidebar's phase when run from there; else the server decides where it goes.
     actions.append_user(ctx.root, ctx.session, ctx.item and ctx.item.phase or nil, text)
   end
 end

@@ -1,22 +1,6 @@
 ---`:checkhealth plansight`: Neovim version, server command and version, client, store.
 local M = {}
 
----The command that prints the server's version: the server command up to `serve`, plus
----`--version` (`plansight serve --db x` -> `plansight --version`).
----@param cmd string[]
----@return string[]
-local function version_cmd(cmd)
-  local out = {}
-  for _, arg in ipairs(cmd) do
-    if arg == "serve" then
-      break
-    end
-    out[#out + 1] = arg
-  end
-  out[#out + 1] = "--version"
-  return out
-end
-
 function M.check()
   local health = vim.health
   local config = require("plansight.config")
@@ -43,7 +27,7 @@ function M.check()
     })
   else
     health.ok(("server command: %s (%s)"):format(table.concat(cmd, " "), path))
-    local vcmd = version_cmd(cmd)
+    local vcmd = client.cli_cmd({ "--version" })
     local ok, res = pcall(function()
       return vim.system(vcmd, { text = true, env = config.options.cmd_env }):wait(10000)
     end)
@@ -96,8 +80,22 @@ function M.check()
   end
 
   health.start("Store")
-  local store = client.store_path(root)
-  if vim.uv.fs_stat(store) then
+  if path == "" then
+    health.info("store: unknown (no server command)")
+    return
+  end
+  -- The server says which file it opens for this root: the path rule is the server's.
+  local scmd = client.store_path_cmd(root)
+  local sok, sres = pcall(function()
+    return vim.system(scmd, { text = true, env = config.options.cmd_env }):wait(10000)
+  end)
+  local store = sok and sres and sres.code == 0 and vim.trim(sres.stdout or "") or ""
+  if store == "" then
+    local why = sok and sres and vim.trim(sres.stderr or "") or tostring(sres)
+    health.warn(("`%s` failed: %s"):format(table.concat(scmd, " "), why), {
+      "Update the server: `plansight store-path` came with protocol version 2",
+    })
+  elseif vim.uv.fs_stat(store) then
     health.ok("store: " .. store)
   else
     health.info("store: " .. store .. " (not created yet: the server creates it)")

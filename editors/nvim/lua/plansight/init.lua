@@ -71,9 +71,15 @@ local function autostart()
   autostarted = true
   local function go()
     local root = client.resolve_root()
-    if vim.uv.fs_stat(client.store_path(root)) and vim.fn.executable(config.options.cmd[1]) == 1 then
-      client.ensure(root)
+    if vim.fn.executable(config.options.cmd[1]) ~= 1 then
+      return
     end
+    -- The server says where the store is (a short CLI run, in the background).
+    client.store_path(root, function(path)
+      if path and vim.uv.fs_stat(path) then
+        client.ensure(root)
+      end
+    end)
   end
   if vim.v.vim_did_enter == 1 then
     vim.schedule(go)
