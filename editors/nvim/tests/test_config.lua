@@ -126,6 +126,21 @@ H.test("the help file has its tags and no duplicates", function()
   }) do
     H.ok(tags[tag], "help tag " .. tag)
   end
+  for _, name in ipairs(require("plansight.commands").names()) do
+    H.ok(tags[":Plansight-" .. name], "help tag :Plansight-" .. name)
+  end
+end)
+
+H.test("the help names every default key, action and highlight group", function()
+  local text = table.concat(vim.fn.readfile(H.plugin_root .. "/doc/plansight.txt"), "\n")
+  local keys = text:match("5%. KEYS(.-)\n=====")
+  for lhs, action in pairs(config.defaults.keymaps) do
+    H.ok(keys:find("\n  " .. vim.pesc(lhs) .. "%s") or keys:find("%s" .. vim.pesc(lhs) .. "%s+toggle_fold"), "key " .. lhs)
+    H.ok(keys:find("%s" .. action .. "%s"), "action " .. action)
+  end
+  for group in pairs(require("plansight.render").links) do
+    H.ok(text:find("\n  " .. group .. "%s"), "highlight " .. group)
+  end
 end)
 
 H.run()

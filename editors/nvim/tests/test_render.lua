@@ -179,9 +179,9 @@ H.test("v2: blocked, waiting, priorities, owners, files, title, the server's pha
   H.eq(view.lines, {
     "▾ Release 2.0…  1/4 ███░░░░░░░",
     "  ▾ Build  1/4",
-    "    ● ↑ Doing Run the build",
-    "      ▪ src/a.py",
-    "      ▪ README.md",
+    "    ● !! Doing Run the build",
+    "      ◦ src/a.py",
+    "      ◦ README.md",
     "    ⊘ Ask for the key",
     "    ○ ↓ Deploy",
     "    ✓ Done before",
@@ -201,7 +201,7 @@ H.test("v2: blocked, waiting, priorities, owners, files, title, the server's pha
   for _, m in ipairs(view.marks) do
     if m[1] == 5 then
       groups[#groups + 1] = m[4]
-    elseif m[1] == 2 and view.lines[3]:sub(m[2] + 1, m[3]) == "↑" then
+    elseif m[1] == 2 and view.lines[3]:sub(m[2] + 1, m[3]) == "!!" then
       groups.priority = m[4]
     end
   end
