@@ -166,7 +166,7 @@ H.test("v2: blocked, waiting, priorities, owners, files, title, the server's pha
       name = "Build",
       tasks = {
         task("t1", "Run the build", "in_progress", { priority = "high", owner = "lead", files = { "src/a.py", "README.md" } }),
-        task("t2", "Ask for the key", "blocked", { owner = "lead" }),
+        task("t2", "Ask for the key", "blocked", { owner = "lead", description = "Ops hold it.\nAsk on Monday." }),
         task("t3", "Deploy", "pending", { blockedBy = { "t1", "t2", "t4" }, waiting = true, priority = "low", owner = "sub" }),
         task("t4", "Done before", "completed", { priority = vim.NIL, owner = vim.NIL }),
       },
@@ -183,6 +183,8 @@ H.test("v2: blocked, waiting, priorities, owners, files, title, the server's pha
     "      ◦ src/a.py",
     "      ◦ README.md",
     "    ⊘ Ask for the key",
+    "      ≡ Ops hold it.",
+    "      ≡ Ask on Monday.",
     "    ○ ↓ Deploy",
     "    ✓ Done before",
   }, "lines")
@@ -191,12 +193,14 @@ H.test("v2: blocked, waiting, priorities, owners, files, title, the server's pha
   H.eq(view.items[4].task.id, "t1", "the file's task")
   H.eq(view.folds[3].start, 3, "the task with files folds them")
   H.eq(view.folds[3].finish, 5, "up to its last file")
-  H.eq(view.virt[7], {
+  H.eq(view.items[7].kind, "description", "the description under its task")
+  H.eq(view.folds[4].closed, true, "a blocked task's description is folded")
+  H.eq(view.virt[9], {
     { '  waits for "Run the build", "Ask for the key"', "PlansightWaiting" },
     { "  @sub", "PlansightOwner" },
   }, "waits for its unfinished blockers, and its owner (the session's owners differ)")
   H.eq(view.virt[3], { { "  @lead", "PlansightOwner" } }, "owner of the task in progress")
-  H.eq(view.virt[8], nil, "a task without owner shows none")
+  H.eq(view.virt[10], nil, "a task without owner shows none")
   local groups = {}
   for _, m in ipairs(view.marks) do
     if m[1] == 5 then

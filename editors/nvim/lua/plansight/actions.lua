@@ -79,8 +79,8 @@ local function target(kinds, what)
   return item, sidebar.state.root
 end
 
-local TASK = { task = true, note = true }
-local TASK_OR_PHASE = { task = true, note = true, phase = true }
+local TASK = { task = true, note = true, description = true, file = true }
+local TASK_OR_PHASE = { task = true, note = true, description = true, file = true, phase = true }
 
 ---@param status_op "done"|"drop"
 ---@return fun()

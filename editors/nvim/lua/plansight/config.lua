@@ -26,6 +26,7 @@ local M = {}
 ---@field fold_open string before an open session or phase
 ---@field fold_closed string before a closed one (drawn by 'foldtext')
 ---@field note string before each note line
+---@field description string before each line of a task's description
 ---@field bar_filled string progress bar, done part
 ---@field bar_empty string progress bar, rest
 ---@field spinner string[]|false frames drawn over the in_progress icon, or false
@@ -80,6 +81,7 @@ M.defaults = {
     fold_open = "▾",
     fold_closed = "▸",
     note = "│",
+    description = "≡",
     bar_filled = "█",
     bar_empty = "░",
     -- e.g. { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" }
@@ -179,7 +181,7 @@ local checks = {
 }
 local ICON_NAMES = {
   "pending", "in_progress", "completed", "abandoned", "blocked", "priority_high", "priority_medium", "priority_low",
-  "file", "fold_open", "fold_closed", "note", "bar_filled", "bar_empty",
+  "file", "description", "fold_open", "fold_closed", "note", "bar_filled", "bar_empty",
 }
 for _, name in ipairs(ICON_NAMES) do
   checks["icons." .. name] = { check = is_icon, expect = "a one-line string" }

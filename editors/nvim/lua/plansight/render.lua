@@ -6,7 +6,7 @@ local protocol = require("plansight.protocol")
 
 local M = {}
 
----@alias plansight.ItemKind "session"|"phase"|"task"|"note"|"file"|"message"|"blank"
+---@alias plansight.ItemKind "session"|"phase"|"task"|"description"|"note"|"file"|"message"|"blank"
 
 ---@class plansight.RenderItem
 ---@field kind plansight.ItemKind
@@ -55,6 +55,7 @@ M.hl = {
   abandoned = "PlansightDropped",
   blocked = "PlansightBlocked",
   note = "PlansightNote",
+  description = "PlansightDescription",
   phase = "PlansightPhase",
   header = "PlansightHeader",
   waiting = "PlansightWaiting",
@@ -75,6 +76,7 @@ M.links = {
   PlansightDropped = "Comment",
   PlansightBlocked = "DiagnosticError",
   PlansightNote = "Comment",
+  PlansightDescription = "Comment",
   PlansightPhase = "Title",
   PlansightHeader = "Function",
   PlansightWaiting = "DiagnosticHint",
@@ -390,6 +392,7 @@ function M.view(states, opts)
         local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
         local notes = protocol.value(task.notes) or {}
         local files = protocol.value(task.files) or {}
+        local description = protocol.value(task.description) or ""
         local titem = { kind = "task", key = tkey, session = state.session, phase = phase.name, task = task }
         local priority = protocol.value(task.priority)
         local pmark = priority and icons["priority_" .. priority] or nil
@@ -399,7 +402,7 @@ function M.view(states, opts)
         local lead = INDENT_TASK .. icon .. " " .. (pmark and (pmark .. " ") or "")
         local line = lead .. ttext
         local tfold
-        if #notes > 0 or #files > 0 then
+        if description ~= "" or #notes > 0 or #files > 0 then
           row = add(line, titem, ">3")
           tfold = open_fold(titem, tkey, 3, task.status ~= "in_progress")
         else
@@ -426,6 +429,20 @@ function M.view(states, opts)
         end
         if #chunks > 0 then
           virt[row + 1] = chunks
+        end
+        -- The description first (what the task is), then notes and files (what happened).
+        if description ~= "" then
+          for d, part in ipairs(split_lines(description)) do
+            local dtext = INDENT_NOTE .. icons.description .. " " .. part
+            row = add(dtext, {
+              kind = "description",
+              key = tkey .. "\0d" .. d,
+              session = state.session,
+              phase = phase.name,
+              task = task,
+            }, 3)
+            mark(row, #INDENT_NOTE, #dtext, M.hl.description)
+          end
         end
         local k = 0
         for _, note in ipairs(notes) do
