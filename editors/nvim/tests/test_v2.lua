@@ -148,9 +148,11 @@ H.test("gd diffs a file against HEAD in a scratch buffer (no fugitive)", functio
   H.eq(vim.wo[head_win].diff, true, "HEAD in diff mode")
   H.eq(vim.bo[head_buf].buftype, "nofile", "a scratch buffer")
   H.eq(vim.bo[head_buf].modifiable, false, "read only")
-  -- A file that is not in HEAD is all added: an empty HEAD side.
-  vim.cmd("diffoff!")
+  -- Closing the HEAD side ends the diff of the file too.
   vim.api.nvim_win_close(head_win, true)
+  H.flush()
+  H.eq(vim.wo[file_win].diff, false, "the file leaves diff mode")
+  -- A file that is not in HEAD is all added: an empty HEAD side.
   goto_line("◦ NOTES.md")
   H.feed("gd")
   local new_head

@@ -177,6 +177,18 @@ local function diff_file(root, path)
   vim.bo[buf].filetype = ft
   pcall(vim.api.nvim_buf_set_name, buf, "plansight://HEAD/" .. path)
   vim.cmd("diffthis")
+  -- Closing the HEAD side ends the diff in the file's window too.
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      if vim.api.nvim_win_is_valid(file_win) then
+        vim.api.nvim_win_call(file_win, function()
+          vim.cmd("diffoff")
+        end)
+      end
+    end,
+  })
   vim.api.nvim_set_current_win(file_win)
 end
 

@@ -7,6 +7,7 @@ M.has_011 = vim.fn.has("nvim-0.11") == 1
 ---Calls `client`'s method `name` with the arguments, as a method on 0.11, a field on 0.10.
 ---@param client vim.lsp.Client
 ---@param name "request"|"notify"|"stop"|"is_stopped"
+---@param ... any the method's arguments
 ---@return any
 function M.call(client, name, ...)
   if M.has_011 then
