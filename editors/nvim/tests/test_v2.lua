@@ -386,19 +386,30 @@ end)
 
 H.test("plansight/didPrune drops the pruned sessions from the sidebar", function()
   H.wait(function()
-    return H.find_line("fresh")
+    return H.find_line("▾ fresh")
   end, "the fresh session shown")
-  local conn = client.get(p.root)
-  local lsp = client.lsp_client(conn)
-  H.ok(lsp, "a running client")
-  -- What the server sends when the store prunes (PROTOCOL.md, Notifications), through the
-  -- client's own handler.
-  lsp.handlers["plansight/didPrune"](nil, { sessions = { "fresh" } }, { method = "plansight/didPrune", client_id = lsp.id })
+  -- "fresh" becomes the least recently updated session; then another process fills the
+  -- store to 201 sessions, the store prunes the oldest, and the server says so.
+  H.cli_apply(p.db, { { op = "note", task = "Tag", text = "after fresh" } })
+  local python = vim.fs.joinpath(vim.fs.dirname(H.plansight_bin), "python")
+  H.ok(vim.fn.executable(python) == 1, "the server's Python next to " .. H.plansight_bin)
+  local fill = [[
+import sys
+from plansight.protocol import ApplyParams
+from plansight.service import PlanService
+from plansight.store.sqlite import SqliteStore
+service = PlanService(SqliteStore(sys.argv[1]))
+for i in range(199):
+    raw = {"session": f"s{i:03}", "ops": [{"op": "append", "phase": "P", "items": ["x"]}]}
+    service.apply(ApplyParams.model_validate(raw), raw)
+]]
+  local res = vim.system({ python, "-c", fill, p.db }, { text = true }):wait(60000)
+  H.eq(res.code, 0, "filling the store: " .. tostring(res.stderr))
   H.wait(function()
-    return not H.find_line("fresh")
-  end, "fresh is gone")
-  H.ok(H.find_line("Release the app"), "the other session stays")
-  H.eq(conn.states.fresh, nil, "dropped from the cache")
+    return not H.find_line("▾ fresh")
+  end, "fresh is gone", 20000)
+  H.eq(client.get(p.root).states.fresh, nil, "dropped from the cache")
+  H.ok(H.find_line("Release the app"), "the other sessions stay")
 end)
 
 H.test("g? lists the new keys", function()
