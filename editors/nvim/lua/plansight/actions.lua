@@ -117,21 +117,22 @@ end
 ---@return integer win
 local function open_file(root, path)
   local sidebar = require("plansight.sidebar")
-  local full = vim.fs.joinpath(root, path)
-  local target
+  -- Paths are workspace-relative; an absolute one (from an agent outside the root) stays.
+  local full = vim.startswith(path, "/") and path or vim.fs.joinpath(root, path)
+  local win
   local prev = vim.fn.win_getid(vim.fn.winnr("#"))
   if prev ~= 0 and prev ~= sidebar.state.win and vim.api.nvim_win_is_valid(prev) then
-    target = prev
+    win = prev
   else
-    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-      if win ~= sidebar.state.win and vim.api.nvim_win_get_config(win).relative == "" then
-        target = win
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      if w ~= sidebar.state.win and vim.api.nvim_win_get_config(w).relative == "" then
+        win = w
         break
       end
     end
   end
-  if target then
-    vim.api.nvim_set_current_win(target)
+  if win then
+    vim.api.nvim_set_current_win(win)
   else
     vim.cmd("leftabove vsplit")
   end
@@ -149,7 +150,8 @@ local function diff_file(root, path)
     vim.cmd("Gvdiffsplit")
     return
   end
-  local res = vim.system({ "git", "-C", root, "show", "HEAD:" .. path }, { text = true }):wait()
+  -- `HEAD:./path` reads the path from `root`, even when the repository's top is above it.
+  local res = vim.system({ "git", "-C", root, "show", "HEAD:./" .. path }, { text = true }):wait()
   local head
   if res.code == 0 then
     head = vim.split(res.stdout or "", "\n", { plain = true })

@@ -195,7 +195,7 @@ function M.waits_for(task, by_id)
   for _, id in ipairs(protocol.value(task.blockedBy) or {}) do
     local blocker = by_id[id]
     if blocker and blocker.status ~= "completed" and blocker.status ~= "abandoned" then
-      out[#out + 1] = ("%q"):format(one_line(blocker.content))
+      out[#out + 1] = '"' .. one_line(blocker.content) .. '"'
     end
   end
   return out
