@@ -45,6 +45,7 @@ CONTRACT_PARAMS = {
     "plansight/context": {"session"},
     "plansight/history": {"session", "limit"},
     "plansight/restore": {"session", "version", "origin"},
+    "plansight/ingest": {"session", "format", "payload", "title", "baseVersion", "origin"},
 }
 TODO_STATE = {"session", "title", "version", "phases", "progress", "current", "updatedAt"}
 APPLY_RESULT = TODO_STATE | {
@@ -66,6 +67,7 @@ CONTRACT_RESULTS = {
     "plansight/context": {"text", "reminder"},
     "plansight/history": {"events"},
     "plansight/restore": APPLY_RESULT,
+    "plansight/ingest": APPLY_RESULT,
 }
 TASK = {
     "description",

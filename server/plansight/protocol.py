@@ -8,7 +8,7 @@ those dicts against these models.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
@@ -205,6 +205,30 @@ class RestoreParams(SessionParams):
     origin: Origin = "agent"
 
 
+# Every agent format `plansight/ingest` reads (one adapter each in `plansight.agents`).
+Format = Literal[
+    "claude-todowrite",
+    "claude-tasks",
+    "codex-plan",
+    "gemini-todos",
+    "opencode-todos",
+    "acp-plan",
+    "vscode-todos",
+    "roo-todos",
+    "markdown",
+]
+FORMATS: tuple[str, ...] = get_args(Format)
+
+
+class IngestParams(SessionParams):
+    format: Format
+    # Exactly what the agent's plan tool or plan event carries; its adapter reads it.
+    payload: dict[str, Any]
+    title: str | None = None
+    base_version: int | None = None
+    origin: Origin = "agent"
+
+
 # ---------------------------------------------------------------- results
 
 
@@ -317,6 +341,7 @@ REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "plansight/context": (ContextParams, ContextResult),
     "plansight/history": (HistoryParams, HistoryResult),
     "plansight/restore": (RestoreParams, ApplyResult),
+    "plansight/ingest": (IngestParams, ApplyResult),
 }
 METHODS: tuple[str, ...] = tuple(REQUESTS)
 

@@ -8,15 +8,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from plansight.agents import read_payload
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.context import context_text
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.importing import import_markdown
+from plansight.core.incoming import (
+    Incoming,
+    MarkdownPlan,
+    NothingToChange,
+    Replacement,
+)
 from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
 from plansight.core.netchange import user_changes
 from plansight.core.ops import apply_ops
 from plansight.core.record import EMPTY_RECORD, plan_from_record
+from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
 from plansight.core.write import write_todos
@@ -28,6 +36,7 @@ from plansight.protocol import (
     GetParams,
     HistoryParams,
     ImportParams,
+    IngestParams,
     RestoreParams,
     WriteParams,
 )
@@ -175,6 +184,45 @@ class PlanService:
 
         return self._change("plansight/restore", params.session, params.origin, request, None, run)
 
+    def ingest(self, params: IngestParams, request: Json) -> Outcome:
+        """An agent's own plan payload (`params.format`), mapped by its adapter."""
+        # Read before the store is touched: a payload of the wrong shape changes nothing.
+        incoming = read_payload(params.format, params.payload)
+        notices: list[str] = []
+
+        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
+            return self._ingested(plan, incoming, notices, now, auto_started)
+
+        return self._change(
+            "plansight/ingest",
+            params.session,
+            params.origin,
+            request,
+            params.base_version,
+            run,
+            always_updated=isinstance(incoming, Replacement),
+            notices=notices,
+        )
+
+    def _ingested(
+        self,
+        plan: Plan,
+        incoming: Incoming,
+        notices: list[str],
+        now: str,
+        auto_started: list[str],
+    ) -> list[str]:
+        """Apply what an adapter read; returns error lines, adds what was repaired to
+        `notices`."""
+        if isinstance(incoming, Replacement):
+            notices.extend(replace_tasks(plan, incoming, self.settings, now))
+            return []
+        if isinstance(incoming, MarkdownPlan):
+            return import_markdown(plan, incoming.text, self.settings, now, auto_started)
+        if isinstance(incoming, NothingToChange):
+            return []
+        raise NotImplementedError(type(incoming).__name__)
+
     def _change(
         self,
         method: str,
@@ -184,6 +232,7 @@ class PlanService:
         base_version: int | None,
         run: Callable[[Plan, str, list[str]], list[str]],
         always_updated: bool = False,
+        notices: list[str] | None = None,
     ) -> Outcome:
         """`run(plan, now, auto_started)` changes the plan and returns its error lines; it
         adds to `auto_started` the ids of tasks the server started by itself (not a
@@ -235,7 +284,7 @@ class PlanService:
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         result = state_json(plan)
         result.update(
-            summary=summarize(plan, errors, headline, removed),
+            summary=_with_notices(summarize(plan, errors, headline, removed), notices or []),
             errors=errors,
             isError=bool(errors),
             completedTasks=completed,
@@ -243,6 +292,15 @@ class PlanService:
             changed=changed,
         )
         return Outcome(result, changed, origin, completed, plan, removed)
+
+
+def _with_notices(summary: str, notices: list[str]) -> str:
+    """What a lenient request repaired, said right under the progress line."""
+    if not notices:
+        return summary
+    lines = summary.split("\n")
+    at = 2 if lines[0].startswith("Errors: ") else 1
+    return "\n".join(lines[:at] + notices + lines[at:])
 
 
 Stamps = tuple[int, dict[str, tuple[Any, ...]]]

@@ -8,7 +8,14 @@ import pytest
 from plansight_client import PlansightClient
 from pygls.exceptions import JsonRpcException
 
-from plansight.protocol import METHODS, ApplyResult, ContextResult, SessionsResult, TodoState
+from plansight.protocol import (
+    FORMATS,
+    METHODS,
+    ApplyResult,
+    ContextResult,
+    SessionsResult,
+    TodoState,
+)
 
 PLAN = [
     {
@@ -42,7 +49,7 @@ async def rpc_error(
 async def test_initialize_announces_the_protocol(client: PlansightClient) -> None:
     assert client.initialize_result is not None
     assert client.initialize_result.capabilities.experimental == {
-        "plansight": {"protocolVersion": 2, "methods": list(METHODS), "formats": []}
+        "plansight": {"protocolVersion": 2, "methods": list(METHODS), "formats": list(FORMATS)}
     }
 
 

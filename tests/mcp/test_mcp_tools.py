@@ -22,7 +22,7 @@ async def test_the_tools_and_their_schemas(store_path: Path) -> None:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert client.server_info is not None and client.server_info.name == "plansight"
 
-    assert set(tools) == {"todo_write", "todo", "todo_read"}
+    assert set(tools) == {"todo_write", "todo", "todo_read", "todo_ingest"}
 
     # Claude Code's TodoWrite input, so the agent's tool call is the one it knows.
     write = tools["todo_write"].input_schema

@@ -4,7 +4,7 @@
 
 export const PROTOCOL_VERSION = 2;
 
-export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context", "plansight/history", "plansight/restore"] as const;
+export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context", "plansight/history", "plansight/restore", "plansight/ingest"] as const;
 
 export const NOTIFICATION_METHODS = ["plansight/didChange", "plansight/didPrune"] as const;
 
@@ -20,6 +20,7 @@ export interface Requests {
   "plansight/context": { params: ContextParams; result: ContextResult };
   "plansight/history": { params: HistoryParams; result: HistoryResult };
   "plansight/restore": { params: RestoreParams; result: ApplyResult };
+  "plansight/ingest": { params: IngestParams; result: ApplyResult };
 }
 
 /** Every notification the server sends: its params. */
@@ -286,6 +287,17 @@ export interface RestoreParams {
   /** Length 1 to 200. Default: "default". */
   session?: string;
   version: number;
+  /** Default: "agent". */
+  origin?: "agent" | "user";
+}
+
+export interface IngestParams {
+  /** Length 1 to 200. Default: "default". */
+  session?: string;
+  format: "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "opencode-todos" | "acp-plan" | "vscode-todos" | "roo-todos" | "markdown";
+  payload: Record<string, unknown>;
+  title?: string | null;
+  baseVersion?: number | null;
   /** Default: "agent". */
   origin?: "agent" | "user";
 }

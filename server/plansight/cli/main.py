@@ -109,6 +109,19 @@ def _parser() -> argparse.ArgumentParser:
     write.add_argument("--base-version", type=int, metavar="N")
     write.set_defaults(run=_write)
 
+    ingest = commands.add_parser(
+        "ingest",
+        parents=[store, session, change],
+        help="replace or change the list from an agent's own plan payload",
+    )
+    ingest.add_argument(
+        "--format", required=True, metavar="F", help="the payload's format (see `--help`)"
+    )
+    ingest.add_argument("--title", metavar="T", help="the session's title")
+    ingest.add_argument("--base-version", type=int, metavar="N")
+    ingest.add_argument("payload", metavar="PAYLOAD|-", help="the payload as JSON, or - for stdin")
+    ingest.set_defaults(run=_ingest)
+
     clear = commands.add_parser("clear", parents=[store, session, change], help="empty the list")
     clear.set_defaults(run=_clear)
 
@@ -200,6 +213,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the session (default: $PLANSIGHT_SESSION, else the same client's list written "
         'to in the last 5 minutes that no running server holds, else "<client> <start time>")',
     )
+    mcp.add_argument(
+        "--agent",
+        metavar="AGENT",
+        help="also offer that agent's own plan tool (Codex: update_plan); "
+        "Codex clients get it without this",
+    )
     mcp.set_defaults(run=_mcp)
     return parser
 
@@ -262,6 +281,7 @@ def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> in
         "plansight/clear": service.clear,
         "plansight/import": service.import_markdown,
         "plansight/restore": service.restore,
+        "plansight/ingest": service.ingest,
     }[method]
     outcome = run(model.model_validate(params), params)
     return _print_result(outcome.result, args.json)
@@ -334,6 +354,17 @@ def _write(args: argparse.Namespace) -> int:
     if args.base_version is not None:
         params["baseVersion"] = args.base_version
     return _change(args, "plansight/write", params)
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    params = _session_args(
+        args, format=args.format, payload=_read_json(args.payload, "PAYLOAD"), origin=args.origin
+    )
+    if args.title is not None:
+        params["title"] = args.title
+    if args.base_version is not None:
+        params["baseVersion"] = args.base_version
+    return _change(args, "plansight/ingest", params)
 
 
 def _clear(args: argparse.Namespace) -> int:
@@ -477,7 +508,7 @@ def _migrate(args: argparse.Namespace) -> int:
 def _mcp(args: argparse.Namespace) -> int:
     from plansight.mcp.server import run_mcp
 
-    return run_mcp(args.db, args.session, args.workspace)
+    return run_mcp(args.db, args.session, args.workspace, args.agent)
 
 
 # ---------------------------------------------------------------- entry point

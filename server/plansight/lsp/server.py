@@ -34,6 +34,7 @@ from plansight.lsp.watch import watch_store
 from plansight.paths import store_location, workspace_root
 from plansight.protocol import (
     DID_CHANGE,
+    FORMATS,
     METHODS,
     PROTOCOL_VERSION,
     ApplyParams,
@@ -43,6 +44,7 @@ from plansight.protocol import (
     GetParams,
     HistoryParams,
     ImportParams,
+    IngestParams,
     RestoreParams,
     WriteParams,
 )
@@ -149,7 +151,7 @@ class PlansightProtocol(LanguageServerProtocol):
             "plansight": {
                 "protocolVersion": PROTOCOL_VERSION,
                 "methods": list(METHODS),
-                "formats": [],
+                "formats": list(FORMATS),
             }
         }
         return result
@@ -349,6 +351,7 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
         "plansight/history": lambda ls, raw: ls.require_service().history(
             HistoryParams.model_validate(raw)
         ),
+        "plansight/ingest": change(IngestParams, PlanService.ingest),
         "plansight/get": lambda ls, raw: Encoded(
             ls.encoded_state(GetParams.model_validate(raw).session)[1]
         ),

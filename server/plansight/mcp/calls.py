@@ -11,11 +11,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from plansight.core.context import user_change_reminder
-from plansight.core.errors import RequestRefused
+from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.model import Plan
 from plansight.core.summary import summarize
-from plansight.mcp.tools import TODO, TODO_READ, TODO_WRITE
-from plansight.protocol import ApplyParams, GetParams, WriteParams
+from plansight.mcp.native import NATIVE_TOOLS
+from plansight.mcp.tools import TODO, TODO_INGEST, TODO_READ, TODO_WRITE
+from plansight.protocol import ApplyParams, GetParams, IngestParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import StoreError
 from plansight.validation import validation_errors
@@ -41,7 +42,8 @@ def read_text(plan: Plan) -> str:
 
 
 class PlanTools:
-    """todo_write, todo and todo_read for one session at a time, origin "agent"."""
+    """todo_write, todo, todo_read, todo_ingest and the agents' native plan tools, for one
+    session at a time, origin "agent"."""
 
     def __init__(self, service: PlanService) -> None:
         self.service = service
@@ -54,6 +56,10 @@ class PlanTools:
                 return self._apply(arguments, session)
             if name == TODO_READ:
                 return self._read(session)
+            if name == TODO_INGEST:
+                return self._ingest(arguments, session)
+            if name in NATIVE_TOOLS:
+                return self._native(NATIVE_TOOLS[name].format, arguments, session)
             raise ValueError(f"unknown tool {name!r}")
         except ValidationError as exc:
             lines = [_line(e["path"], e["message"]) for e in validation_errors(exc)]
@@ -79,6 +85,30 @@ class PlanTools:
             # "Task not found" in an empty list is a puzzle unless it says which list.
             text += f"\n\n{_where(session)}"
         return ToolReply(self._with_news(text, session), result["isError"])
+
+    def _ingest(self, arguments: dict[str, Any], session: str) -> ToolReply:
+        request = _request(arguments, "payload", session)
+        for key in ("format", "title"):
+            if key in arguments:
+                request[key] = arguments[key]
+        outcome = self.service.ingest(IngestParams.model_validate(request), request)
+        return ToolReply(
+            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
+        )
+
+    def _native(self, format_name: str, arguments: dict[str, Any], session: str) -> ToolReply:
+        """The agent's own tool: its arguments are the payload of its format."""
+        request = {"format": format_name, "payload": arguments, "session": session}
+        request["origin"] = "agent"
+        try:
+            outcome = self.service.ingest(IngestParams.model_validate(request), request)
+        except RequestRefused as exc:
+            # The model sent these arguments itself: name them as it knows them.
+            errors = [FieldError(_unwrapped(e.path), e.message) for e in exc.errors]
+            raise RequestRefused(errors) from None
+        return ToolReply(
+            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
+        )
 
     def _read(self, session: str) -> ToolReply:
         state = self.service.get(GetParams(session=session))
@@ -123,6 +153,11 @@ def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any
 
 def _where(session: str) -> str:
     return f'(Session "{session}", the list these tools read and change.)'
+
+
+def _unwrapped(path: str) -> str:
+    """`payload.plan.0.status` as the tool's own argument path, `plan.0.status`."""
+    return path.removeprefix("payload").removeprefix(".")
 
 
 def _line(path: str, message: str) -> str:

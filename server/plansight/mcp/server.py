@@ -26,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from plansight import __version__
 from plansight.core.text import clean_content
 from plansight.mcp.calls import PlanTools, ToolReply, store_fault_text
+from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
 from plansight.mcp.resources import (
     EMPTY_MARKDOWN,
     MARKDOWN,
@@ -46,6 +47,9 @@ from plansight.mcp.tools import (
     INSTRUCTIONS,
     TODO,
     TODO_DESCRIPTION,
+    TODO_INGEST,
+    TODO_INGEST_DESCRIPTION,
+    TODO_INGEST_SCHEMA,
     TODO_READ,
     TODO_READ_DESCRIPTION,
     TODO_READ_SCHEMA,
@@ -65,7 +69,20 @@ log = logging.getLogger(__name__)
 Context = ServerRequestContext[Any, Any]
 
 
-def tool_list() -> list[types.Tool]:
+def tool_list(agent: str | None = None) -> list[types.Tool]:
+    """Plansight's own tools, then those of `agent`'s own plan tools Plansight offers."""
+    native = [
+        types.Tool(
+            name=tool.name,
+            title=tool.title,
+            description=tool.description,
+            input_schema=tool.input_schema,
+            annotations=types.ToolAnnotations(
+                read_only_hint=False, destructive_hint=True, open_world_hint=False
+            ),
+        )
+        for tool in AGENT_TOOLS.get(agent or "", ())
+    ]
     return [
         types.Tool(
             name=TODO_WRITE,
@@ -93,14 +110,31 @@ def tool_list() -> list[types.Tool]:
             output_schema=TodoState.model_json_schema(by_alias=True, mode="serialization"),
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
         ),
+        types.Tool(
+            name=TODO_INGEST,
+            title="Show a plan in another agent's format",
+            description=TODO_INGEST_DESCRIPTION,
+            input_schema=TODO_INGEST_SCHEMA,
+            annotations=types.ToolAnnotations(
+                read_only_hint=False, destructive_hint=True, open_world_hint=False
+            ),
+        ),
+        *native,
     ]
 
 
 class PlanConnection:
     """The server's state: the service, and the session this process writes to."""
 
-    def __init__(self, service: PlanService, session: str | None, started: datetime) -> None:
+    def __init__(
+        self,
+        service: PlanService,
+        session: str | None,
+        started: datetime,
+        agent: str | None = None,
+    ) -> None:
         self.service = service
+        self.agent = agent  # whose native plan tools to offer; else known from the client
         self.tools = PlanTools(service)
         self.started = started
         self.claim = SessionClaim(lock_dir_for(service.store.path))
@@ -128,15 +162,21 @@ class PlanConnection:
 
     # ------------------------------------------------------------ handlers
 
+    def agent_of_client(self, ctx: Context) -> str | None:
+        if self.agent is not None:
+            return self.agent
+        params = ctx.session.client_params
+        return agent_of(params.client_info.name if params is not None else None)
+
     async def list_tools(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tool_list())
+        return types.ListToolsResult(tools=tool_list(self.agent_of_client(ctx)))
 
     async def call_tool(
         self, ctx: Context, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in (TODO_WRITE, TODO, TODO_READ):
+        if params.name not in (TODO_WRITE, TODO, TODO_READ, TODO_INGEST, *NATIVE_TOOLS):
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         try:
             reply = self.tools.call(params.name, params.arguments or {}, self.session(ctx))
@@ -219,10 +259,19 @@ def build_server(connection: PlanConnection) -> Server[Any]:
     )
 
 
-def run_mcp(db_path: str | None, session: str | None, workspace: str | None = None) -> int:
+def run_mcp(
+    db_path: str | None,
+    session: str | None,
+    workspace: str | None = None,
+    agent: str | None = None,
+) -> int:
     """Serve on stdio until the client closes it. Exit 2 (one line on stderr) when the
     store cannot be opened or the session name is unusable."""
     started = datetime.now().astimezone()
+    if agent is not None and agent not in AGENT_TOOLS:
+        known = ", ".join(AGENT_TOOLS)
+        print(f"plansight: no native tools for agent {agent!r} (known: {known})", file=sys.stderr)
+        return 2
     session = requested_session(session)
     if session is not None:
         session = clean_content(session)  # as the contract cleans every session name
@@ -240,7 +289,7 @@ def run_mcp(db_path: str | None, session: str | None, workspace: str | None = No
     except StoreError as exc:
         print(f"plansight: {exc}", file=sys.stderr)
         return 2
-    connection = PlanConnection(PlanService(store), session, started)
+    connection = PlanConnection(PlanService(store), session, started, agent)
     server = build_server(connection)
 
     async def serve() -> None:

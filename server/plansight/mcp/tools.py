@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from plansight.core.model import PRIORITIES, STATUSES
-from plansight.protocol import OP_NAMES
+from plansight.protocol import FORMATS, OP_NAMES
 
 TODO_WRITE = "todo_write"
 TODO = "todo"
 TODO_READ = "todo_read"
+TODO_INGEST = "todo_ingest"
 
 INSTRUCTIONS = """\
 Plansight shows your todo list to the user, live, in their editor. Plan any work of 3 or \
@@ -86,6 +87,19 @@ Read the todo list of this coding session as it is now: progress, the current ta
 its notes, and every task by phase, marked [ ] pending, [>] in_progress, [x] completed, \
 [-] abandoned or [!] blocked; a task that waits for another says so. The user can change the list from their editor: read it before resuming \
 work, or when the user says they changed the plan."""
+
+
+TODO_INGEST_DESCRIPTION = """\
+Show a plan written in another agent's own plan format: pass that plan tool's input (or \
+plan event) unchanged as "payload" and name its "format". It replaces the todo list of \
+this coding session (claude-tasks creates or changes one task). Formats: \
+claude-todowrite {todos: [{content, status, activeForm}]}; claude-tasks {tool_name, \
+tool_input, tool_response} of TaskCreate or TaskUpdate; codex-plan {explanation?, plan: \
+[{step, status}]}; gemini-todos {todos: [{description, status}]}; opencode-todos {todos: \
+[{content, status, priority}]}; acp-plan {sessionUpdate: "plan", entries} or \
+{sessionUpdate: "plan_update", plan}; vscode-todos {operation?, todoList: [{id, title, \
+status}]}; roo-todos {todos: "[ ] one item a line"}; markdown {text}. The result is the \
+list as saved; an error result says what was wrong and that nothing changed."""
 
 
 # Claude Code's TodoWrite input, so a model trained on that tool sends what it knows.
@@ -222,4 +236,14 @@ TODO_READ_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {},
     "additionalProperties": False,
+}
+
+TODO_INGEST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "format": {"type": "string", "enum": list(FORMATS), "description": "The payload's format"},
+        "payload": {"type": "object", "description": "The agent's plan tool input, unchanged"},
+        "title": {"type": "string", "description": "A title for the plan"},
+    },
+    "required": ["format", "payload"],
 }

@@ -62,6 +62,7 @@ describe('protocol.generated.ts', () => {
       'plansight/get',
       'plansight/history',
       'plansight/import',
+      'plansight/ingest',
       'plansight/restore',
       'plansight/sessions',
       'plansight/write',

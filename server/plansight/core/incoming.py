@@ -1,0 +1,89 @@
+"""What an agent's own plan tool says, in the core's terms.
+
+Each agent's adapter (`plansight.agents`) turns its payload into one of these; the core
+then applies it (`plansight.core.replace`, `plansight.core.task_change`) without ever
+learning the agent's vocabulary. `path` fields say where a value sits in the payload, so
+a refusal can name it (`payload.todos.2.content`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from plansight.core.model import TaskStatus
+
+Priority = Literal["high", "medium", "low"]
+PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
+
+
+@dataclass(slots=True)
+class IncomingTask:
+    """One task of a full list. A field left None keeps what the task had."""
+
+    content: str
+    status: TaskStatus
+    path: str  # the item in the payload: "payload.todos.2"
+    content_key: str = "content"  # the payload's name for the content ("step", "title")
+    active_form: str | None = None
+    description: str | None = None
+    priority: Priority | None = None
+    owner: str | None = None
+    external_id: str | None = None
+
+
+@dataclass(slots=True)
+class Replacement:
+    """The agent's whole list: it replaces the session's."""
+
+    tasks: list[IncomingTask]
+    path: str  # the list in the payload: "payload.todos"
+    note: str | None = None  # added to the task in progress (Codex's `explanation`)
+    note_path: str = "payload"
+
+
+@dataclass(slots=True)
+class TaskCreation:
+    """One task created by the agent, under the agent's own id."""
+
+    external_id: str
+    content: str
+    path: str
+    description: str | None = None
+    active_form: str | None = None
+    owner: str | None = None
+
+
+@dataclass(slots=True)
+class TaskUpdate:
+    """One task, named by the agent's own id, changed. None: left as it was."""
+
+    external_id: str
+    path: str
+    content: str | None = None
+    description: str | None = None
+    active_form: str | None = None
+    status: TaskStatus | None = None
+    owner: str | None = None
+    add_blocked_by: list[str] = field(default_factory=list)  # the agent's ids
+    add_blocks: list[str] = field(default_factory=list)  # the agent's ids
+
+
+@dataclass(slots=True)
+class TaskDeletion:
+    external_id: str
+
+
+@dataclass(slots=True)
+class MarkdownPlan:
+    """A checklist: imported as `plansight/import` does."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class NothingToChange:
+    """A payload that only reads the list (VS Code's `operation: "read"`)."""
+
+
+Incoming = Replacement | TaskCreation | TaskUpdate | TaskDeletion | MarkdownPlan | NothingToChange
