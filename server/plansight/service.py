@@ -18,7 +18,11 @@ from plansight.core.incoming import (
     MarkdownPlan,
     NothingToChange,
     Replacement,
+    TaskCreation,
+    TaskDeletion,
+    TaskUpdate,
 )
+from plansight.core.limits import title_problem
 from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
 from plansight.core.netchange import user_changes
@@ -27,6 +31,8 @@ from plansight.core.record import EMPTY_RECORD, plan_from_record
 from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
+from plansight.core.task_change import change_task
+from plansight.core.text import clean_content
 from plansight.core.write import write_todos
 from plansight.protocol import (
     ApplyParams,
@@ -188,10 +194,14 @@ class PlanService:
         """An agent's own plan payload (`params.format`), mapped by its adapter."""
         # Read before the store is touched: a payload of the wrong shape changes nothing.
         incoming = read_payload(params.format, params.payload)
+        title = _clean_title(params.title, self.settings)
         notices: list[str] = []
 
         def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
-            return self._ingested(plan, incoming, notices, now, auto_started)
+            errors = self._ingested(plan, incoming, notices, now, auto_started)
+            if params.title is not None:  # it wins over a markdown `# Title`
+                plan.title = title
+            return errors
 
         return self._change(
             "plansight/ingest",
@@ -219,9 +229,10 @@ class PlanService:
             return []
         if isinstance(incoming, MarkdownPlan):
             return import_markdown(plan, incoming.text, self.settings, now, auto_started)
-        if isinstance(incoming, NothingToChange):
-            return []
-        raise NotImplementedError(type(incoming).__name__)
+        if isinstance(incoming, TaskCreation | TaskUpdate | TaskDeletion):
+            return change_task(plan, incoming, self.settings, now)
+        assert isinstance(incoming, NothingToChange)
+        return []
 
     def _change(
         self,
@@ -292,6 +303,16 @@ class PlanService:
             changed=changed,
         )
         return Outcome(result, changed, origin, completed, plan, removed)
+
+
+def _clean_title(raw: str | None, settings: Settings) -> str | None:
+    """A title as the session keeps it (one clean line; empty: no title), or a refusal."""
+    if raw is None:
+        return None
+    title = clean_content(raw)
+    if problem := title_problem(title, settings):
+        raise RequestRefused([FieldError("title", problem)])
+    return title or None
 
 
 def _with_notices(summary: str, notices: list[str]) -> str:

@@ -77,6 +77,7 @@ def test_claude_task_create_takes_its_id_from_the_tool_response() -> None:
         "1",
         "Add retry to the payment client",
         "payload.tool_input",
+        content_key="subject",
         description="Retry idempotent calls to the payment API up to 3 times with backoff.",
         active_form="Adding retry to the payment client",
     )
@@ -84,7 +85,9 @@ def test_claude_task_create_takes_its_id_from_the_tool_response() -> None:
 
 def test_claude_task_update_names_the_task_by_claudes_id() -> None:
     incoming = read_payload("claude-tasks", payload("claude-taskupdate"))
-    assert incoming == TaskUpdate("1", "payload.tool_input", status="in_progress", owner="main")
+    assert incoming == TaskUpdate(
+        "1", "payload.tool_input", content_key="subject", status="in_progress", owner="main"
+    )
 
 
 def test_claude_task_update_fields_dependencies_and_deletion() -> None:
@@ -103,6 +106,7 @@ def test_claude_task_update_fields_dependencies_and_deletion() -> None:
     assert read_payload("claude-tasks", call) == TaskUpdate(
         "3",
         "payload.tool_input",
+        content_key="subject",
         content="Retry with jitter",
         description="Add jitter",
         active_form="Adding jitter",

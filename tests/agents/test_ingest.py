@@ -376,3 +376,130 @@ def test_a_person_s_ingest_is_told_to_the_agent(service: PlanService) -> None:
     )
     text = service.context(ContextParams())["text"]
     assert "<system-reminder>" in text and "Run the whole test suite" in text
+
+
+# ---------------------------------------------------------------- protocol 2 fields
+
+
+def task_of(state: Json, content: str) -> Json:
+    return next(t for p in state["phases"] for t in p["tasks"] if t["content"] == content)
+
+
+def test_gemini_blocked_and_cancelled(service: PlanService) -> None:
+    result = recorded(service, "gemini-todos")
+    assert [status for _, _, status in rows(result)] == [
+        "completed",
+        "in_progress",
+        "blocked",
+        "abandoned",
+        "pending",
+    ]
+    assert result["progress"]["blocked"] == 1
+
+
+def test_priorities_descriptions_and_external_ids_are_kept(service: PlanService) -> None:
+    acp = recorded(service, "acp-plan", session="acp")
+    assert [t["priority"] for t in acp["phases"][0]["tasks"]] == ["high", "medium", "medium", "low"]
+    vscode = recorded(service, "vscode-todos", session="vscode")
+    validate = task_of(vscode, "Validate the email field")
+    assert validate["externalId"] == "2"
+    assert validate["description"] == (
+        "Reject addresses without a domain; show the error under the field."
+    )
+    # Codex carries no priority: a later plan leaves the ones there were.
+    steps = [
+        ("Check for syntax errors", "completed"),
+        ("Identify potential type issues", "completed"),
+    ]
+    again = ingest(service, "codex-plan", codex(*steps), session="acp")
+    assert [t["priority"] for t in again["phases"][0]["tasks"]] == ["high", "medium"]
+
+
+def test_a_task_renamed_under_its_external_id_keeps_its_id_and_notes(service: PlanService) -> None:
+    first = recorded(service, "vscode-todos")
+    before = task_of(first, "Validate the email field")
+    request = {"ops": [{"op": "note", "id": before["id"], "text": "RFC 5322 is too lax"}]}
+    service.apply(ApplyParams.model_validate(request), request)
+    renamed = payload("vscode-todos")
+    renamed["todoList"][1]["title"] = "Validate the email and phone fields"
+    result = ingest(service, "vscode-todos", renamed)
+    after = task_of(result, "Validate the email and phone fields")
+    assert (after["id"], after["externalId"], after["notes"]) == (
+        before["id"],
+        "2",
+        ["RFC 5322 is too lax"],
+    )
+    assert after["activeForm"] == "Validate the email and phone fields"
+    assert result["removedTasks"] == []
+
+
+def test_removed_unfinished_tasks_are_listed_and_named(service: PlanService) -> None:
+    recorded(service, "codex-plan")
+    result = ingest(
+        service, "codex-plan", codex(("Reproduce the failing parser test", "completed"))
+    )
+    assert [t["content"] for t in result["removedTasks"]] == [
+        "Handle dates without a time zone",
+        "Run the whole test suite",
+    ]
+    assert result["summary"].splitlines()[1] == (
+        'Removed 2 unfinished tasks: "Handle dates without a time zone", "Run the whole test suite"'
+    )
+
+
+def test_one_task_in_progress_per_owner(service: PlanService) -> None:
+    apply(
+        service,
+        {"op": "init", "list": [{"phase": "Team", "items": ["lead task", "helper task"]}]},
+        {"op": "update", "task": "helper task", "owner": "helper"},
+    )
+    result = ingest(
+        service,
+        "codex-plan",
+        codex(
+            ("lead task", "in_progress"),
+            ("helper task", "in_progress"),
+            ("another lead task", "in_progress"),
+        ),
+    )
+    assert rows(result) == [
+        ("Team", "lead task", "in_progress"),
+        ("Team", "helper task", "in_progress"),
+        ("Team", "another lead task", "pending"),
+    ]
+    assert result["summary"].splitlines()[1] == (
+        'Only one task can be in progress: kept "lead task", set back to pending: "another lead task"'
+    )
+
+
+def test_a_removed_task_is_no_longer_waited_for(service: PlanService) -> None:
+    apply(
+        service,
+        {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]},
+        {"op": "update", "task": "b", "blockedBy": ["a"]},
+    )
+    result = ingest(service, "codex-plan", codex(("b", "pending")))
+    assert task_of(result, "b")["blockedBy"] == []
+
+
+def test_title_sets_the_session_title(service: PlanService) -> None:
+    result = recorded(service, "codex-plan", title="  Fix the\tdate parser ")
+    assert result["title"] == "Fix the date parser"
+    # A title changes the session even when the payload does not.
+    again = recorded(service, "codex-plan", title="Dates")
+    assert again["changed"] and again["title"] == "Dates"
+    assert recorded(service, "codex-plan")["title"] == "Dates"  # no title: kept
+    assert recorded(service, "codex-plan", title="")["title"] is None
+
+
+def test_title_wins_over_the_markdown_title(service: PlanService) -> None:
+    # The recorded checklist starts with `# Ship the settings page`.
+    assert recorded(service, "markdown", title="Settings")["title"] == "Settings"
+
+
+def test_a_title_too_long_is_refused_at_title(service: PlanService) -> None:
+    service.settings = Settings(max_title_length=5)
+    with pytest.raises(RequestRefused) as caught:
+        recorded(service, "codex-plan", title="Too long a title")
+    assert [e.path for e in caught.value.errors] == ["title"]
+    assert service.get(GetParams())["version"] == 0

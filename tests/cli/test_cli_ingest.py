@@ -69,3 +69,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         assert done.stderr.startswith(message), done.stderr
     done = plansight("ingest", "--db", db, "codex-plan")
     assert done.returncode == 2 and "--format" in done.stderr
+
+
+def test_title_names_the_session(tmp_path: Path) -> None:
+    db = str(tmp_path / "plans.sqlite3")
+    done = plansight(
+        "ingest",
+        "--db",
+        db,
+        "--json",
+        "--format",
+        "codex-plan",
+        "--title",
+        "Date parser",
+        payload("codex-plan"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["title"] == "Date parser"
+    sessions = plansight("sessions", "--db", db, "--json")
+    assert json.loads(sessions.stdout)["sessions"][0]["title"] == "Date parser"

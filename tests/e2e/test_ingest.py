@@ -85,3 +85,44 @@ async def test_an_unknown_format_is_invalid_params_at_format(client: PlansightCl
         await client.call("plansight/ingest", {"format": "cursor", "payload": {}})
     assert caught.value.code == -32602
     assert [e["path"] for e in caught.value.data["errors"]] == ["format"]
+
+
+async def test_claude_task_calls_and_a_title_end_to_end(client: PlansightClient) -> None:
+    session = {"session": "claude-code:6f1c2a9e"}
+    created = await client.call(
+        "plansight/ingest",
+        {
+            **session,
+            "format": "claude-tasks",
+            "payload": recorded("claude-taskcreate")["payload"],
+            "title": "Payment retries",
+        },
+    )
+    assert created["title"] == "Payment retries"
+    assert created["phases"][0]["tasks"][0]["externalId"] == "1"
+    updated = await client.call(
+        "plansight/ingest",
+        {**session, "format": "claude-tasks", "payload": recorded("claude-taskupdate")["payload"]},
+    )
+    assert updated["current"]["externalId"] == "1" and updated["title"] == "Payment retries"
+    pushed = await client.change_where(
+        lambda c: c["session"] == session["session"] and c["version"] == 2
+    )
+    DidChangeParams.model_validate(pushed)
+    assert pushed["current"]["owner"] == "main" and pushed["removedTasks"] == []
+    deleted = await client.call(
+        "plansight/ingest",
+        {
+            **session,
+            "format": "claude-tasks",
+            "payload": {
+                "tool_name": "TaskUpdate",
+                "tool_input": {"taskId": "1", "status": "deleted"},
+            },
+        },
+    )
+    assert deleted["phases"] == [] or deleted["phases"][0]["tasks"] == []
+    pushed = await client.change_where(
+        lambda c: c["session"] == session["session"] and c["version"] == 3
+    )
+    assert [t["content"] for t in pushed["removedTasks"]] == ["Add retry to the payment client"]

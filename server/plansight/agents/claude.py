@@ -96,6 +96,7 @@ def _create(
         task_id,
         subject or "",
         path,
+        content_key="subject",
         description=description,
         active_form=active_form or None,
     )
@@ -115,6 +116,7 @@ def _update(
     update = TaskUpdate(
         task_id or "",
         path,
+        content_key="subject",
         content=reader.optional_text(tool_input, "subject", path),
         description=reader.optional_text(tool_input, "description", path),
         active_form=reader.optional_text(tool_input, "activeForm", path) or None,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from plansight.core.errors import FieldError, RequestRefused
-from plansight.core.incoming import PRIORITIES, Priority
+from plansight.core.model import PRIORITIES, Priority
 
 T = TypeVar("T")
 

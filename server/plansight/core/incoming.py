@@ -9,12 +9,8 @@ a refusal can name it (`payload.todos.2.content`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-from plansight.core.model import TaskStatus
-
-Priority = Literal["high", "medium", "low"]
-PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
+from plansight.core.model import Priority, TaskStatus
 
 
 @dataclass(slots=True)
@@ -48,7 +44,8 @@ class TaskCreation:
 
     external_id: str
     content: str
-    path: str
+    path: str  # the tool's input in the payload: "payload.tool_input"
+    content_key: str = "content"
     description: str | None = None
     active_form: str | None = None
     owner: str | None = None
@@ -60,6 +57,7 @@ class TaskUpdate:
 
     external_id: str
     path: str
+    content_key: str = "content"
     content: str | None = None
     description: str | None = None
     active_form: str | None = None

@@ -1,18 +1,23 @@
 """An agent's whole list replacing the session's (`plansight/ingest`), leniently.
 
 Unlike `write`, the agent's own tool already accepted the list: what an agent is sloppy
-about (several tasks in progress) is repaired and said, not refused. What a person added
-to a task (notes, its phase) stays with it.
+about (several tasks in progress) is repaired and said, not refused. What a person or an
+earlier request gave a task and the agent's tool cannot carry (notes, its phase, its
+dependencies, files) stays with it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from plansight.core.dependencies import forget_removed
 from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.incoming import IncomingTask, Replacement
+from plansight.core.items import clean_owner
 from plansight.core.limits import (
     content_problem,
+    description_problem,
     note_count_problem,
     note_problem,
     task_count_problem,
@@ -24,7 +29,6 @@ from plansight.core.text import clean_content, clean_note
 
 @dataclass(slots=True)
 class _Placed:
-    incoming: IncomingTask
     phase: str
     task: Task
 
@@ -34,8 +38,9 @@ def replace_tasks(plan: Plan, replacement: Replacement, settings: Settings, now:
 
     Raises RequestRefused, changing nothing, when a task cannot be kept as sent."""
     incoming = _cleaned(replacement, settings)
-    notices = _one_in_progress(incoming)
-    placed = _place(plan, incoming, now)
+    matches = _matches(plan, incoming)
+    notices = _one_in_progress_per_owner(incoming, matches)
+    placed = _place(plan, incoming, matches, now)
     order = [phase.name for phase in plan.phases]
     for item in placed:
         if item.phase not in order:
@@ -45,6 +50,7 @@ def replace_tasks(plan: Plan, replacement: Replacement, settings: Settings, now:
         for name in order
         if (tasks := [item.task for item in placed if item.phase == name])
     ]
+    forget_removed(plan)
     if replacement.note:
         notices.extend(_note_current(plan, clean_note(replacement.note), settings, now))
     return notices
@@ -52,6 +58,7 @@ def replace_tasks(plan: Plan, replacement: Replacement, settings: Settings, now:
 
 def _cleaned(replacement: Replacement, settings: Settings) -> list[IncomingTask]:
     errors: list[FieldError] = []
+    seen_ids: set[str] = set()
     for task in replacement.tasks:
         content_path = f"{task.path}.{task.content_key}"
         task.content = clean_content(task.content)
@@ -65,6 +72,18 @@ def _cleaned(replacement: Replacement, settings: Settings) -> list[IncomingTask]
                 problem := content_problem(task.active_form, settings, "Active form")
             ):
                 errors.append(FieldError(f"{task.path}.activeForm", problem))
+        if task.description is not None:
+            task.description = clean_note(task.description)
+            if problem := description_problem(task.content, task.description, settings):
+                errors.append(FieldError(f"{task.path}.description", problem))
+        task.owner = clean_owner(task.owner)
+        if task.external_id is not None:
+            # An agent's id names one task of the session: a repeated one names the first.
+            task.external_id = clean_content(task.external_id) or None
+            if task.external_id in seen_ids:
+                task.external_id = None
+            elif task.external_id is not None:
+                seen_ids.add(task.external_id)
     if problem := task_count_problem(len(replacement.tasks), settings):
         errors.append(FieldError(replacement.path, problem))
     if replacement.note and (problem := note_problem(clean_note(replacement.note), settings)):
@@ -74,69 +93,98 @@ def _cleaned(replacement: Replacement, settings: Settings) -> list[IncomingTask]
     return replacement.tasks
 
 
-def _one_in_progress(tasks: list[IncomingTask]) -> list[str]:
-    """The first task in progress keeps it; the others wait, and the agent is told."""
-    kept: IncomingTask | None = None
-    demoted: list[str] = []
-    for task in tasks:
-        if task.status != "in_progress":
-            continue
-        if kept is None:
-            kept = task
-        else:
-            task.status = "pending"
-            demoted.append(f'"{task.content}"')
-    if kept is None or not demoted:
-        return []
-    return [
-        f'Only one task can be in progress: kept "{kept.content}", '
-        f"set back to pending: {', '.join(demoted)}"
-    ]
-
-
-def _place(plan: Plan, incoming: list[IncomingTask], now: str) -> list[_Placed]:
-    """Each incoming task carried over from the task it continues (same externalId, else
-    same content), in that task's phase; a new one goes to the phase of the task before
-    it."""
-    phase_of = {task.id: phase.name for phase, task in plan.tasks_with_phase()}
+def _matches(plan: Plan, incoming: list[IncomingTask]) -> list[Task | None]:
+    """For each incoming task, the task it continues: the one with its externalId, else
+    the first one not taken with its content."""
+    by_external = {t.external_id: t for t in plan.tasks() if t.external_id is not None}
+    used: set[str] = set()
+    matches: list[Task | None] = []
+    for item in incoming:
+        old = by_external.get(item.external_id) if item.external_id is not None else None
+        if old is not None:
+            used.add(old.id)
+        matches.append(old)
     by_content: dict[str, list[Task]] = {}
     for task in plan.tasks():
         by_content.setdefault(task.content, []).append(task)
-    used: set[str] = set()
+    for index, item in enumerate(incoming):
+        if matches[index] is None:
+            old = next((t for t in by_content.get(item.content, ()) if t.id not in used), None)
+            if old is not None:
+                used.add(old.id)
+                matches[index] = old
+    return matches
+
+
+def _one_in_progress_per_owner(
+    incoming: list[IncomingTask], matches: list[Task | None]
+) -> list[str]:
+    """Of one owner's tasks in progress the first keeps it; the others wait, and the
+    agent is told."""
+    kept: dict[str | None, IncomingTask] = {}
+    demoted: dict[str | None, list[str]] = {}
+    for item, old in zip(incoming, matches, strict=True):
+        if item.status != "in_progress":
+            continue
+        owner = item.owner if item.owner is not None else (old.owner if old else None)
+        if owner not in kept:
+            kept[owner] = item
+        else:
+            item.status = "pending"
+            demoted.setdefault(owner, []).append(f'"{item.content}"')
+    return [
+        f'Only one task can be in progress: kept "{kept[owner].content}", '
+        f"set back to pending: {', '.join(names)}"
+        for owner, names in demoted.items()
+    ]
+
+
+def _place(
+    plan: Plan, incoming: list[IncomingTask], matches: list[Task | None], now: str
+) -> list[_Placed]:
+    """Each incoming task carried over from the task it continues, in that task's phase;
+    a new one goes to the phase of the task before it."""
+    phase_of = {task.id: phase.name for phase, task in plan.tasks_with_phase()}
     previous = plan.phases[0].name if plan.phases else DEFAULT_PHASE
     placed: list[_Placed] = []
-    for item in incoming:
-        old = next((t for t in by_content.get(item.content, ()) if t.id not in used), None)
+    for item, old in zip(incoming, matches, strict=True):
         if old is None:
             task = plan.new_task(
-                item.content, now, active_form=item.active_form, status=item.status
+                item.content,
+                now,
+                active_form=item.active_form,
+                status=item.status,
+                **_fields(item),
             )
             phase = previous
         else:
-            used.add(old.id)
             task = _carried(old, item, now)
             phase = phase_of[old.id]
-        placed.append(_Placed(item, phase, task))
+        placed.append(_Placed(phase, task))
         previous = phase
     return placed
 
 
+def _fields(item: IncomingTask) -> dict[str, Any]:
+    """The Task fields the agent's tool carries; those it left out (None) keep theirs."""
+    values = {
+        "description": item.description,
+        "priority": item.priority,
+        "owner": item.owner,
+        "external_id": item.external_id,
+    }
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def _carried(old: Task, item: IncomingTask, now: str) -> Task:
     """`old` as `item` says it is now; what the item leaves out stays as it was."""
+    task = old.copy()
     same_content = item.content == old.content
-    active_form = item.active_form or (old.active_form if same_content else item.content)
-    task = Task(
-        id=old.id,
-        content=item.content,
-        active_form=active_form,
-        status=old.status,
-        notes=list(old.notes),
-        created_at=old.created_at,
-        updated_at=old.updated_at,
-        started_at=old.started_at,
-        completed_at=old.completed_at,
-    )
-    if (task.content, task.active_form) != (old.content, old.active_form):
+    task.content = item.content
+    task.active_form = item.active_form or (old.active_form if same_content else item.content)
+    for name, value in _fields(item).items():
+        setattr(task, name, value)
+    if task.seen() != old.seen():
         task.updated_at = now
     task.set_status(item.status, now)
     return task

@@ -1,0 +1,128 @@
+"""One task created, changed or removed by the agent's own id (Claude Code's task tools),
+through the core's own operations where one fits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plansight.core.errors import FieldError, RequestRefused
+from plansight.core.incoming import TaskCreation, TaskDeletion, TaskUpdate
+from plansight.core.items import clean_owner
+from plansight.core.limits import content_problem, description_problem, task_count_problem
+from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task
+from plansight.core.ops import apply_ops
+from plansight.core.settings import Settings
+from plansight.core.text import clean_content, clean_note
+from plansight.protocol import RmOp, UpdateOp
+
+TaskChange = TaskCreation | TaskUpdate | TaskDeletion
+
+
+def change_task(plan: Plan, change: TaskChange, settings: Settings, now: str) -> list[str]:
+    """Apply `change`; returns error lines (an unknown id: `Task id "X" not found`).
+
+    Raises RequestRefused, changing nothing, when a new task cannot be kept as sent."""
+    # The agent says what is in progress: nothing is started for it.
+    settings = settings.model_copy(update={"auto_start": False})
+    if isinstance(change, TaskCreation):
+        existing = _by_external_id(plan, change.external_id)
+        if existing is not None:  # the same event again: the task is already there
+            return _update(plan, _as_update(change), existing, settings, now)
+        _create(plan, change, settings, now)
+        return []
+    task = _by_external_id(plan, change.external_id)
+    if task is None:
+        return [f'Task id "{clean_content(change.external_id)}" not found']
+    if isinstance(change, TaskDeletion):
+        return apply_ops(plan, [RmOp(op="rm", id=task.id)], settings, now)
+    return _update(plan, change, task, settings, now)
+
+
+def _by_external_id(plan: Plan, external_id: str) -> Task | None:
+    wanted = clean_content(external_id)
+    return next((t for t in plan.tasks() if t.external_id == wanted), None)
+
+
+def _create(plan: Plan, change: TaskCreation, settings: Settings, now: str) -> None:
+    content = clean_content(change.content)
+    description = clean_note(change.description or "")
+    errors: list[FieldError] = []
+    content_path = f"{change.path}.{change.content_key}"
+    if not content:
+        errors.append(FieldError(content_path, "Content must not be empty"))
+    elif problem := content_problem(content, settings):
+        errors.append(FieldError(content_path, problem))
+    if problem := description_problem(content, description, settings):
+        errors.append(FieldError(f"{change.path}.description", problem))
+    if problem := task_count_problem(plan.task_count() + 1, settings):
+        errors.append(FieldError(change.path, problem))
+    if errors:
+        raise RequestRefused(errors)
+    task = plan.new_task(
+        content,
+        now,
+        active_form=clean_content(change.active_form or "") or None,
+        description=description,
+        owner=clean_owner(change.owner),
+        external_id=clean_content(change.external_id),
+    )
+    _last_phase(plan).tasks.append(task)
+
+
+def _last_phase(plan: Plan) -> Phase:
+    """Where a task created on its own goes: after the last task of the list."""
+    for phase in reversed(plan.phases):
+        if phase.tasks:
+            return phase
+    if plan.phases:
+        return plan.phases[0]
+    phase = Phase(DEFAULT_PHASE)
+    plan.phases.append(phase)
+    return phase
+
+
+def _as_update(change: TaskCreation) -> TaskUpdate:
+    return TaskUpdate(
+        change.external_id,
+        change.path,
+        content_key=change.content_key,
+        content=change.content,
+        description=change.description,
+        active_form=change.active_form,
+        owner=change.owner,
+    )
+
+
+def _update(plan: Plan, change: TaskUpdate, task: Task, settings: Settings, now: str) -> list[str]:
+    """An `update` op on the task (a status has the effect of its op: `in_progress`
+    starts it), then one on each task it now blocks."""
+    fields: dict[str, Any] = {"op": "update", "id": task.id}
+    for key, value in (
+        ("content", change.content),
+        ("activeForm", change.active_form),
+        ("description", change.description),
+        ("owner", change.owner),
+        ("status", change.status),
+    ):
+        if value is not None:
+            fields[key] = value
+    blockers = [_by_external_id(plan, ref) for ref in change.add_blocked_by]
+    blocked = [_by_external_id(plan, ref) for ref in change.add_blocks]
+    unknown = [
+        f'Task id "{clean_content(ref)}" not found'
+        for ref, found in zip(
+            change.add_blocked_by + change.add_blocks, blockers + blocked, strict=True
+        )
+        if found is None
+    ]
+    if unknown:
+        return unknown  # the dependency would be lost: skip the whole update
+    if change.add_blocked_by:
+        fields["blockedBy"] = task.blocked_by + [t.id for t in blockers if t is not None]
+    ops = [UpdateOp.model_validate(fields)]
+    ops.extend(
+        UpdateOp.model_validate({"op": "update", "id": t.id, "blockedBy": [*t.blocked_by, task.id]})
+        for t in blocked
+        if t is not None and task.id not in t.blocked_by
+    )
+    return apply_ops(plan, ops, settings, now)
