@@ -78,6 +78,7 @@ def test_claude_task_create_takes_its_id_from_the_tool_response() -> None:
         "Add retry to the payment client",
         "payload.tool_input",
         content_key="subject",
+        id_path="payload.tool_response.task.id",
         description="Retry idempotent calls to the payment API up to 3 times with backoff.",
         active_form="Adding retry to the payment client",
     )
@@ -343,6 +344,11 @@ def test_every_bad_item_is_named_not_only_the_first() -> None:
     ]
     errors = refusal("claude-todowrite", {"todos": todos})
     assert [e.path for e in errors] == ["payload.todos.1.status", "payload.todos.2.status"]
+    todos[1]["status"] = 1
+    assert refusal("claude-todowrite", {"todos": todos})[0] == FieldError(
+        "payload.todos.1.status",
+        "Expected a string: expected one of pending, in_progress, completed",
+    )
     assert (
         errors[1].message
         == 'Unknown status "done": expected one of pending, in_progress, completed'

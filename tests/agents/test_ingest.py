@@ -503,3 +503,19 @@ def test_a_title_too_long_is_refused_at_title(service: PlanService) -> None:
         recorded(service, "codex-plan", title="Too long a title")
     assert [e.path for e in caught.value.errors] == ["title"]
     assert service.get(GetParams())["version"] == 0
+
+
+def test_an_agent_id_names_one_task(service: PlanService) -> None:
+    twice = {
+        "todoList": [
+            {"id": 1, "title": "a", "status": "not-started"},
+            {"id": 1, "title": "b", "status": "not-started"},
+        ]
+    }
+    result = ingest(service, "vscode-todos", twice)
+    assert [t["externalId"] for t in result["phases"][0]["tasks"]] == ["1", None]
+    service.settings = Settings(max_content_length=5)
+    too_long = {"todos": [{"id": "x" * 6, "content": "a", "status": "pending", "priority": "low"}]}
+    with pytest.raises(RequestRefused) as caught:
+        ingest(service, "opencode-todos", too_long)
+    assert [e.path for e in caught.value.errors] == ["payload.todos.0.id"]

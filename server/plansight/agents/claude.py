@@ -97,6 +97,7 @@ def _create(
         subject or "",
         path,
         content_key="subject",
+        id_path="payload.tool_response.task.id",
         description=description,
         active_form=active_form or None,
     )

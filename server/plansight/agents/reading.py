@@ -71,14 +71,13 @@ class PayloadReader:
         value = parent.get(key)
         if isinstance(value, str) and value in meanings:
             return meanings[value]
+        expected = "expected one of " + ", ".join(meanings)
         if key not in parent:
             self.fail(f"{path}.{key}", "Field required")
+        elif isinstance(value, str):
+            self.fail(f"{path}.{key}", f'Unknown {key} "{value}": {expected}')
         else:
-            shown = f'"{value}"' if isinstance(value, str) else "a non-string value"
-            self.fail(
-                f"{path}.{key}",
-                f"Unknown {key} {shown}: expected one of " + ", ".join(meanings),
-            )
+            self.fail(f"{path}.{key}", f"Expected a string: {expected}")
         return None
 
 

@@ -46,6 +46,7 @@ class TaskCreation:
     content: str
     path: str  # the tool's input in the payload: "payload.tool_input"
     content_key: str = "content"
+    id_path: str = "payload.id"  # where the agent's id sits in the payload
     description: str | None = None
     active_form: str | None = None
     owner: str | None = None

@@ -80,6 +80,10 @@ def _cleaned(replacement: Replacement, settings: Settings) -> list[IncomingTask]
         if task.external_id is not None:
             # An agent's id names one task of the session: a repeated one names the first.
             task.external_id = clean_content(task.external_id) or None
+            if task.external_id and (
+                problem := content_problem(task.external_id, settings, "Task id")
+            ):
+                errors.append(FieldError(f"{task.path}.id", problem))
             if task.external_id in seen_ids:
                 task.external_id = None
             elif task.external_id is not None:

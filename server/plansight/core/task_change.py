@@ -54,6 +54,8 @@ def _create(plan: Plan, change: TaskCreation, settings: Settings, now: str) -> N
         errors.append(FieldError(content_path, problem))
     if problem := description_problem(content, description, settings):
         errors.append(FieldError(f"{change.path}.description", problem))
+    if problem := content_problem(clean_content(change.external_id), settings, "Task id"):
+        errors.append(FieldError(change.id_path, problem))
     if problem := task_count_problem(plan.task_count() + 1, settings):
         errors.append(FieldError(change.path, problem))
     if errors:
