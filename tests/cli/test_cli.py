@@ -197,6 +197,7 @@ def test_schema_covers_every_method() -> None:
         "plansight/restore",
         "plansight/import",
         "plansight/context",
+        "plansight/ingest",
     }
     assert "activeForm" in json.dumps(schema["requests"]["plansight/write"]["params"])
     assert set(schema["notifications"]) == {"plansight/didChange", "plansight/didPrune"}

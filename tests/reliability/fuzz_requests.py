@@ -9,7 +9,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from plansight.protocol import METHODS, OP_NAMES
+from plansight.protocol import FORMATS, METHODS, OP_NAMES
 
 MISSING = object()
 
@@ -266,6 +266,93 @@ def markdown(draw: st.DrawFn) -> Markdown:
     return Markdown(tuple(lines))
 
 
+# Every agent's statuses, and some no agent has.
+AGENT_STATUSES = (
+    "pending",
+    "in_progress",
+    "completed",
+    "cancelled",
+    "blocked",
+    "not-started",
+    "in-progress",
+    "deleted",
+    "done",
+)
+
+
+@st.composite
+def agent_payload(draw: st.DrawFn, format_name: str) -> Any:
+    """A payload in an agent's own shape (see tests/fixtures/agents/), its texts and
+    statuses drawn as an agent might send them."""
+    text = text_from("content")
+    status = st.sampled_from(AGENT_STATUSES)
+    priority = st.sampled_from(("high", "medium", "low", "_custom"))
+    count = draw(st.integers(0, 5))
+
+    def items(build: Any) -> list[Any]:
+        return [build() for _ in range(count)]
+
+    if format_name == "claude-todowrite":
+        return {
+            "todos": items(
+                lambda: {"content": draw(text), "status": draw(status), "activeForm": draw(text)}
+            )
+        }
+    if format_name == "claude-tasks":
+        task_id = draw(st.sampled_from(("1", "2", "3", "")))
+        if draw(st.booleans()):
+            return {
+                "tool_name": "TaskCreate",
+                "tool_input": {"subject": draw(text), "description": draw(text)},
+                "tool_response": {"task": {"id": task_id, "subject": "x"}},
+            }
+        update: dict[str, Any] = {"taskId": task_id, "status": draw(status)}
+        _maybe(draw, update, "subject", text)
+        _maybe(draw, update, "owner", st.sampled_from(("lead", "helper", "")))
+        _maybe(draw, update, "addBlockedBy", st.lists(st.sampled_from(("1", "2", "9")), max_size=2))
+        _maybe(draw, update, "addBlocks", st.lists(st.sampled_from(("1", "2", "9")), max_size=2))
+        return {"tool_name": "TaskUpdate", "tool_input": update}
+    if format_name == "codex-plan":
+        plan: dict[str, Any] = {"plan": items(lambda: {"step": draw(text), "status": draw(status)})}
+        _maybe(draw, plan, "explanation", text_from(None))
+        return plan
+    if format_name == "gemini-todos":
+        return {"todos": items(lambda: {"description": draw(text), "status": draw(status)})}
+    if format_name == "opencode-todos":
+        return {
+            "todos": items(
+                lambda: {
+                    "content": draw(text),
+                    "status": draw(status),
+                    "priority": draw(priority),
+                    "id": draw(st.sampled_from(("a", "b", "c"))),
+                }
+            )
+        }
+    if format_name == "acp-plan":
+        entries = items(
+            lambda: {"content": draw(text), "status": draw(status), "priority": draw(priority)}
+        )
+        if draw(st.booleans()):
+            return {"sessionUpdate": "plan", "entries": entries}
+        return {
+            "sessionUpdate": "plan_update",
+            "plan": {"type": "items", "planId": "p", "entries": entries},
+        }
+    if format_name == "vscode-todos":
+        return {
+            "operation": draw(st.sampled_from(("write", "write", "read"))),
+            "todoList": items(
+                lambda: {"id": draw(st.integers(1, 4)), "title": draw(text), "status": draw(status)}
+            ),
+        }
+    if format_name == "roo-todos":
+        marks = ("[ ] ", "[x] ", "[-] ", "- [~] ", "", "[?] ")
+        lines = items(lambda: draw(st.sampled_from(marks)) + draw(st.sampled_from(WORDS)))
+        return {"todos": "\n".join(lines)}
+    return {"text": draw(markdown())}
+
+
 @st.composite
 def plansight_params(draw: st.DrawFn, method: str) -> dict[str, Any]:
     params: dict[str, Any] = {}
@@ -281,6 +368,7 @@ def plansight_params(draw: st.DrawFn, method: str) -> dict[str, Any]:
         "plansight/clear",
         "plansight/import",
         "plansight/restore",
+        "plansight/ingest",
     )
     if method in changes and draw(st.integers(0, 5)) == 5:
         params["origin"] = draw(st.sampled_from(("agent", "user", "robot")))
@@ -298,6 +386,10 @@ def plansight_params(draw: st.DrawFn, method: str) -> dict[str, Any]:
         _maybe(draw, params, "limit", st.integers(0, 300))
     elif method == "plansight/restore":
         params["version"] = draw(st.integers(-1, 40))
+    elif method == "plansight/ingest":
+        params["format"] = draw(st.sampled_from(FORMATS))
+        params["payload"] = draw(agent_payload(params["format"]))
+        _maybe(draw, params, "title", text_from(None))
     return params
 
 

@@ -35,6 +35,7 @@ RESULT_KEYS: dict[str, set[str]] = {
     "plansight/write": APPLY_RESULT_KEYS,
     "plansight/clear": APPLY_RESULT_KEYS,
     "plansight/import": APPLY_RESULT_KEYS,
+    "plansight/ingest": APPLY_RESULT_KEYS,
     "plansight/get": TODO_STATE_KEYS,
     "plansight/sessions": {"sessions"},
     "plansight/export": {"text"},
