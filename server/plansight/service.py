@@ -13,25 +13,16 @@ from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.context import context_text
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.importing import import_markdown
-from plansight.core.incoming import (
-    Incoming,
-    MarkdownPlan,
-    NothingToChange,
-    Replacement,
-    TaskCreation,
-    TaskDeletion,
-    TaskUpdate,
-)
+from plansight.core.incoming import Replacement
+from plansight.core.ingest import ingest
 from plansight.core.limits import title_problem
 from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
 from plansight.core.netchange import user_changes
 from plansight.core.ops import apply_ops
 from plansight.core.record import EMPTY_RECORD, plan_from_record
-from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
-from plansight.core.task_change import change_task
 from plansight.core.text import clean_content
 from plansight.core.write import write_todos
 from plansight.protocol import (
@@ -198,10 +189,11 @@ class PlanService:
         notices: list[str] = []
 
         def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
-            errors = self._ingested(plan, incoming, notices, now, auto_started)
+            done = ingest(plan, incoming, self.settings, now, auto_started)
+            notices.extend(done.notices)
             if params.title is not None:  # it wins over a markdown `# Title`
                 plan.title = title
-            return errors
+            return done.errors
 
         return self._change(
             "plansight/ingest",
@@ -213,26 +205,6 @@ class PlanService:
             always_updated=isinstance(incoming, Replacement),
             notices=notices,
         )
-
-    def _ingested(
-        self,
-        plan: Plan,
-        incoming: Incoming,
-        notices: list[str],
-        now: str,
-        auto_started: list[str],
-    ) -> list[str]:
-        """Apply what an adapter read; returns error lines, adds what was repaired to
-        `notices`."""
-        if isinstance(incoming, Replacement):
-            notices.extend(replace_tasks(plan, incoming, self.settings, now))
-            return []
-        if isinstance(incoming, MarkdownPlan):
-            return import_markdown(plan, incoming.text, self.settings, now, auto_started)
-        if isinstance(incoming, TaskCreation | TaskUpdate | TaskDeletion):
-            return change_task(plan, incoming, self.settings, now)
-        assert isinstance(incoming, NothingToChange)
-        return []
 
     def _change(
         self,

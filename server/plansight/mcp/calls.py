@@ -98,8 +98,12 @@ class PlanTools:
 
     def _native(self, format_name: str, arguments: dict[str, Any], session: str) -> ToolReply:
         """The agent's own tool: its arguments are the payload of its format."""
-        request = {"format": format_name, "payload": arguments, "session": session}
-        request["origin"] = "agent"
+        request = {
+            "format": format_name,
+            "payload": arguments,
+            "session": session,
+            "origin": "agent",
+        }
         try:
             outcome = self.service.ingest(IngestParams.model_validate(request), request)
         except RequestRefused as exc:
