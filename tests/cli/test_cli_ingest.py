@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from plansight.protocol import FORMATS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
 
@@ -88,3 +91,12 @@ def test_title_names_the_session(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["title"] == "Date parser"
     sessions = plansight("sessions", "--db", db, "--json")
     assert json.loads(sessions.stdout)["sessions"][0]["title"] == "Date parser"
+
+
+def test_help_names_every_format() -> None:
+    done = plansight("ingest", "--help")
+    assert done.returncode == 0
+    # argparse wraps long lines after a hyphen ("gemini-\n todos").
+    text = re.sub(r"-\s+", "-", done.stdout)
+    for format_name in FORMATS:
+        assert format_name in text

@@ -115,7 +115,12 @@ def _parser() -> argparse.ArgumentParser:
         help="replace or change the list from an agent's own plan payload",
     )
     ingest.add_argument(
-        "--format", required=True, metavar="F", help="the payload's format (see `--help`)"
+        "--format",
+        required=True,
+        metavar="F",
+        # Written out so that `--help` needs no import; a test checks it against FORMATS.
+        help="claude-todowrite, claude-tasks, codex-plan, gemini-todos, opencode-todos, "
+        "acp-plan, vscode-todos, roo-todos or markdown",
     )
     ingest.add_argument("--title", metavar="T", help="the session's title")
     ingest.add_argument("--base-version", type=int, metavar="N")
