@@ -324,6 +324,9 @@ def test_limits_refuse_and_change_nothing(service: PlanService) -> None:
     with pytest.raises(RequestRefused) as caught:
         ingest(service, "vscode-todos", too_long)
     assert caught.value.errors[0].path == "payload.todoList.0.title"
+    with pytest.raises(RequestRefused) as caught:
+        ingest(service, "roo-todos", {"todos": "[x] short\n\n[ ] far too long"})
+    assert caught.value.errors[0].path == "payload.todos.2"
     assert rows(service.get(GetParams())) == [("Todos", "a", "pending")]
     assert service.get(GetParams())["version"] == 1
 

@@ -40,6 +40,6 @@ def update_todo_list(payload: dict[str, Any]) -> Incoming:
             reader.fail(path, f"Line {number + 1} is not a checklist item: {line[:60]}")
             continue
         mark, content = item.groups()
-        tasks.append(IncomingTask(content, MARKS[mark], path))
+        tasks.append(IncomingTask(content, MARKS[mark], path, content_key=""))
     reader.done()
     return Replacement(tasks, "payload.todos")

@@ -20,7 +20,8 @@ class IncomingTask:
     content: str
     status: TaskStatus
     path: str  # the item in the payload: "payload.todos.2"
-    content_key: str = "content"  # the payload's name for the content ("step", "title")
+    # The payload's name for the content ("step", "title"); "" when the item is the text.
+    content_key: str = "content"
     active_form: str | None = None
     description: str | None = None
     priority: Priority | None = None

@@ -60,7 +60,7 @@ def _cleaned(replacement: Replacement, settings: Settings) -> list[IncomingTask]
     errors: list[FieldError] = []
     seen_ids: set[str] = set()
     for task in replacement.tasks:
-        content_path = f"{task.path}.{task.content_key}"
+        content_path = f"{task.path}.{task.content_key}" if task.content_key else task.path
         task.content = clean_content(task.content)
         if not task.content:
             errors.append(FieldError(content_path, "Content must not be empty"))
