@@ -92,9 +92,7 @@ class PlanTools:
             if key in arguments:
                 request[key] = arguments[key]
         outcome = self.service.ingest(IngestParams.model_validate(request), request)
-        return ToolReply(
-            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
-        )
+        return self._changed(outcome.result, session)
 
     def _native(self, format_name: str, arguments: dict[str, Any], session: str) -> ToolReply:
         """The agent's own tool: its arguments are the payload of its format."""
@@ -110,9 +108,7 @@ class PlanTools:
             # The model sent these arguments itself: name them as it knows them.
             errors = [FieldError(_unwrapped(e.path), e.message) for e in exc.errors]
             raise RequestRefused(errors) from None
-        return ToolReply(
-            self._with_news(outcome.result["summary"], session), outcome.result["isError"]
-        )
+        return self._changed(outcome.result, session)
 
     def _read(self, session: str) -> ToolReply:
         state = self.service.get(GetParams(session=session))
