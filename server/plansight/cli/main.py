@@ -225,6 +225,29 @@ def _parser() -> argparse.ArgumentParser:
         "Codex clients get it without this",
     )
     mcp.set_defaults(run=_mcp)
+
+    # `plansight.cli.entry` runs it before this parser is built (the agent waits for it);
+    # it is here for `--help` and for bad arguments.
+    hook = commands.add_parser(
+        "hook", help="read one agent hook event on stdin (what `plansight setup` installs)"
+    )
+    hook.add_argument("agent", choices=("claude-code", "codex", "gemini"))
+
+    setup = commands.add_parser(
+        "setup", help="install Plansight into an agent's hooks or an editor, in one line"
+    )
+    setup.add_argument("target", choices=("claude-code", "codex", "gemini", "vscode", "nvim"))
+    setup.add_argument(
+        "--scope",
+        choices=("user", "project"),
+        default="user",
+        help="every project of this user (default), or only the project in the current folder",
+    )
+    setup.add_argument(
+        "--dry-run", action="store_true", help="print what would change, change nothing"
+    )
+    setup.add_argument("--remove", action="store_true", help="take Plansight's entries out again")
+    setup.set_defaults(run=_setup)
     return parser
 
 
@@ -514,6 +537,15 @@ def _mcp(args: argparse.Namespace) -> int:
     from plansight.mcp.server import run_mcp
 
     return run_mcp(args.db, args.session, args.workspace, args.agent)
+
+
+def _setup(args: argparse.Namespace) -> int:
+    from plansight.setup.command import SetupError, run_setup
+
+    try:
+        return run_setup(args.target, args.scope, dry_run=args.dry_run, remove=args.remove)
+    except SetupError as exc:
+        raise BadInput(str(exc)) from None
 
 
 # ---------------------------------------------------------------- entry point

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from plansight.core.model import Plan, progress_of
 
 REMINDER = "<reminder>Update your todos.</reminder>"
+# The default of the `reminderAfterRounds` setting, here so that the agents' hook can read
+# it without loading the settings model.
+DEFAULT_REMINDER_AFTER_ROUNDS = 3
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS
+
 log = logging.getLogger(__name__)
 
 # Protocol version 1 let a client set how many sessions the store keeps, and one client's
@@ -32,7 +34,7 @@ class Settings(BaseModel):
         True, description="Start the first pending task when none is in progress."
     )
     reminder_after_rounds: int = Field(
-        3,
+        DEFAULT_REMINDER_AFTER_ROUNDS,
         ge=1,
         description="Consecutive plansight/context calls without an agent change before the reminder.",
     )

@@ -82,8 +82,11 @@ IDENTITY_RECHECK_SECONDS = 0.05
 
 
 class SqliteStore:
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 10.0) -> None:
+        """`busy_timeout`: how long to wait for another process's lock before failing
+        (an agent's hook gives up much sooner than an editor's server)."""
         self.path = str(path)
+        self._busy_timeout = busy_timeout
         self.writer = secrets.token_hex(8)  # tells our own events from other processes'
         self._db: sqlite3.Connection | None = None
         self._identity: FileIdentity | None = None
@@ -129,7 +132,7 @@ class SqliteStore:
             self._detach()
         if identity is None and not create:
             return None
-        db = _connect(self.path)
+        db = _connect(self.path, self._busy_timeout)
         self._db, self._identity = db, _identity_of(self.path)
         self._data_version = -1  # read everything again from this file
         self._last_seq = 0  # every change in a file opened now is news
@@ -675,7 +678,7 @@ def _logged(row: Any) -> LoggedChange:
     return LoggedChange(version, origin, method, at, json.loads(changes), json.loads(auto_started))
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def _connect(path: str, busy_timeout: float = 10.0) -> sqlite3.Connection:
     target = Path(path)
     try:
         if target.is_symlink():
@@ -698,7 +701,7 @@ def _connect(path: str) -> sqlite3.Connection:
             reason = "diskFull"
         raise StoreError(reason, f"Cannot create the plan store ({_os_fault(exc)})") from None
     try:
-        return _open_database(path)
+        return _open_database(path, busy_timeout)
     except StoreError as exc:
         if exc.reason not in ("readOnly", "unavailable") or _writable(path):
             raise
@@ -707,15 +710,17 @@ def _connect(path: str) -> sqlite3.Connection:
     return _open_read_only(path)
 
 
-def _open_database(path: str) -> sqlite3.Connection:
+def _open_database(path: str, busy_timeout: float) -> sqlite3.Connection:
     with _faults():
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+        db = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
+        )
     try:
         with _faults():
             _refuse_foreign(db)
-            _enter_wal(db)
+            _enter_wal(db, busy_timeout)
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=10000")
+            db.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
             migrate(db)
     except BaseException:
         db.close()

@@ -1,0 +1,87 @@
+"""What each agent's hooks send: event names, plan tools, edit tools, and the reply shape.
+
+Pure data, no imports beyond the standard library: `plansight hook` runs inside the agent's
+loop and must start fast. Every name here comes from the agent's own sources (see
+`tests/fixtures/hooks/<agent>/README.md` for where each was read).
+"""
+
+from __future__ import annotations
+
+
+class Agent:
+    """One agent's hook vocabulary. (A plain class: `dataclasses` costs the hook 5 ms.)"""
+
+    __slots__ = (
+        "after_tool",
+        "edit_tools",
+        "label",
+        "name",
+        "plan_tools",
+        "prompt",
+        "session_start",
+    )
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        label: str,
+        session_start: str,
+        prompt: str,
+        after_tool: str,
+        plan_tools: dict[str, str],
+        edit_tools: frozenset[str],
+    ) -> None:
+        self.name = name  # as on the command line and in session names: `claude-code:<id>`
+        self.label = label  # for people: "Claude Code"
+        self.session_start = session_start  # a conversation starts, resumes or is compacted
+        self.prompt = prompt  # the person submits a prompt
+        self.after_tool = after_tool  # a tool call succeeded
+        self.plan_tools = plan_tools  # plan tool name -> `plansight/ingest` format
+        self.edit_tools = edit_tools  # tools that change files
+
+    @property
+    def tool_matcher(self) -> str:
+        """The after-tool matcher: only the tools the hook reads start it at all."""
+        return "|".join((*self.plan_tools, *sorted(self.edit_tools)))
+
+
+CLAUDE_CODE = Agent(
+    name="claude-code",
+    label="Claude Code",
+    session_start="SessionStart",
+    prompt="UserPromptSubmit",
+    after_tool="PostToolUse",
+    # TodoWrite is Claude Code's plan tool before 2.1 (and with CLAUDE_CODE_ENABLE_TASKS=false);
+    # 2.1 plans with TaskCreate / TaskUpdate (`sdk-tools.d.ts` in @anthropic-ai/claude-code).
+    plan_tools={
+        "TodoWrite": "claude-todowrite",
+        "TaskCreate": "claude-tasks",
+        "TaskUpdate": "claude-tasks",
+    },
+    edit_tools=frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"}),
+)
+
+CODEX = Agent(
+    name="codex",
+    label="Codex CLI",
+    session_start="SessionStart",
+    prompt="UserPromptSubmit",
+    after_tool="PostToolUse",
+    # Codex serializes a function tool's own name as `tool_name` (update_plan) and names
+    # file edits `apply_patch` whatever the model called (codex-rs core/src/tools).
+    plan_tools={"update_plan": "codex-plan"},
+    edit_tools=frozenset({"apply_patch"}),
+)
+
+GEMINI = Agent(
+    name="gemini",
+    label="Gemini CLI",
+    session_start="SessionStart",
+    prompt="BeforeAgent",
+    after_tool="AfterTool",
+    plan_tools={"write_todos": "gemini-todos"},
+    edit_tools=frozenset({"replace", "write_file"}),
+)
+
+AGENTS: dict[str, Agent] = {agent.name: agent for agent in (CLAUDE_CODE, CODEX, GEMINI)}

@@ -1,0 +1,89 @@
+"""What the hook remembers of one agent conversation between its runs: the title its first
+prompt gives, when it was first seen, and whether it has a plan in the store yet.
+
+A small JSON file per conversation under the state folder, so that the events that come
+before any plan (the session start, the first prompt, edits) never open the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+TITLE_LENGTH = 80
+FORGET_AFTER_SECONDS = 30 * 24 * 3600  # a conversation not heard of for a month is over
+
+
+class Conversation:
+    __slots__ = ("first_seen", "planned", "title")
+
+    def __init__(self, title: str | None = None, first_seen: str = "", planned: bool = False):
+        self.title = title  # the first line of the first prompt
+        self.first_seen = first_seen  # local HH:MM, the title of a conversation without prompt
+        self.planned = planned  # a plan of this conversation was written to the store
+
+    def fallback_title(self, agent: str) -> str:
+        return f"{agent} {self.first_seen or time.strftime('%H:%M')}"
+
+
+def title_from_prompt(prompt: str) -> str | None:
+    """The first non-blank line of a prompt, cleaned, at most 80 characters."""
+    from plansight.core.text import clean_content
+
+    for line in prompt.splitlines():
+        title = clean_content(line)
+        if title:
+            if len(title) > TITLE_LENGTH:
+                title = title[: TITLE_LENGTH - 1].rstrip() + "…"
+            return title
+    return None
+
+
+class ConversationFile:
+    """The file of one conversation, named by a hash of `<agent>:<session_id>`."""
+
+    def __init__(self, folder: Path, session: str) -> None:
+        digest = hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        self.folder = folder
+        self.path = folder / f"{digest}.json"
+
+    def read(self) -> Conversation:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return Conversation(first_seen=time.strftime("%H:%M"))
+        if not isinstance(raw, dict):
+            return Conversation(first_seen=time.strftime("%H:%M"))
+        title = raw.get("title")
+        first_seen = raw.get("first_seen")
+        return Conversation(
+            title=title if isinstance(title, str) else None,
+            first_seen=first_seen if isinstance(first_seen, str) else "",
+            planned=raw.get("planned") is True,
+        )
+
+    def write(self, conversation: Conversation) -> None:
+        """Atomically: two hooks of one conversation may run at once."""
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+        record = {
+            "title": conversation.title,
+            "first_seen": conversation.first_seen,
+            "planned": conversation.planned,
+        }
+        temporary.write_text(json.dumps(record), encoding="utf-8")
+        os.replace(temporary, self.path)
+
+    def forget_old(self) -> None:
+        """Remove the files of conversations not heard of for a month."""
+        limit = time.time() - FORGET_AFTER_SECONDS
+        try:
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".json") and entry.stat().st_mtime < limit:
+                        os.unlink(entry.path)
+        except OSError:
+            pass  # another hook removed it first, or the folder is not there yet

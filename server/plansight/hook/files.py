@@ -1,0 +1,62 @@
+"""Which files an edit tool call changed, as workspace-relative paths."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+# Codex's apply_patch envelope names each file on a header line (codex-rs apply-patch,
+# `apply_patch_tool_instructions.md`): Add / Update / Delete, and a rename's new name.
+_PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def edited_paths(tool_name: str, tool_input: Any) -> list[str]:
+    """The paths an edit tool's input names, as the agent wrote them (absolute or not)."""
+    if not isinstance(tool_input, dict):
+        return []
+    if tool_name == "apply_patch":
+        # Codex sends the patch text as `command` (its hook contract for apply_patch);
+        # older builds called the field `input`.
+        patch = tool_input.get("command", tool_input.get("input"))
+        return _patch_paths(patch) if isinstance(patch, str) else []
+    # Claude Code: Edit / MultiEdit / Write take `file_path`, NotebookEdit `notebook_path`;
+    # Gemini CLI: replace / write_file take `file_path`.
+    for key in ("file_path", "notebook_path"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return [value]
+    return []
+
+
+def _patch_paths(patch: str) -> list[str]:
+    paths: list[str] = []
+    for line in patch.splitlines():
+        for header in _PATCH_HEADERS:
+            if line.startswith(header):
+                path = line[len(header) :].strip()
+                if path and path not in paths:
+                    paths.append(path)
+    return paths
+
+
+def workspace_relative(paths: list[str], cwd: str, root: str) -> list[str]:
+    """Each path relative to the workspace root, with `/` separators; paths outside the
+    workspace are left out (a task lists what it changed in the project)."""
+    real_root = os.path.realpath(root)
+    out: list[str] = []
+    for path in paths:
+        full = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
+        try:
+            relative = os.path.relpath(full, real_root)
+        except ValueError:  # another drive on Windows
+            continue
+        if (
+            relative == os.curdir
+            or relative.startswith(os.pardir + os.sep)
+            or relative == os.pardir
+        ):
+            continue
+        relative = relative.replace(os.sep, "/")
+        if relative not in out:
+            out.append(relative)
+    return out

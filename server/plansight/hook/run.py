@@ -1,0 +1,245 @@
+"""`plansight hook AGENT`: one hook event on stdin, exactly one JSON object on stdout.
+
+The agent waits for this process on every matching tool call, so it never hurts the agent:
+it exits 0 whatever happens, prints `{}` when it has nothing to say, gives up after a
+deadline (a locked store included), and writes errors and timings to a log file under
+the state folder instead of stdout or stderr. It starts lean: the events that need no
+store touch only the standard library, and only a plan to ingest or a file to add loads
+the service and its models.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from plansight.hook.agents import AGENTS, Agent
+from plansight.hook.conversation import Conversation, ConversationFile, title_from_prompt
+
+# The whole run, store included, ends well within a second; the store's own wait for a
+# lock is shorter still, so a locked store is given up on cleanly before the alarm.
+DEADLINE_SECONDS = 0.8
+STORE_BUSY_SECONDS = 0.3
+MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
+LOG_MAX_BYTES = 1024 * 1024
+
+Reply = dict[str, Any]
+
+
+class HookError(Exception):
+    """An event the hook cannot use; logged, and the agent gets `{}`."""
+
+
+class _Deadline(BaseException):
+    """Raised by the alarm; a BaseException so no `except Exception` swallows it."""
+
+
+def main(argv: list[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
+    """Run one hook event; always returns 0."""
+    started = time.perf_counter()
+    out = stdout if stdout is not None else sys.stdout
+    source = stdin if stdin is not None else sys.stdin.buffer
+    # Whatever some library might print goes nowhere: stdout carries our one object only.
+    saved_stdout, sys.stdout = sys.stdout, io.StringIO()
+    agent_name = argv[0] if argv else ""
+    facts: dict[str, str] = {"agent": agent_name or "-"}
+    reply: Reply = {}
+    outcome = "ok"
+    previous_alarm = _set_alarm(DEADLINE_SECONDS)
+    try:
+        agent = AGENTS.get(agent_name)
+        if agent is None:
+            raise HookError(f"unknown agent {agent_name!r} (expected one of {', '.join(AGENTS)})")
+        event = _read_event(source)
+        facts["event"] = str(event.get("hook_event_name", "-"))
+        facts["tool"] = str(event.get("tool_name", "-"))
+        reply = handle(agent, event, facts)
+    except _Deadline:
+        outcome = f"gave up after {DEADLINE_SECONDS:.1f} s"
+    except HookError as exc:
+        outcome = f"skipped: {exc}"
+    except BaseException as exc:  # a bug, an interrupt: still exit 0 with `{}`
+        outcome = _failure(exc)
+    finally:
+        _clear_alarm(previous_alarm)
+        sys.stdout = saved_stdout
+    try:
+        out.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        out.flush()
+    except (OSError, ValueError) as exc:  # the agent closed the pipe: nothing to tell it
+        outcome += f"; reply not written: {exc.__class__.__name__}"
+    _log(facts, outcome, time.perf_counter() - started)
+    return 0
+
+
+def handle(agent: Agent, event: dict[str, Any], facts: dict[str, str]) -> Reply:
+    """What to do with one event of `agent`, and what to tell it."""
+    session_id = event.get("session_id")
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise HookError("the event has no session_id")
+    cwd = event.get("cwd")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        cwd = os.getcwd()
+    session = f"{agent.name}:{session_id.strip()}"
+    facts["session"] = session
+    memory = ConversationFile(_state_folder() / "hooks", session)
+    conversation = memory.read()
+    name = event.get("hook_event_name")
+
+    if name == agent.session_start:
+        memory.forget_old()
+        memory.write(conversation)  # remembers when it was first seen, for its title
+        if not conversation.planned:
+            return {}
+        # A resumed or compacted conversation may have lost its plan: say it again.
+        return _reply(agent, agent.session_start, _context(cwd, session, always=True))
+
+    if name == agent.prompt:
+        prompt = event.get("prompt")
+        if conversation.title is None and isinstance(prompt, str):
+            conversation.title = title_from_prompt(prompt)
+            if conversation.title is not None:
+                memory.write(conversation)
+        if not conversation.planned:
+            return {}
+        return _reply(agent, agent.prompt, _context(cwd, session, always=False))
+
+    if name == agent.after_tool:
+        tool = event.get("tool_name")
+        if not isinstance(tool, str):
+            raise HookError("the event has no tool_name")
+        if _failed(event.get("tool_response")):
+            return {}
+        if tool in agent.plan_tools:
+            from plansight.hook.store import ingest_plan
+
+            title = None if conversation.planned else _title(agent, conversation)
+            facts["result"] = ingest_plan(
+                cwd, session, agent.plan_tools[tool], _plan_payload(agent, tool, event), title
+            )
+            if not conversation.planned:
+                conversation.planned = True
+                memory.write(conversation)
+            return _reply(agent, agent.after_tool, _context(cwd, session, always=False))
+        if tool in agent.edit_tools:
+            if not conversation.planned:
+                return {}
+            from plansight.hook.files import edited_paths
+            from plansight.hook.store import add_files
+
+            paths = edited_paths(tool, event.get("tool_input"))
+            facts["result"] = add_files(cwd, session, paths)
+            return {}
+    return {}
+
+
+def _title(agent: Agent, conversation: Conversation) -> str:
+    return conversation.title or conversation.fallback_title(agent.name)
+
+
+def _plan_payload(agent: Agent, tool: str, event: dict[str, Any]) -> Any:
+    """What `plansight/ingest` takes for this tool: Claude's Task tools need the response
+    (the id Claude gave a new task), every other plan tool its input alone."""
+    if agent.plan_tools[tool] == "claude-tasks":
+        return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
+    return event.get("tool_input")
+
+
+def _failed(response: Any) -> bool:
+    """Gemini CLI runs AfterTool for failed calls too, with an `error` in the response."""
+    return isinstance(response, dict) and bool(response.get("error"))
+
+
+def _context(cwd: str, session: str, always: bool) -> str | None:
+    from plansight.hook.store import context_for_agent
+
+    return context_for_agent(cwd, session, always)
+
+
+def _reply(agent: Agent, event_name: str, context: str | None) -> Reply:
+    """`{}`, or the context as each agent reads it: Claude Code, Codex and Gemini CLI all
+    take `hookSpecificOutput.additionalContext` (Gemini appends it to the prompt or the
+    tool result; the others add it to the model's context)."""
+    if not context:
+        return {}
+    return {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+
+
+def _read_event(source: IO[bytes]) -> dict[str, Any]:
+    raw = source.read(MAX_EVENT_BYTES + 1)
+    if len(raw) > MAX_EVENT_BYTES:
+        raise HookError(f"the event is larger than {MAX_EVENT_BYTES} bytes")
+    try:
+        event = json.loads(raw)
+    except ValueError as exc:
+        raise HookError(f"the event is not JSON ({exc.__class__.__name__})") from None
+    if not isinstance(event, dict):
+        raise HookError("the event is not a JSON object")
+    return event
+
+
+def _expire(signum: int, frame: object) -> None:
+    raise _Deadline()
+
+
+def _set_alarm(seconds: float) -> tuple[bool, Any]:
+    """Raise `_Deadline` in the main thread after `seconds`, where alarms exist; returns
+    whether it did and the handler it replaced."""
+    if not hasattr(signal, "setitimer"):
+        return False, None
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    return True, previous
+
+
+def _clear_alarm(alarm: tuple[bool, Any]) -> None:
+    installed, previous = alarm
+    if installed:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _state_folder() -> Path:
+    from plansight.paths import state_home
+
+    return state_home() / "plansight"
+
+
+def log_path() -> Path:
+    """Where every run of the hook leaves one line (and a traceback when it failed)."""
+    return _state_folder() / "hook.log"
+
+
+def _failure(exc: BaseException) -> str:
+    from plansight.hook.store import StoreBusy
+
+    if isinstance(exc, StoreBusy):
+        return f"gave up: {exc}"
+    import traceback
+
+    return "failed: " + "".join(traceback.format_exception(exc)).rstrip()
+
+
+def _log(facts: dict[str, str], outcome: str, seconds: float) -> None:
+    """Append one line; never raises (a full disk must not hurt the agent either)."""
+    try:
+        path = log_path()
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
+            os.replace(path, path.with_suffix(".log.1"))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        fields = " ".join(
+            f"{key}={facts[key]}"
+            for key in ("agent", "event", "tool", "session", "result")
+            if key in facts
+        )
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{stamp} {seconds * 1000:.1f}ms {fields} {outcome}\n")
+    except Exception:
+        pass

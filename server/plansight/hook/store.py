@@ -1,0 +1,130 @@
+"""The hook's dealings with the plan store: ingest a plan tool call, add edited files to
+the task in progress, read the context an agent is told.
+
+The store is the one of the event's `cwd` (its workspace root, as every Plansight command
+finds it; `PLANSIGHT_DB` overrides). It is opened with a short lock wait: a hook gives up
+rather than keep the agent waiting.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from plansight.paths import resolve_store_path, workspace_root
+
+if TYPE_CHECKING:
+    from plansight.service import PlanService
+    from plansight.store.sqlite import SqliteStore
+
+
+class StoreBusy(Exception):
+    """Another process held the store's lock longer than a hook may wait."""
+
+
+def _open_store(cwd: str) -> SqliteStore:
+    from plansight.hook.run import STORE_BUSY_SECONDS
+    from plansight.store.sqlite import SqliteStore, StoreError
+
+    try:
+        return SqliteStore(resolve_store_path(None, workspace_root(cwd)), STORE_BUSY_SECONDS)
+    except (StoreError, sqlite3.OperationalError) as exc:
+        raise StoreBusy(f"cannot open the store: {exc}") from None
+
+
+def _service(cwd: str) -> PlanService:
+    from plansight.service import PlanService
+
+    return PlanService(_open_store(cwd))
+
+
+def _busy(exc: sqlite3.OperationalError) -> StoreBusy:
+    return StoreBusy(f"the store is locked ({exc})")
+
+
+def ingest_plan(cwd: str, session: str, fmt: str, payload: Any, title: str | None) -> str:
+    """Ingest one plan tool call into `session`; returns what happened, for the log.
+    `title` is set only on a session that has none yet."""
+    from pydantic import ValidationError
+
+    from plansight.core.errors import RequestRefused
+    from plansight.protocol import IngestParams
+
+    service = _service(cwd)
+    try:
+        request: dict[str, Any] = {"session": session, "format": fmt, "payload": payload}
+        if title is not None and service.store.load(session).title is None:
+            request["title"] = title
+        try:
+            outcome = service.ingest(IngestParams.model_validate(request), request)
+        except (ValidationError, RequestRefused) as exc:
+            # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
+            return f"refused ({_reason(exc)})"
+        except sqlite3.OperationalError as exc:
+            raise _busy(exc) from None
+        result = outcome.result
+        return f"version {result['version']}" + (
+            f" errors {result['errors']}" if result.get("errors") else ""
+        )
+    finally:
+        service.store.close()
+
+
+def add_files(cwd: str, session: str, paths: list[str]) -> str:
+    """Add the workspace-relative form of `paths` to the files of the session's task in
+    progress (the `update` op's `addFiles`); returns what happened, for the log."""
+    from plansight.hook.files import workspace_relative
+
+    relative = workspace_relative(paths, cwd, str(workspace_root(cwd)))
+    if not relative:
+        return "no file in the workspace"
+    store = _open_store(cwd)
+    try:
+        current = store.load(session).current()
+        if current is None:
+            return "no task in progress"
+        from plansight.protocol import ApplyParams
+        from plansight.service import PlanService
+
+        request: dict[str, Any] = {
+            "session": session,
+            "ops": [{"op": "update", "id": current.id, "addFiles": relative}],
+        }
+        try:
+            outcome = PlanService(store).apply(ApplyParams.model_validate(request), request)
+        except sqlite3.OperationalError as exc:
+            raise _busy(exc) from None
+        return f"files of {current.id}: version {outcome.result['version']}"
+    finally:
+        store.close()
+
+
+def context_for_agent(cwd: str, session: str, always: bool) -> str | None:
+    """The `plansight/context` text when a person changed the plan since the agent last
+    looked or the reminder is due (or `always`, for a plan that is not empty), else None.
+    Reads the store and the core only: no models to build on the hook's most common path."""
+    from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
+
+    store = _open_store(cwd)
+    try:
+        try:
+            rounds, user_changes = store.context_round(session)
+        except sqlite3.OperationalError as exc:
+            raise _busy(exc) from None
+        plan = store.load(session)
+        context = context_text(plan, rounds, user_changes, DEFAULT_REMINDER_AFTER_ROUNDS)
+        if user_changes or context.reminder or (always and not plan.is_empty()):
+            return context.text
+        return None
+    finally:
+        store.close()
+
+
+def _reason(exc: Exception) -> str:
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        from plansight.validation import validation_errors
+
+        return "; ".join(f"{e['path'] or 'params'}: {e['message']}" for e in validation_errors(exc))
+    return str(getattr(exc, "message", exc))

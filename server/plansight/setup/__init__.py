@@ -1,0 +1,1 @@
+"""`plansight setup`: Plansight into an agent's hooks or an editor, in one line."""
