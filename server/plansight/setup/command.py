@@ -12,8 +12,9 @@ from typing import Any
 from plansight.hook.agents import AGENTS, Agent
 from plansight.paths import workspace_root
 from plansight.setup.agent_hooks import with_ours, without_ours
+from plansight.setup.codex_config import config_path, with_update_plan, without_update_plan
 from plansight.setup.editors import setup_nvim, setup_vscode
-from plansight.setup.settings_file import SetupError, change_settings, read_settings
+from plansight.setup.settings_file import SetupError, change_file, change_settings, read_settings
 
 __all__ = ["SetupError", "run_setup"]
 
@@ -33,14 +34,50 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
 
     def edit(settings: dict[str, Any]) -> dict[str, Any]:
         try:
-            return without_ours(settings) if remove else with_ours(settings, agent, command)
+            if remove:
+                return without_switches(agent, without_ours(settings))
+            return with_switches(agent, with_ours(settings, agent, command))
         except ValueError as exc:
             raise SetupError(f"{path}: {exc}; nothing changed") from None
 
     change_settings(path, edit, dry_run, _say)
+    if agent.name == "codex":
+        # The plan tool's switch lives in config.toml, next to hooks.json.
+        edit_text = without_update_plan if remove else with_update_plan
+        change_file(config_path(path), edit_text, dry_run, _say)
     if not remove:
         _after_install(agent, path, scope)
     return 0
+
+
+# Claude Code 2.1 offers its plan tools (TaskCreate, TaskUpdate, TodoWrite) to the newest
+# models only when this is set (to older models always): without it there is no plan.
+CLAUDE_TODO_SWITCH = ("CLAUDE_CODE_ENABLE_TODO_TOOLS", "true")
+
+
+def with_switches(agent: Agent, settings: dict[str, Any]) -> dict[str, Any]:
+    """The agent's own switches its plan tool needs, in the same settings file."""
+    if agent.name == "claude-code":
+        env = settings.setdefault("env", {})
+        if not isinstance(env, dict):
+            raise ValueError("`env` is not an object")
+        name, value = CLAUDE_TODO_SWITCH
+        if name not in env:
+            env[name] = value
+        elif env[name] != value:
+            _say(f"Note: {name} is set to {env[name]!r} here; Claude's plan tools need 'true'.")
+    return settings
+
+
+def without_switches(agent: Agent, settings: dict[str, Any]) -> dict[str, Any]:
+    env = settings.get("env")
+    if agent.name == "claude-code" and isinstance(env, dict):
+        name, value = CLAUDE_TODO_SWITCH
+        if env.get(name) == value:
+            del env[name]
+            if not env:
+                del settings["env"]
+    return settings
 
 
 def settings_path(agent: Agent, scope: str) -> Path:

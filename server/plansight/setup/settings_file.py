@@ -58,14 +58,31 @@ def change_settings(
     dry_run: bool,
     say: Callable[[str], None],
 ) -> bool:
-    """Apply `edit` to the settings in `path`; print the diff; write with a backup unless
-    `dry_run`. Returns whether the file changes (or would)."""
-    before_text, before = read_settings(path)
-    after = edit(json.loads(json.dumps(before)))  # `edit` works on its own copy
-    if after == before:
+    """Apply `edit` to the JSON settings in `path` (see `change_file`)."""
+
+    def new_text(before_text: str) -> str:
+        _, before = read_settings(path)
+        after = edit(json.loads(json.dumps(before)))  # `edit` works on its own copy
+        return before_text if after == before else render(after, before_text)
+
+    return change_file(path, new_text, dry_run, say)
+
+
+def change_file(
+    path: Path, new_text: Callable[[str], str], dry_run: bool, say: Callable[[str], None]
+) -> bool:
+    """Replace the text of `path` by `new_text(old text)`; print the diff; write with a
+    backup unless `dry_run`. Returns whether the file changes (or would)."""
+    try:
+        before_text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        before_text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SetupError(f"cannot read {path}: {exc.__class__.__name__}; nothing changed") from None
+    after_text = new_text(before_text)
+    if after_text == before_text:
         say(f"{path}: already as it should be, nothing to change")
         return False
-    after_text = render(after, before_text)
     diff = difflib.unified_diff(
         before_text.splitlines(keepends=True),
         after_text.splitlines(keepends=True),
@@ -76,7 +93,7 @@ def change_settings(
     if dry_run:
         say(f"(dry run: {path} not changed)")
         return True
-    write_with_backup(path, after_text, before_text != "" or path.exists(), say)
+    write_with_backup(path, after_text, path.exists(), say)
     return True
 
 
