@@ -40,10 +40,13 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
         except ValueError as exc:
             raise SetupError(f"{path}: {exc}; nothing changed") from None
 
+    if agent.name == "codex":
+        # The plan tool's switch lives in config.toml, next to hooks.json; checked first,
+        # so that a config.toml Plansight cannot change leaves hooks.json alone too.
+        edit_text = without_update_plan if remove else with_update_plan
+        edit_text(_text_of(config_path(path)))
     change_settings(path, edit, dry_run, _say)
     if agent.name == "codex":
-        # The plan tool's switch lives in config.toml, next to hooks.json.
-        edit_text = without_update_plan if remove else with_update_plan
         change_file(config_path(path), edit_text, dry_run, _say)
     if not remove:
         _after_install(agent, path, scope)
@@ -78,6 +81,15 @@ def without_switches(agent: Agent, settings: dict[str, Any]) -> dict[str, Any]:
             if not env:
                 del settings["env"]
     return settings
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SetupError(f"cannot read {path}: {exc.__class__.__name__}; nothing changed") from None
 
 
 def settings_path(agent: Agent, scope: str) -> Path:

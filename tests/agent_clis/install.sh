@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the agents' own CLIs that tests/agents runs for real (pinned versions, from npm)
+# into .cache/agent-clis (gitignored). Does nothing when they are there already.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=.cache/agent-clis
+want="@anthropic-ai/claude-code@2.1.330 @openai/codex@0.169.0 @google/gemini-cli@0.61.0"
+if [ -f "$dir/installed.txt" ] && [ "$(cat "$dir/installed.txt")" = "$want" ] \
+  && [ -x "$dir/node_modules/.bin/claude" ] && [ -x "$dir/node_modules/.bin/codex" ] \
+  && [ -x "$dir/node_modules/.bin/gemini" ]; then
+  exit 0
+fi
+mkdir -p "$dir"
+# shellcheck disable=SC2086
+npm install --prefix "$dir" --no-audit --no-fund --loglevel=error $want
+echo "$want" > "$dir/installed.txt"

@@ -1,0 +1,215 @@
+"""Scripted model APIs on localhost, so the agents' real CLIs run a whole turn offline.
+
+Each server answers the agent's model requests from a script: the Nth request of the
+main loop (counted by the tool results it carries) gets the Nth tool call, then a
+closing text. Side requests (Claude's title, Gemini's model router) get a short text.
+The wire formats are the three public APIs the CLIs speak: Anthropic Messages (SSE),
+OpenAI Responses (SSE) and Gemini `generateContent` / `streamGenerateContent` (SSE).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ToolCall = tuple[str, dict[str, Any]]  # (tool name, its input)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _ScriptedServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, body: bytes, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_HEAD(self) -> None:
+        self._send(b"", "text/plain")
+
+    def do_GET(self) -> None:
+        self._send(b"{}", "application/json")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        request = json.loads(self.rfile.read(length) or b"{}")
+        self.server.requests.append((self.path, request))
+        body, content_type = self.server.answer(self.path, request)
+        self._send(body, content_type)
+
+
+class _ScriptedServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, api: str, script: list[ToolCall]) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.api = api
+        self.script = script
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def answer(self, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
+        return {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}[self.api](
+            self.script, path, request
+        )
+
+
+def _sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:
+    return "".join(
+        (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n"
+        for name, data in events
+    ).encode()
+
+
+def _anthropic(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple[bytes, str]:
+    if "count_tokens" in path:
+        return json.dumps({"input_tokens": 10}).encode(), "application/json"
+    tools = {tool.get("name") for tool in request.get("tools") or []}
+    done = sum(
+        1
+        for message in request.get("messages", [])
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    )
+    if "Edit" not in tools:  # a side request: the session's title, a summary
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": "Scripted"}]
+        stop = "end_turn"
+    elif done < len(script):
+        name, arguments = script[done]
+        blocks = [{"type": "tool_use", "id": f"toolu_{done:02d}", "name": name, "input": arguments}]
+        stop = "tool_use"
+    else:
+        blocks, stop = [{"type": "text", "text": "Done."}], "end_turn"
+    usage = {"input_tokens": 10, "output_tokens": 5}
+    if not request.get("stream"):
+        message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted"}
+        message.update(content=blocks, stop_reason=stop, stop_sequence=None, usage=usage)
+        return json.dumps(message).encode(), "application/json"
+    start = {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted"}
+    start.update(content=[], stop_reason=None, stop_sequence=None, usage=usage)
+    events: list[tuple[str | None, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
+    for index, block in enumerate(blocks):
+        if block["type"] == "text":
+            opening: dict[str, Any] = {"type": "text", "text": ""}
+            delta: dict[str, Any] = {"type": "text_delta", "text": block["text"]}
+        else:
+            opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        events += [
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            ),
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            ),
+            ("content_block_stop", {"type": "content_block_stop", "index": index}),
+        ]
+    events += [
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return _sse(events), "text/event-stream"
+
+
+def _openai(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple[bytes, str]:
+    done = sum(
+        1
+        for item in request.get("input", [])
+        if isinstance(item, dict)
+        and item.get("type") in ("function_call_output", "custom_tool_call_output")
+    )
+    if done < len(script):
+        name, arguments = script[done]
+        if name == "apply_patch":  # a freeform ("custom") tool in Codex: the patch as text
+            item: dict[str, Any] = {
+                "type": "custom_tool_call",
+                "name": name,
+                "input": arguments["patch"],
+            }
+        else:
+            item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments)}
+        item.update(call_id=f"call_{done}", id=f"item_{done}")
+    else:
+        item = {"type": "message", "role": "assistant", "id": "msg_9"}
+        item["content"] = [{"type": "output_text", "text": "Done."}]
+    usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1}
+    usage.update(output_tokens_details=None, total_tokens=2)
+    events: list[tuple[str | None, dict[str, Any]]] = [
+        ("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
+        ("response.output_item.done", {"type": "response.output_item.done", "item": item}),
+        (
+            "response.completed",
+            {"type": "response.completed", "response": {"id": "resp_1", "usage": usage}},
+        ),
+    ]
+    return _sse(events), "text/event-stream"
+
+
+def _gemini(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple[bytes, str]:
+    if "countTokens" in path:
+        return json.dumps({"totalTokens": 10}).encode(), "application/json"
+    declared = [
+        d for tool in request.get("tools", []) for d in tool.get("functionDeclarations", [])
+    ]
+    done = sum(
+        1
+        for content in request.get("contents", [])
+        for part in content.get("parts", [])
+        if "functionResponse" in part
+    )
+    if not declared:  # the model router's request
+        parts: list[dict[str, Any]] = [
+            {"text": '{"reasoning": "scripted", "model_choice": "flash"}'}
+        ]
+    elif done < len(script):
+        name, arguments = script[done]
+        parts = [{"functionCall": {"name": name, "args": arguments}}]
+    else:
+        parts = [{"text": "Done."}]
+    chunk = {
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 5, "totalTokenCount": 10},
+    }
+    if "stream" in path:
+        return _sse([(None, chunk)]), "text/event-stream"
+    return json.dumps(chunk).encode(), "application/json"
+
+
+@contextmanager
+def scripted_model(api: str, script: list[ToolCall]) -> Iterator[_ScriptedServer]:
+    """A model API (`anthropic`, `openai` or `gemini`) answering from `script`."""
+    server = _ScriptedServer(api, script)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

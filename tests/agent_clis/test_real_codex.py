@@ -1,0 +1,118 @@
+"""Codex CLI 0.169.0 itself, from npm, with what `plansight setup codex` wrote."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from agent_home import RUN_TIMEOUT, AgentHome, agent_cli
+from scripted_models import scripted_model
+
+from plansight.paths import default_store_path
+from plansight.store.sqlite import SqliteStore
+
+
+def _codex_home(person: AgentHome) -> str:
+    return str(person.home / ".codex")
+
+
+def test_codex_reads_the_hooks_setup_wrote(person: AgentHome) -> None:
+    """Codex's own app server lists the hooks from hooks.json: events, matcher, command,
+    and that they wait for the person's review (Codex trusts no new hook by itself)."""
+    done = person.plansight("setup", "codex")
+    assert done.returncode == 0, done.stderr
+    server = subprocess.Popen(
+        [agent_cli("codex"), "app-server"],
+        cwd=person.project,
+        env=person.env(CODEX_HOME=_codex_home(person)),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        messages = [
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {"clientInfo": {"name": "t", "version": "1"}},
+            },
+            {"method": "initialized"},
+            {"id": 2, "method": "hooks/list", "params": {"cwds": [str(person.project)]}},
+        ]
+        for message in messages:
+            server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        server.stdin.flush()
+        answer: dict[str, object] = {}
+        for line in server.stdout:
+            reply = json.loads(line)
+            if reply.get("id") == 2:
+                answer = reply
+                break
+    finally:
+        server.kill()
+        server.wait(RUN_TIMEOUT)
+    listing = answer["result"]["data"][0]  # type: ignore[index]
+    assert listing["errors"] == [] and listing["warnings"] == []
+    hooks = {hook["eventName"]: hook for hook in listing["hooks"]}
+    assert set(hooks) == {"sessionStart", "userPromptSubmit", "postToolUse"}
+    assert hooks["postToolUse"]["matcher"] == "update_plan|apply_patch"
+    assert all(hook["command"].endswith("plansight hook codex") for hook in hooks.values())
+    assert {hook["trustStatus"] for hook in hooks.values()} == {"untrusted"}
+
+
+def test_a_codex_plan_and_patch_arrive(person: AgentHome) -> None:
+    """A whole `codex exec` turn against a scripted model: update_plan (offered only with
+    the switch setup turned on) and apply_patch reach the store through the hooks."""
+    assert person.plansight("setup", "codex").returncode == 0
+    plan = {
+        "explanation": "Starting with the repro",
+        "plan": [
+            {"step": "Reproduce the login bug", "status": "in_progress"},
+            {"step": "Fix the session check", "status": "pending"},
+        ],
+    }
+    patch = (
+        "*** Begin Patch\n*** Update File: app.py\n@@\n-print('hi')\n+print('hello')\n"
+        "*** Add File: docs/notes.md\n+# Notes\n*** End Patch\n"
+    )
+    with scripted_model(
+        "openai", [("update_plan", plan), ("apply_patch", {"patch": patch})]
+    ) as model:
+        provider = (
+            f'{{name="scripted", base_url="{model.url}/v1", wire_api="responses", '
+            "requires_openai_auth=false}"
+        )
+        done = person.run(
+            [
+                agent_cli("codex"),
+                "exec",
+                "--json",
+                # The person's review of new hooks (`/hooks`), which a test cannot click.
+                "--dangerously-bypass-hook-trust",
+                *("-c", 'model="gpt-5.5"', "-c", 'model_provider="scripted"'),
+                *("-c", f"model_providers.scripted={provider}"),
+                *("-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'),
+                "Fix the login bug",
+            ],
+            CODEX_HOME=_codex_home(person),
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (person.project / "app.py").read_text() == "print('hello')\n"
+    thread = next(
+        json.loads(line)["thread_id"]
+        for line in done.stdout.splitlines()
+        if line.startswith("{") and json.loads(line).get("type") == "thread.started"
+    )
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        stored = store.load(f"codex:{thread}")
+        assert stored.title == "Fix the login bug"
+        tasks = {task.content: task for task in stored.tasks()}
+        assert tasks["Reproduce the login bug"].status == "in_progress"
+        assert tasks["Reproduce the login bug"].notes == ["Starting with the repro"]
+        assert tasks["Reproduce the login bug"].files == ["app.py", "docs/notes.md"]
+        assert tasks["Fix the session check"].status == "pending"
+    finally:
+        store.close()

@@ -1,0 +1,61 @@
+"""Gemini CLI 0.61.0 itself, from npm, with what `plansight setup gemini` wrote."""
+
+from __future__ import annotations
+
+import json
+
+from agent_home import AgentHome, agent_cli
+from scripted_models import scripted_model
+
+from plansight.paths import default_store_path
+from plansight.store.sqlite import SqliteStore
+
+
+def test_a_gemini_plan_and_edits_arrive(person: AgentHome) -> None:
+    """A whole `gemini -p` turn against a scripted model. Gemini CLI offers write_todos to
+    its 2.x models only (not to the Gemini 3 previews), hence the model chosen here."""
+    done = person.plansight("setup", "gemini")
+    assert done.returncode == 0, done.stderr
+    settings = person.home / ".gemini" / "settings.json"
+    written = json.loads(settings.read_text())
+    written["security"] = {"auth": {"selectedType": "gemini-api-key"}}
+    settings.write_text(json.dumps(written))
+    script = [
+        (
+            "write_todos",
+            {
+                "todos": [
+                    {"description": "Reproduce the login bug", "status": "in_progress"},
+                    {"description": "Fix the session check", "status": "pending"},
+                ]
+            },
+        ),
+        ("write_file", {"file_path": f"{person.project}/docs/notes.md", "content": "# Notes\n"}),
+        (
+            "replace",
+            {
+                "file_path": f"{person.project}/app.py",
+                "instruction": "greet",
+                "old_string": "print('hi')",
+                "new_string": "print('hello')",
+            },
+        ),
+    ]
+    with scripted_model("gemini", script) as model:
+        ran = person.run(
+            [agent_cli("gemini"), "-m", "gemini-2.5-pro", "--yolo", "-p", "Fix the login bug"],
+            GEMINI_API_KEY="scripted",
+            GOOGLE_GEMINI_BASE_URL=model.url,
+        )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert (person.project / "app.py").read_text() == "print('hello')\n"
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        [plan] = [p for p in store.sessions() if p.session.startswith("gemini:")]
+        assert plan.title == "Fix the login bug"
+        tasks = {task.content: task for task in plan.tasks()}
+        assert tasks["Reproduce the login bug"].status == "in_progress"
+        assert tasks["Reproduce the login bug"].files == ["docs/notes.md", "app.py"]
+        assert tasks["Fix the session check"].status == "pending"
+    finally:
+        store.close()

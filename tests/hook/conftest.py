@@ -1,0 +1,23 @@
+"""Fixtures of the hook tests: a machine to replay recorded events on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from replay import Replay
+
+# The editor's test client lives with the end-to-end tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Replay:
+    project = tmp_path / "project"
+    home = tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "app.py").write_text("print('hi')\n", encoding="utf-8")
+    return Replay(project=project, state=tmp_path / "state", home=home)
