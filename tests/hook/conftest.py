@@ -14,10 +14,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
 
 @pytest.fixture
-def machine(tmp_path: Path) -> Replay:
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Replay:
     project = tmp_path / "project"
     home = tmp_path / "home"
     home.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "app.py").write_text("print('hi')\n", encoding="utf-8")
-    return Replay(project=project, state=tmp_path / "state", home=home)
+    state = tmp_path / "state"
+    # The test looks for the store where the hook puts it: the same state folder.
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.delenv("PLANSIGHT_DB", raising=False)
+    return Replay(project=project, state=state, home=home)
