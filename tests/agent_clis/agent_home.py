@@ -1,4 +1,4 @@
-"""The agents' real CLIs (installed by `tests/agents/install.sh`), each run in a home of
+"""The agents' real CLIs (installed by `tests/agent_clis/install.sh`), each run in a home of
 its own, with Plansight set up the way a person would: `plansight setup AGENT`."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def agent_cli(name: str) -> str:
     """The path of an agent's CLI; a missing one fails the test (these tests never skip)."""
     path = CLIS / name
     if not path.exists():
-        pytest.fail(f"{path} is missing: run tests/agents/install.sh (npm, about 35 s)")
+        pytest.fail(f"{path} is missing: run tests/agent_clis/install.sh (npm, about 35 s)")
     return str(path)
 
 

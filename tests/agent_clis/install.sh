@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the agents' own CLIs that tests/agents runs for real (pinned versions, from npm)
+# Installs the agents' own CLIs that tests/agent_clis runs for real (pinned versions, from npm)
 # into .cache/agent-clis (gitignored). Does nothing when they are there already.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
