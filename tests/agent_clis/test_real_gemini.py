@@ -20,6 +20,9 @@ def test_a_gemini_plan_and_edits_arrive(person: AgentHome) -> None:
     written = json.loads(settings.read_text())
     written["security"] = {"auth": {"selectedType": "gemini-api-key"}}
     settings.write_text(json.dumps(written))
+    # The person trusts the project (Gemini CLI runs nothing headless in an untrusted one).
+    trusted = {str(person.project): "TRUST_FOLDER"}
+    (person.home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
     script = [
         (
             "write_todos",
