@@ -194,3 +194,19 @@ def test_a_subfolder_of_the_project_finds_the_projects_store(machine: Replay, ag
     name = "PostToolUse-TaskCreate-1" if agent == "claude-code" else "PostToolUse-update_plan"
     machine.replay(agent, name, cwd=str(machine.project / "src"))
     assert default_store_path(machine.project).exists()
+
+
+def test_a_resumed_conversation_is_told_its_plan(machine: Replay) -> None:
+    """Claude Code starts a resumed or compacted conversation with SessionStart: the plan
+    it may have lost from its context is said again."""
+    for name in (
+        "UserPromptSubmit",
+        "PostToolUse-TaskCreate-1",
+        "PostToolUse-TaskUpdate-in_progress",
+    ):
+        machine.replay("claude-code", name)
+    told = machine.replay("claude-code", "SessionStart", source="resume")
+    assert told["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert (
+        "Current task: Reproducing the login bug" in told["hookSpecificOutput"]["additionalContext"]
+    )
