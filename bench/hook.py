@@ -123,16 +123,22 @@ def main() -> int:
         locked = [locked_store(machine) for _ in range(5)]
 
     bare_p50 = statistics.median(bare)
-    print(f"`python -c pass` p50 {ms(bare_p50)} ({args.rounds} runs, load {os.getloadavg()[0]:.2f})\n")
+    print(
+        f"`python -c pass` p50 {ms(bare_p50)} ({args.rounds} runs, load {os.getloadavg()[0]:.2f})\n"
+    )
     print("| event | p50 | p90 | p50 over a bare start | target p50 | met? |")
     print("|---|---|---|---|---|---|")
     for name, series in times.items():
         p50 = statistics.median(series)
         p90 = statistics.quantiles(series, n=10)[-1]
         met = "yes" if p50 * 1000 <= TARGET_MS else "no"
-        print(f"| {name} | {ms(p50)} | {ms(p90)} | +{ms(p50 - bare_p50)} | {TARGET_MS:.0f} ms | {met} |")
-    print(f"| store locked by another process (gives up) | {ms(statistics.median(locked))} | | | < 1 s | "
-          f"{'yes' if max(locked) < 1 else 'no'} |")
+        print(
+            f"| {name} | {ms(p50)} | {ms(p90)} | +{ms(p50 - bare_p50)} | {TARGET_MS:.0f} ms | {met} |"
+        )
+    print(
+        f"| store locked by another process (gives up) | {ms(statistics.median(locked))} | | | < 1 s | "
+        f"{'yes' if max(locked) < 1 else 'no'} |"
+    )
     return 0
 
 
