@@ -36,5 +36,18 @@ async def test_claude_tasks_are_pushed_to_the_editor(machine: Replay, tmp_path: 
         )
         assert edited["current"]["content"] == "Reproduce the login bug"
         assert edited["current"]["files"] == ["app.py"]
+
+        # The person completes a task in the editor; the agent's next prompt is told.
+        await client.call(
+            "plansight/apply",
+            {
+                "session": SESSION,
+                "origin": "user",
+                "ops": [{"op": "done", "task": "Fix the session check"}],
+            },
+        )
+        told = await asyncio.to_thread(machine.replay, "claude-code", "UserPromptSubmit")
+        context = told["hookSpecificOutput"]["additionalContext"]
+        assert 'completed "Fix the session check"' in context
     finally:
         await stop_client(client)
