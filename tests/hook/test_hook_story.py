@@ -210,3 +210,21 @@ def test_a_resumed_conversation_is_told_its_plan(machine: Replay) -> None:
     assert (
         "Current task: Reproducing the login bug" in told["hookSpecificOutput"]["additionalContext"]
     )
+
+
+def test_parallel_tool_calls_all_land(machine: Replay) -> None:
+    """Claude Code runs the hooks of parallel tool calls at once: each waits its turn
+    for the store's lock, and every task arrives."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    machine.replay("claude-code", "UserPromptSubmit")
+    events = [machine.event("claude-code", f"PostToolUse-TaskCreate-{n}") for n in (1, 2)]
+    for n in range(3, 7):  # more of them, with their own ids
+        event = machine.event("claude-code", "PostToolUse-TaskCreate-2")
+        event["tool_input"]["subject"] = event["tool_response"]["task"]["subject"] = f"Task {n}"
+        event["tool_response"]["task"]["id"] = str(n)
+        events.append(event)
+    with ThreadPoolExecutor(len(events)) as pool:
+        runs = list(pool.map(lambda event: machine.run("claude-code", event), events))
+    assert all(run.returncode == 0 for run in runs)
+    assert len(_tasks(machine, CLAUDE)) == 6, machine.log()
