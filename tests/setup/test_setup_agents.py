@@ -62,7 +62,7 @@ def test_claude_code_keeps_every_other_setting_and_twice_is_once(home: Path, pro
     assert post[0] == USER_HOOK
     assert post[1]["matcher"] == "TodoWrite|TaskCreate|TaskUpdate|Edit|MultiEdit|NotebookEdit|Write"
     assert post[1]["hooks"][0]["command"].endswith("-m plansight hook claude-code")
-    assert post[1]["hooks"][0]["timeout"] == 5
+    assert post[1]["hooks"][0]["timeout"] == 10
     assert set(written["hooks"]) == {"PostToolUse", "SessionStart", "UserPromptSubmit"}
     assert settings.read_text().startswith('{\n    "model"')  # its indentation kept
     [backup] = _backups(settings)
@@ -128,7 +128,7 @@ def test_gemini_hooks_have_a_name_and_milliseconds(home: Path, project: Path) ->
     [after_tool] = written["hooks"]["AfterTool"]
     assert after_tool["matcher"] == "write_todos|replace|write_file"
     handler = after_tool["hooks"][0]
-    assert handler["name"] == "plansight" and handler["timeout"] == 5000
+    assert handler["name"] == "plansight" and handler["timeout"] == 10000
     setup(home, project, "gemini", "--remove")
     assert json.loads(settings.read_text()) == {
         "theme": "Dracula",
@@ -163,3 +163,16 @@ def test_codex_switch_turned_off_by_the_person_is_not_overridden(home: Path, pro
     assert done.returncode == 2 and "tools.update_plan" in done.stderr
     assert not (home / ".codex" / "hooks.json").exists()  # nothing half done
     assert config.read_text() == "[tools.update_plan]\nenabled = false\n"
+
+
+def test_the_plugins_hooks_are_the_ones_setup_writes() -> None:
+    """`hooks/hooks.json` of the Claude Code plugin holds what `setup` writes, with the
+    command on PATH (a plugin cannot know where Plansight is installed)."""
+    from plansight.hook.agents import CLAUDE_CODE
+    from plansight.setup.agent_hooks import wanted_groups
+
+    plugin = json.loads((Path(__file__).resolve().parents[2] / "hooks" / "hooks.json").read_text())
+    wanted: dict[str, list[object]] = {}
+    for event, group in wanted_groups(CLAUDE_CODE, "plansight hook claude-code"):
+        wanted.setdefault(event, []).append(group)
+    assert plugin["hooks"] == wanted

@@ -15,8 +15,9 @@ from typing import Any
 
 from plansight.hook.agents import Agent
 
-# The hook gives up by itself within a second; the agent's own limit is only a backstop.
-TIMEOUT_SECONDS = 5
+# The hook answers within a second on a store another process keeps locked, and gives up
+# by itself after 9 s whatever happens; the agent's own limit is only a backstop.
+TIMEOUT_SECONDS = 10
 
 # A command that runs `plansight hook AGENT`, whatever the path of the executable (or
 # `python -m plansight`) in front of it: exactly the entries `setup` writes.
