@@ -14,9 +14,21 @@ from plansight.store.sqlite import SqliteStore
 def test_a_gemini_plan_and_edits_arrive(person: AgentHome) -> None:
     """A whole `gemini -p` turn against a scripted model. Gemini CLI offers write_todos to
     its 2.x models only (not to the Gemini 3 previews), hence the model chosen here."""
+    settings = person.home / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    # First a file Gemini CLI rejects, so this test can tell a check that reports nothing.
+    settings.write_text('{"hooks": {"AfterTool": [{"matcher": 5, "hooks": []}]}}')
+    with scripted_model("gemini", []) as model:
+        broken = person.run(
+            [agent_cli("gemini"), "-m", "gemini-2.5-pro", "-p", "hi"],
+            GEMINI_API_KEY="scripted",
+            GOOGLE_GEMINI_BASE_URL=model.url,
+        )
+    assert "Invalid configuration" in broken.stdout + broken.stderr
+    settings.write_text("{}")
+
     done = person.plansight("setup", "gemini")
     assert done.returncode == 0, done.stderr
-    settings = person.home / ".gemini" / "settings.json"
     written = json.loads(settings.read_text())
     written["security"] = {"auth": {"selectedType": "gemini-api-key"}}
     settings.write_text(json.dumps(written))
@@ -51,6 +63,7 @@ def test_a_gemini_plan_and_edits_arrive(person: AgentHome) -> None:
             GOOGLE_GEMINI_BASE_URL=model.url,
         )
     assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Invalid configuration" not in ran.stdout + ran.stderr  # Gemini's own check
     assert (person.project / "app.py").read_text() == "print('hello')\n"
     store = SqliteStore(default_store_path(person.project))
     try:
