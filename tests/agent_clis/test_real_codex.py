@@ -116,3 +116,36 @@ def test_a_codex_plan_and_patch_arrive(person: AgentHome) -> None:
         assert tasks["Fix the session check"].status == "pending"
     finally:
         store.close()
+
+    # The person completes a task; Codex's next prompt carries it to the model.
+    person_edit = person.plansight(
+        *("apply", "--session", f"codex:{thread}", "--origin", "user"),
+        *("--ops", '[{"op": "done", "task": "Fix the session check"}]'),
+    )
+    assert person_edit.returncode == 0, person_edit.stderr
+    with scripted_model("openai", []) as model:
+        resumed = _codex_exec(person, model.url, "resume", thread, "Carry on")
+        told = json.dumps(model.requests[-1][1]["input"])
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "The user changed the todo list" in told and "Fix the session check" in told
+
+
+def _codex_exec(person: AgentHome, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    provider = (
+        f'{{name="scripted", base_url="{url}/v1", wire_api="responses", '
+        "requires_openai_auth=false}"
+    )
+    return person.run(
+        [
+            agent_cli("codex"),
+            "exec",
+            "--json",
+            # The person's review of new hooks (`/hooks`), which a test cannot click.
+            "--dangerously-bypass-hook-trust",
+            *("-c", 'model="gpt-5.5"', "-c", 'model_provider="scripted"'),
+            *("-c", f"model_providers.scripted={provider}"),
+            *("-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'),
+            *args,
+        ],
+        CODEX_HOME=_codex_home(person),
+    )
