@@ -75,3 +75,20 @@ def test_a_gemini_plan_and_edits_arrive(person: AgentHome) -> None:
         assert tasks["Fix the session check"].status == "pending"
     finally:
         store.close()
+
+    # The person drops a task; Gemini's next prompt (BeforeAgent) carries it to the model.
+    person_edit = person.plansight(
+        *("apply", "--session", plan.session, "--origin", "user"),
+        *("--ops", '[{"op": "drop", "task": "Fix the session check"}]'),
+    )
+    assert person_edit.returncode == 0, person_edit.stderr
+    with scripted_model("gemini", []) as model:
+        resumed = person.run(
+            [agent_cli("gemini"), "-m", "gemini-2.5-pro", "--resume", "latest", "-p", "Carry on"],
+            GEMINI_API_KEY="scripted",
+            GOOGLE_GEMINI_BASE_URL=model.url,
+        )
+        told = json.dumps([r for _, r in model.requests if r.get("tools")][-1]["contents"])
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    # Gemini CLI escapes < and > in what a hook adds (its hookRunner), hence &lt;.
+    assert "The user changed the todo list" in told and "Fix the session check" in told
