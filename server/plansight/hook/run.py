@@ -22,14 +22,14 @@ from typing import IO, Any
 from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.conversation import Conversation, ConversationFile, title_from_prompt
 
-# A store another process keeps locked is given up on after 0.75 s: a few hooks of one
+# A store another process keeps locked is given up on after 0.5 s: a few hooks of one
 # agent writing at once (parallel tool calls) each hold it for milliseconds, a run on an
 # idle machine takes 40 to 250 ms, so even then the agent has its answer within a second.
 # The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
 # load stretches a run that loads the models past a second, several at once past two,
 # and cutting them would lose the plan. The agent's own limit (`plansight setup`) is 10 s.
 DEADLINE_SECONDS = 9.0
-STORE_BUSY_SECONDS = 0.75
+STORE_BUSY_SECONDS = 0.5
 MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
 LOG_MAX_BYTES = 1024 * 1024
 
