@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from plansight.agents import read_payload
+from plansight.context_round import context_round, person_changes
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
-from plansight.core.context import context_text
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.importing import import_markdown
 from plansight.core.incoming import Replacement
@@ -18,7 +18,6 @@ from plansight.core.ingest import ingest
 from plansight.core.limits import title_problem
 from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
-from plansight.core.netchange import user_changes
 from plansight.core.ops import apply_ops
 from plansight.core.record import EMPTY_RECORD, plan_from_record
 from plansight.core.settings import Settings
@@ -80,17 +79,13 @@ class PlanService:
         return {"text": to_markdown(plan)}
 
     def context(self, params: ContextParams) -> Json:
-        rounds, logged = self.store.context_round(params.session)
-        changes = user_changes(logged, lambda version: self.store.snapshot(params.session, version))
-        plan = self.store.load(params.session)
-        ctx = context_text(plan, rounds, changes, self.settings.reminder_after_rounds)
+        ctx, _ = context_round(self.store, params.session, self.settings.reminder_after_rounds)
         return {"text": ctx.text, "reminder": ctx.reminder}
 
     def user_changes(self, session: str) -> list[str]:
         """What a person changed in the session since the agent last looked, once: for
         agents whose loop cannot call `context` (an MCP tool result carries it)."""
-        logged = self.store.context_round(session)[1]
-        return user_changes(logged, lambda version: self.store.snapshot(session, version))
+        return person_changes(self.store, session)[1]
 
     def history(self, params: HistoryParams) -> Json:
         session = params.session

@@ -87,7 +87,11 @@ def test_the_persons_change_reaches_the_agent_once(machine: Replay) -> None:
 def test_a_change_made_before_a_plan_tool_call_is_told_after_it(machine: Replay) -> None:
     for name in ("UserPromptSubmit", "PostToolUse-TaskCreate-1"):
         machine.replay("claude-code", name)
-    _person_changes(machine, CLAUDE, [{"op": "note", "text": "Check Safari first"}])
+    _person_changes(
+        machine,
+        CLAUDE,
+        [{"op": "note", "task": "Reproduce the login bug", "text": "Check Safari first"}],
+    )
     told = machine.replay("claude-code", "PostToolUse-TaskCreate-2")
     assert told["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
     assert "Check Safari first" in told["hookSpecificOutput"]["additionalContext"]

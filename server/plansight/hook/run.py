@@ -127,13 +127,13 @@ def handle(agent: Agent, event: dict[str, Any], facts: dict[str, str]) -> Reply:
             from plansight.hook.store import ingest_plan
 
             title = None if conversation.planned else _title(agent, conversation)
-            facts["result"] = ingest_plan(
+            facts["result"], told = ingest_plan(
                 cwd, session, agent.plan_tools[tool], _plan_payload(agent, tool, event), title
             )
             if not conversation.planned:
                 conversation.planned = True
                 memory.write(conversation)
-            return _reply(agent, agent.after_tool, _context(cwd, session, always=False))
+            return _reply(agent, agent.after_tool, told)
         if tool in agent.edit_tools:
             if not conversation.planned:
                 return {}

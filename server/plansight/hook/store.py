@@ -42,11 +42,16 @@ def _busy(exc: sqlite3.OperationalError) -> StoreBusy:
     return StoreBusy(f"the store is locked ({exc})")
 
 
-def ingest_plan(cwd: str, session: str, fmt: str, payload: Any, title: str | None) -> str:
-    """Ingest one plan tool call into `session`; returns what happened, for the log.
+def ingest_plan(
+    cwd: str, session: str, fmt: str, payload: Any, title: str | None
+) -> tuple[str, str | None]:
+    """Ingest one plan tool call into `session`. Returns what happened, for the log, and
+    the context to tell the agent when a person changed the plan since it last looked.
     `title` is set only on a session that has none yet."""
     from pydantic import ValidationError
 
+    from plansight.context_round import person_changes
+    from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
     from plansight.core.errors import RequestRefused
     from plansight.protocol import IngestParams
 
@@ -56,16 +61,24 @@ def ingest_plan(cwd: str, session: str, fmt: str, payload: Any, title: str | Non
         if title is not None and service.store.load(session).title is None:
             request["title"] = title
         try:
-            outcome = service.ingest(IngestParams.model_validate(request), request)
+            params = IngestParams.model_validate(request)
+            # Looked at before the ingest, which resets the rounds this look counts: a
+            # plan tool call is the agent updating its plan, never a reason to remind it.
+            _, changes = person_changes(service.store, session)
+            outcome = service.ingest(params, request)
         except (ValidationError, RequestRefused) as exc:
             # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
-            return f"refused ({_reason(exc)})"
+            return f"refused ({_reason(exc)})", None
         except sqlite3.OperationalError as exc:
             raise _busy(exc) from None
         result = outcome.result
-        return f"version {result['version']}" + (
+        done = f"version {result['version']}" + (
             f" errors {result['errors']}" if result.get("errors") else ""
         )
+        if not changes:
+            return done, None
+        plan = service.store.load(session)
+        return done, context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text
     finally:
         service.store.close()
 
@@ -102,18 +115,17 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
 def context_for_agent(cwd: str, session: str, always: bool) -> str | None:
     """The `plansight/context` text when a person changed the plan since the agent last
     looked or the reminder is due (or `always`, for a plan that is not empty), else None.
-    Reads the store and the core only: no models to build on the hook's most common path."""
-    from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
+    Reads the store and the core only: no models to build on a planned session's prompt."""
+    from plansight.context_round import context_round
+    from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS
 
     store = _open_store(cwd)
     try:
         try:
-            rounds, user_changes = store.context_round(session)
+            context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS)
         except sqlite3.OperationalError as exc:
             raise _busy(exc) from None
-        plan = store.load(session)
-        context = context_text(plan, rounds, user_changes, DEFAULT_REMINDER_AFTER_ROUNDS)
-        if user_changes or context.reminder or (always and not plan.is_empty()):
+        if changes or context.reminder or (always and not store.load(session).is_empty()):
             return context.text
         return None
     finally:

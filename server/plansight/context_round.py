@@ -1,0 +1,24 @@
+"""One `plansight/context` round of a session, as the service answers it and as the
+agents' hook tells it: counted, with what a person changed since the agent last looked.
+Store and core only, no models: the hook reads it on every prompt of a planned session."""
+
+from __future__ import annotations
+
+from plansight.core.context import ContextText, context_text
+from plansight.core.netchange import user_changes
+from plansight.store.base import TodoStore
+
+
+def person_changes(store: TodoStore, session: str) -> tuple[int, list[str]]:
+    """Count one more round; returns the consecutive count and the lines of what a person
+    changed since the previous round (the net change), once."""
+    rounds, logged = store.context_round(session)
+    return rounds, user_changes(logged, lambda version: store.snapshot(session, version))
+
+
+def context_round(
+    store: TodoStore, session: str, reminder_after: int
+) -> tuple[ContextText, list[str]]:
+    """The context text of `session` and the lines of what a person changed, once."""
+    rounds, changes = person_changes(store, session)
+    return context_text(store.load(session), rounds, changes, reminder_after), changes
