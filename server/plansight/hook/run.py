@@ -224,10 +224,10 @@ def log_path() -> Path:
 
 
 def _failure(exc: BaseException) -> str:
-    from plansight.hook.store import StoreBusy
+    from plansight.store.errors import StoreError
 
-    if isinstance(exc, StoreBusy):
-        return f"gave up: {exc}"
+    if isinstance(exc, StoreError):  # a lock held too long, a full disk, a read-only store
+        return f"gave up: the store is {exc.reason}: {exc}"
     import traceback
 
     return "failed: " + "".join(traceback.format_exception(exc)).rstrip()

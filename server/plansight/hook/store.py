@@ -3,12 +3,12 @@ the task in progress, read the context an agent is told.
 
 The store is the one of the event's `cwd` (its workspace root, as every Plansight command
 finds it; `PLANSIGHT_DB` overrides). It is opened with a short lock wait: a hook gives up
-rather than keep the agent waiting.
+rather than keep the agent waiting. Every storage fault leaves as the store's StoreError
+(`busy` for a lock held too long), which the hook logs as giving up.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from plansight.paths import resolve_store_path, workspace_root
@@ -18,28 +18,17 @@ if TYPE_CHECKING:
     from plansight.store.sqlite import SqliteStore
 
 
-class StoreBusy(Exception):
-    """Another process held the store's lock longer than a hook may wait."""
-
-
 def _open_store(cwd: str) -> SqliteStore:
     from plansight.hook.run import STORE_BUSY_SECONDS
-    from plansight.store.sqlite import SqliteStore, StoreError
+    from plansight.store.sqlite import SqliteStore
 
-    try:
-        return SqliteStore(resolve_store_path(None, workspace_root(cwd)), STORE_BUSY_SECONDS)
-    except (StoreError, sqlite3.OperationalError) as exc:
-        raise StoreBusy(f"cannot open the store: {exc}") from None
+    return SqliteStore(resolve_store_path(None, workspace_root(cwd)), STORE_BUSY_SECONDS)
 
 
 def _service(cwd: str) -> PlanService:
     from plansight.service import PlanService
 
     return PlanService(_open_store(cwd))
-
-
-def _busy(exc: sqlite3.OperationalError) -> StoreBusy:
-    return StoreBusy(f"the store is locked ({exc})")
 
 
 def ingest_plan(
@@ -69,8 +58,6 @@ def ingest_plan(
         except (ValidationError, RequestRefused) as exc:
             # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
             return f"refused ({_reason(exc)})", None
-        except sqlite3.OperationalError as exc:
-            raise _busy(exc) from None
         result = outcome.result
         done = f"version {result['version']}" + (
             f" errors {result['errors']}" if result.get("errors") else ""
@@ -103,10 +90,7 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
             "session": session,
             "ops": [{"op": "update", "id": current.id, "addFiles": relative}],
         }
-        try:
-            outcome = PlanService(store).apply(ApplyParams.model_validate(request), request)
-        except sqlite3.OperationalError as exc:
-            raise _busy(exc) from None
+        outcome = PlanService(store).apply(ApplyParams.model_validate(request), request)
         return f"files of {current.id}: version {outcome.result['version']}"
     finally:
         store.close()
@@ -121,10 +105,7 @@ def context_for_agent(cwd: str, session: str, always: bool) -> str | None:
 
     store = _open_store(cwd)
     try:
-        try:
-            context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS)
-        except sqlite3.OperationalError as exc:
-            raise _busy(exc) from None
+        context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS)
         if changes or context.reminder or (always and not store.load(session).is_empty()):
             return context.text
         return None
