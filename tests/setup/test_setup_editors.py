@@ -42,7 +42,7 @@ def _plansight(
         cwd=cwd or site,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=900,  # a guard against a hang: `npm ci` on a loaded machine takes minutes
         check=False,
     )
 
