@@ -21,9 +21,11 @@ import {
 } from 'vscode-languageclient/node';
 import {
   DID_CHANGE,
+  DID_PRUNE,
   ErrorCodes,
   PROTOCOL_VERSION,
   type DidChangeParams,
+  type DidPruneParams,
   type ParamsOf,
   type RequestMethod,
   type ResultOf,
@@ -57,11 +59,14 @@ export class PlansightClient implements vscode.Disposable {
   private crashes: number[] = [];
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams>();
+  private readonly pruneEmitter = new vscode.EventEmitter<readonly string[]>();
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly readyEmitter = new vscode.EventEmitter<void>();
 
   /** Every committed change of any session, from this window or any other process. */
   readonly onDidChange = this.changeEmitter.event;
+  /** Sessions pruned from the store (by any process): drop them. */
+  readonly onDidPrune = this.pruneEmitter.event;
   readonly onDidChangeState = this.stateEmitter.event;
   /** The server answered `initialize`: at the first start and after every restart. */
   readonly onDidBecomeReady = this.readyEmitter.event;
@@ -69,6 +74,7 @@ export class PlansightClient implements vscode.Disposable {
   constructor(private readonly output: vscode.OutputChannel) {
     this.disposables.push(
       this.changeEmitter,
+      this.pruneEmitter,
       this.stateEmitter,
       this.readyEmitter,
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -164,6 +170,11 @@ export class PlansightClient implements vscode.Disposable {
     const client = new QuietLanguageClient('plansight', 'Plansight', this.serverOptions(server, folder), this.clientOptions());
     this.client = client;
     client.onNotification(DID_CHANGE, (params: DidChangeParams) => this.changeEmitter.fire(params));
+    client.onNotification(DID_PRUNE, (params: DidPruneParams) => {
+      if (Array.isArray(params.sessions)) {
+        this.pruneEmitter.fire(params.sessions.filter((session) => typeof session === 'string'));
+      }
+    });
     client.onDidChangeState((event) => {
       // After a crash languageclient restarts the server itself: notifications may be lost.
       if (event.newState === State.Running && this.client === client && this.stateValue === 'running') {

@@ -8,9 +8,10 @@ import * as vscode from 'vscode';
 import { describeError, type PlansightClient } from './client';
 import { planDocumentUri } from './planDocument';
 import type { PlanSync } from './planSync';
-import { DEFAULT_PHASE, TASK_ICONS, progressText, type PlanNode } from './planTree';
+import { PRIORITY_MARKS, TASK_ICONS, progressText, sessionName, type PlanNode } from './planTree';
 import type { PlanView } from './planView';
-import type { ApplyResult, Op, Task, TaskStatus } from './protocol';
+import type { ApplyResult, HistoryEvent, Op, Priority, Task, TaskStatus, TodoState } from './protocol';
+import { openTaskFile, openTaskFileDiff } from './taskFiles';
 
 interface TaskTarget {
   readonly session: string;
@@ -24,19 +25,23 @@ interface SessionItem extends vscode.QuickPickItem {
 interface TaskAction {
   readonly command: string;
   readonly verb: string;
-  readonly op: 'start' | 'done' | 'drop' | 'rm';
-  /** The statuses the action applies to; the menus in package.json say the same. */
-  readonly applies: readonly TaskStatus[];
+  readonly op: 'start' | 'done' | 'drop';
+  /**
+   * The status the op gives (the contract: a task named by id takes it whatever it was):
+   * a task already there is not offered, as the menus in package.json do.
+   */
+  readonly gives: TaskStatus;
 }
 
-const ALL_STATUSES: readonly TaskStatus[] = ['pending', 'in_progress', 'completed', 'abandoned'];
-
 export const TASK_ACTIONS: readonly TaskAction[] = [
-  { command: 'plansight.startTask', verb: 'start', op: 'start', applies: ['pending', 'abandoned'] },
-  { command: 'plansight.completeTask', verb: 'complete', op: 'done', applies: ['pending', 'in_progress'] },
-  { command: 'plansight.dropTask', verb: 'drop', op: 'drop', applies: ['pending', 'in_progress'] },
-  { command: 'plansight.removeTask', verb: 'remove', op: 'rm', applies: ALL_STATUSES },
+  { command: 'plansight.startTask', verb: 'start', op: 'start', gives: 'in_progress' },
+  { command: 'plansight.completeTask', verb: 'complete', op: 'done', gives: 'completed' },
+  { command: 'plansight.dropTask', verb: 'drop', op: 'drop', gives: 'abandoned' },
 ];
+
+type Handler = (node?: PlanNode) => Promise<unknown>;
+
+const PRIORITIES: readonly Priority[] = ['high', 'medium', 'low'];
 
 export class PlanCommands {
   constructor(
@@ -46,10 +51,19 @@ export class PlanCommands {
   ) {}
 
   register(): vscode.Disposable[] {
-    const commands: [string, (node?: PlanNode) => Promise<unknown>][] = [
+    const commands: [string, Handler][] = [
       ['plansight.addTodo', (node) => this.addTodo(node)],
       ['plansight.clearTodos', (node) => this.clearTodos(node)],
       ['plansight.addNote', (node) => this.addNote(node)],
+      ['plansight.removeTask', (node) => this.removeTask(node)],
+      ['plansight.blockTask', (node) => this.blockTask(node)],
+      ['plansight.setPriority', (node) => this.setPriority(node)],
+      ['plansight.editTask', (node) => this.editTask(node)],
+      ['plansight.dependsOn', (node) => this.dependsOn(node)],
+      ['plansight.showHistory', (node) => this.showHistory(node)],
+      ['plansight.undo', (node) => this.undo(node)],
+      ['plansight.openFile', (node) => (node?.kind === 'file' ? openTaskFile(node.path) : Promise.resolve())],
+      ['plansight.openFileDiff', (node) => (node?.kind === 'file' ? openTaskFileDiff(node.path) : Promise.resolve())],
       ['plansight.editPlan', (node) => this.editPlan(node)],
       ['plansight.exportPlan', (node) => this.exportPlan(node)],
       ['plansight.switchSession', (node) => this.switchSession(node)],
@@ -60,7 +74,7 @@ export class PlanCommands {
         return Promise.resolve();
       }],
       ['plansight.openSettings', async () => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:plansight.plansight')],
-      ...TASK_ACTIONS.map((action): [string, (node?: PlanNode) => Promise<unknown>] => [
+      ...TASK_ACTIONS.map((action): [string, Handler] => [
         action.command,
         (node) => this.taskAction(action, node),
       ]),
@@ -102,6 +116,14 @@ export class PlanCommands {
     if (content === undefined) {
       return;
     }
+    const state = this.sync.plans.get(session);
+    if (node?.kind !== 'phase' && node?.kind !== 'task' && (state?.phases.length ?? 0) === 0) {
+      // An empty list: the server's `write` puts an item without a phase where it puts
+      // every such item; `baseVersion` keeps it from replacing tasks this window has not seen.
+      const item = { content: content.trim(), activeForm: content.trim(), status: 'pending' as const };
+      this.report(await this.client.request('plansight/write', { session, todos: [item], baseVersion: state?.version ?? 0, origin: 'user' }));
+      return;
+    }
     const phase = node?.kind === 'phase' ? node.name : node?.kind === 'task' ? node.phase : await this.pickPhase(session);
     if (phase === undefined) {
       return;
@@ -109,12 +131,9 @@ export class PlanCommands {
     await this.apply(session, [{ op: 'append', phase, items: [content.trim()] }]);
   }
 
-  /** No question with zero or one phase; with several, a pick of them or a new one. */
+  /** No question with one phase; with several, a pick of them or a new one. */
   private async pickPhase(session: string): Promise<string | undefined> {
     const phases = (this.sync.plans.get(session)?.phases ?? []).map((phase) => phase.name);
-    if (phases.length === 0) {
-      return DEFAULT_PHASE;
-    }
     if (phases.length === 1) {
       return phases[0];
     }
@@ -149,14 +168,185 @@ export class PlanCommands {
   }
 
   private async taskAction(action: TaskAction, node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, action.applies, `The task to ${action.verb}`);
+    const target = await this.targetTask(node, (task) => task.status !== action.gives, `The task to ${action.verb}`);
     if (target !== undefined) {
       await this.apply(target.session, [{ op: action.op, id: target.task.id }]);
     }
   }
 
+  /** Asks first when work would be lost from sight: a task in progress or with notes. */
+  private async removeTask(node: PlanNode | undefined): Promise<void> {
+    const target = await this.targetTask(node, () => true, 'The task to remove');
+    if (target === undefined) {
+      return;
+    }
+    const { task } = target;
+    if (task.status === 'in_progress' || task.notes.length > 0) {
+      const why = [task.status === 'in_progress' ? 'it is in progress' : undefined, notesCount(task)].filter((part) => part !== undefined).join(' and ');
+      const remove = 'Remove';
+      const answer = await vscode.window.showWarningMessage(
+        `Remove "${task.content}"? ${capitalizeFirst(why)}.`,
+        { modal: true, detail: 'Plansight: Undo Last Change or Show History brings it back.' },
+        remove,
+      );
+      if (answer !== remove) {
+        return;
+      }
+    }
+    await this.apply(target.session, [{ op: 'rm', id: task.id }]);
+  }
+
+  private async blockTask(node: PlanNode | undefined): Promise<void> {
+    const target = await this.targetTask(node, (task) => task.status !== 'blocked', 'The task to block');
+    if (target === undefined) {
+      return;
+    }
+    const reason = await vscode.window.showInputBox({
+      title: 'Plansight: Block',
+      prompt: `Why "${target.task.content}" cannot go on (optional, kept as a note)`,
+    });
+    if (reason === undefined) {
+      return;
+    }
+    const op: Op = reason.trim() === '' ? { op: 'block', id: target.task.id } : { op: 'block', id: target.task.id, reason: reason.trim() };
+    await this.apply(target.session, [op]);
+  }
+
+  private async setPriority(node: PlanNode | undefined): Promise<void> {
+    const target = await this.targetTask(node, () => true, 'The task to set the priority of');
+    if (target === undefined) {
+      return;
+    }
+    const current = target.task.priority;
+    const items = [
+      ...PRIORITIES.map((priority) => ({ label: capitalizeFirst(priority), description: mark(current === priority, PRIORITY_MARKS[priority]), priority })),
+      { label: 'None', description: mark(current === null, ''), priority: null },
+    ];
+    const picked = await vscode.window.showQuickPick(items, { title: 'Plansight: Set Priority', placeHolder: `The priority of "${target.task.content}"` });
+    if (picked !== undefined && picked.priority !== current) {
+      await this.apply(target.session, [{ op: 'update', id: target.task.id, priority: picked.priority }]);
+    }
+  }
+
+  private async editTask(node: PlanNode | undefined): Promise<void> {
+    const target = await this.targetTask(node, () => true, 'The task to edit');
+    if (target === undefined) {
+      return;
+    }
+    const { task } = target;
+    const content = await vscode.window.showInputBox({
+      title: 'Plansight: Edit Task (1/2)',
+      prompt: 'What is to be done, in the imperative: "Run the build"',
+      value: task.content,
+      validateInput: (value) => (value.trim() === '' ? 'Say what is to be done' : undefined),
+    });
+    if (content === undefined) {
+      return;
+    }
+    const description = await vscode.window.showInputBox({
+      title: 'Plansight: Edit Task (2/2)',
+      prompt: `A longer explanation of "${content.trim()}" (empty for none)`,
+      value: task.description,
+    });
+    if (description === undefined) {
+      return;
+    }
+    const op: Op & { op: 'update' } = { op: 'update', id: task.id };
+    if (content.trim() !== task.content) {
+      op.content = content.trim();
+    }
+    if (description.trim() !== task.description) {
+      op.description = description.trim();
+    }
+    if (op.content !== undefined || op.description !== undefined) {
+      await this.apply(target.session, [op]);
+    }
+  }
+
+  /** A pick of the session's other tasks; the ones checked are what it waits for. */
+  private async dependsOn(node: PlanNode | undefined): Promise<void> {
+    const target = await this.targetTask(node, () => true, 'The task that waits');
+    if (target === undefined) {
+      return;
+    }
+    const { task } = target;
+    const state = this.sync.plans.get(target.session);
+    const items = tasksOf(state)
+      .filter(({ task: other }) => other.id !== task.id)
+      .map(({ phase, task: other }) => ({
+        label: `$(${TASK_ICONS[other.status].id}) ${other.content}`,
+        description: (state?.phases.length ?? 0) > 1 ? phase : undefined,
+        picked: task.blockedBy.includes(other.id),
+        id: other.id,
+      }));
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage(`Plansight: "${task.content}" is the only task of its session.`);
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(items, {
+      title: 'Plansight: Depends On',
+      placeHolder: `The tasks "${task.content}" waits for`,
+      canPickMany: true,
+      matchOnDescription: true,
+    });
+    if (picked === undefined) {
+      return;
+    }
+    const blockedBy = picked.map((item) => item.id);
+    if (blockedBy.length !== task.blockedBy.length || blockedBy.some((id) => !task.blockedBy.includes(id))) {
+      await this.apply(target.session, [{ op: 'update', id: task.id, blockedBy }]);
+    }
+  }
+
+  /** The session's changes, newest first; picking one restores the plan as it was after it. */
+  private async showHistory(node: PlanNode | undefined): Promise<void> {
+    const session = this.sessionOf(node);
+    const { events } = await this.client.request('plansight/history', { session });
+    if (events.length === 0) {
+      void vscode.window.showInformationMessage(`Plansight: session "${session}" has no history yet.`);
+      return;
+    }
+    const version = this.sync.plans.get(session)?.version;
+    const picked = await vscode.window.showQuickPick(
+      events.map((event) => ({ ...historyItem(event, event.version === (version ?? events[0]?.version)), event })),
+      { title: `Plansight: History of ${this.displayName(session)}`, placeHolder: 'The version to restore the plan to', matchOnDetail: true },
+    );
+    if (picked === undefined) {
+      return;
+    }
+    const restore = 'Restore';
+    const answer = await vscode.window.showWarningMessage(
+      `Restore the plan to version ${picked.event.version}?`,
+      { modal: true, detail: `The plan becomes what it was right after: ${changesText(picked.event)}. This is a new change: Undo Last Change brings back the plan as it is now.` },
+      restore,
+    );
+    if (answer === restore) {
+      this.report(await this.client.request('plansight/restore', { session, version: picked.event.version, origin: 'user' }));
+    }
+  }
+
+  /** Restores the version before the newest, as the person's change. */
+  private async undo(node: PlanNode | undefined): Promise<void> {
+    const session = this.sessionOf(node);
+    const { events } = await this.client.request('plansight/history', { session, limit: 2 });
+    const [newest, before] = events;
+    if (newest === undefined || before === undefined) {
+      void vscode.window.showInformationMessage(`Plansight: nothing to undo in session "${session}".`);
+      return;
+    }
+    const result = this.report(await this.client.request('plansight/restore', { session, version: before.version, origin: 'user' }));
+    if (result.changed) {
+      vscode.window.setStatusBarMessage(`$(discard) Plansight: undid ${changesText(newest)}`, 8000);
+    }
+  }
+
+  private displayName(session: string): string {
+    const state = this.sync.plans.get(session);
+    return state === undefined ? `session "${session}"` : `"${sessionName(state)}"`;
+  }
+
   private async addNote(node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, ALL_STATUSES, 'The task to add a note to');
+    const target = await this.targetTask(node, () => true, 'The task to add a note to');
     if (target === undefined) {
       return;
     }
@@ -171,15 +361,13 @@ export class PlanCommands {
   }
 
   /** The task of a clicked item, or else one picked from the active session's tasks. */
-  private async targetTask(node: PlanNode | undefined, applies: readonly TaskStatus[], placeHolder: string): Promise<TaskTarget | undefined> {
-    if (node?.kind === 'task' || node?.kind === 'note') {
+  private async targetTask(node: PlanNode | undefined, offered: (task: Task) => boolean, placeHolder: string): Promise<TaskTarget | undefined> {
+    if (node?.kind === 'task' || node?.kind === 'note' || node?.kind === 'file') {
       return { session: node.session, task: node.task };
     }
     const session = this.sessionOf(node);
     const state = this.sync.plans.get(session);
-    const candidates = (state?.phases ?? []).flatMap((phase) =>
-      phase.tasks.filter((task) => applies.includes(task.status)).map((task) => ({ phase: phase.name, task })),
-    );
+    const candidates = tasksOf(state).filter(({ task }) => offered(task));
     if (candidates.length === 0) {
       void vscode.window.showInformationMessage(`Plansight: no task of session "${session}" for this.`);
       return undefined;
@@ -231,8 +419,8 @@ export class PlanCommands {
     const create: SessionItem = { label: '$(add) New session…', session: undefined };
     const items: SessionItem[] = [
       ...sessions.map((info) => ({
-        label: `${info.session === active ? '$(check)' : '$(blank)'} ${info.session}`,
-        description: progressText({ ...info, phases: [] }) ?? 'empty',
+        label: `${info.session === active ? '$(check)' : '$(blank)'} ${sessionName(info)}`,
+        description: [info.title === null ? undefined : info.session, progressText({ ...info, phases: [] }) ?? 'empty'].filter((part) => part !== undefined).join(' · '),
         detail: info.current === null ? undefined : info.current.activeForm,
         session: info.session,
       })),
@@ -265,6 +453,38 @@ export class PlanCommands {
       await this.view.revealSession(session).catch(() => undefined);
     }
   }
+}
+
+function tasksOf(state: TodoState | undefined): { phase: string; task: Task }[] {
+  return (state?.phases ?? []).flatMap((phase) => phase.tasks.map((task) => ({ phase: phase.name, task })));
+}
+
+function notesCount(task: Task): string | undefined {
+  const count = task.notes.length;
+  return count === 0 ? undefined : count === 1 ? 'it has a note' : `it has ${count} notes`;
+}
+
+function mark(current: boolean, text: string): string {
+  return current ? `${text} (current)`.trim() : text;
+}
+
+function capitalizeFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What an event changed, in the server's words. */
+function changesText(event: HistoryEvent): string {
+  return event.changes.length === 0 ? event.method.replace(/^plansight\//, '') : event.changes.join('; ');
+}
+
+function historyItem(event: HistoryEvent, current: boolean): vscode.QuickPickItem {
+  const who = event.origin === 'user' ? 'you' : 'the agent';
+  const when = new Date(event.at).toLocaleString();
+  return {
+    label: `${current ? '$(check)' : '$(history)'} ${changesText(event)}`,
+    description: `v${event.version} · ${who}`,
+    detail: `${when} · ${event.method}${current ? ' · the plan as it is now' : ''}`,
+  };
 }
 
 function isPlanNode(value: unknown): value is PlanNode {

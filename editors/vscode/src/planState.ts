@@ -35,6 +35,19 @@ export class PlanState {
     }
   }
 
+  /** Forgets pruned sessions (and the choice of one); true when any was held. */
+  remove(sessions: readonly string[]): boolean {
+    let removed = false;
+    for (const session of sessions) {
+      removed = this.bySession.delete(session) || removed;
+      if (this.chosen === session) {
+        this.chosen = undefined;
+        removed = true;
+      }
+    }
+    return removed;
+  }
+
   get(session: string): TodoState | undefined {
     return this.bySession.get(session);
   }

@@ -32,6 +32,7 @@ export class PlanSync implements vscode.Disposable {
     this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY));
     this.disposables.push(
       client.onDidChange((state) => this.accept(state)),
+      client.onDidPrune((sessions) => this.prune(sessions)),
       client.onDidBecomeReady(() => {
         void this.refresh().catch((error: unknown) => client.logError('Listing the sessions failed', error));
       }),
@@ -51,6 +52,17 @@ export class PlanSync implements vscode.Disposable {
     const before = this.plans.get(state.session)?.current?.id;
     if (this.plans.update(state)) {
       this.updateEmitter.fire({ session: state.session, currentChanged: before !== (state.current?.id ?? undefined) });
+    }
+  }
+
+  /** Drops sessions the store pruned. */
+  prune(sessions: readonly string[]): void {
+    const chosen = this.plans.chosenSession;
+    if (this.plans.remove(sessions)) {
+      if (chosen !== undefined && this.plans.chosenSession === undefined) {
+        void this.memento.update(CHOSEN_SESSION_KEY, undefined);
+      }
+      this.updateEmitter.fire({ currentChanged: false });
     }
   }
 

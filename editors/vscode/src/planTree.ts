@@ -4,12 +4,9 @@
  * run it in plain Node. `planView.ts` only copies these values onto TreeItems.
  */
 import { newestFirst } from './planState';
-import type { Task, TaskStatus, TodoState } from './protocol';
+import type { Phase, Priority, Task, TaskStatus, TodoState } from './protocol';
 
-/** The phase the server puts tasks in when the agent names none; shown only beside others. */
-export const DEFAULT_PHASE = 'Todos';
-
-export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode;
+export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode | FileNode;
 
 interface NodeBase {
   /** Stable across refreshes: built from the session name, phase name and task id. */
@@ -28,13 +25,24 @@ export interface SessionNode extends NodeBase {
 export interface PhaseNode extends NodeBase {
   readonly kind: 'phase';
   readonly name: string;
-  readonly tasks: readonly Task[];
+  readonly phase: Phase;
 }
 
 export interface TaskNode extends NodeBase {
   readonly kind: 'task';
   readonly task: Task;
   readonly phase: string;
+  /** The contents of the unfinished tasks it waits for, in `blockedBy` order (server's `waiting`). */
+  readonly waitsFor: readonly string[];
+  /** Its owner, shown only when the session's tasks do not all share one. */
+  readonly shownOwner: string | undefined;
+}
+
+/** A workspace-relative path the task changed while it was in progress. */
+export interface FileNode extends NodeBase {
+  readonly kind: 'file';
+  readonly task: Task;
+  readonly path: string;
 }
 
 export interface NoteNode extends NodeBase {
@@ -56,11 +64,16 @@ export interface NodeView {
   readonly description?: string;
   /** Markdown, with every piece of agent text escaped: render it untrusted. */
   readonly tooltip: string;
+  /** A file node's workspace-relative path: the view turns it into a resource and a click opens it. */
+  readonly file?: string;
   readonly icon: Icon;
   /** The `viewItem` of the menus in package.json: the node's kind, and a task's status. */
   readonly contextValue: string;
   readonly collapsible: 'none' | 'collapsed' | 'expanded';
 }
+
+/** A pending task whose dependencies are unfinished: it cannot start yet. */
+export const WAITING_ICON: Icon = { id: 'watch' };
 
 export const TASK_ICONS: Readonly<Record<TaskStatus, Icon>> = {
   pending: { id: 'circle-outline' },
@@ -68,6 +81,13 @@ export const TASK_ICONS: Readonly<Record<TaskStatus, Icon>> = {
   completed: { id: 'pass-filled', color: 'testing.iconPassed' },
   abandoned: { id: 'circle-slash', color: 'disabledForeground' },
   blocked: { id: 'debug-pause', color: 'problemsWarningIcon.foreground' },
+};
+
+/** Priority is quiet: a small mark in the grey description, words in the tooltip. */
+export const PRIORITY_MARKS: Readonly<Record<Priority, string>> = {
+  high: '↑ high',
+  medium: '· medium',
+  low: '↓ low',
 };
 
 const STATUS_WORDS: Readonly<Record<TaskStatus, string>> = {
@@ -150,11 +170,12 @@ export class PlanTree {
     return node;
   }
 
-  /** A session's phases, or the tasks of its lone "Todos" phase directly. */
+  /** A session's phases, or the tasks of its lone phase directly (its name is in their tooltips). */
   private addSessionContent(state: TodoState, parentId: string | undefined): PlanNode[] {
+    const context = sessionContext(state);
     const only = state.phases.length === 1 ? state.phases[0] : undefined;
-    if (only !== undefined && only.name === DEFAULT_PHASE) {
-      return only.tasks.map((task) => this.addTask(state.session, only.name, task, parentId));
+    if (only !== undefined) {
+      return only.tasks.map((task) => this.addTask(state.session, only.name, task, parentId, context));
     }
     const seen = new Map<string, number>();
     return state.phases.map((phase) => {
@@ -168,22 +189,45 @@ export class PlanTree {
         session: state.session,
         parentId,
         name: phase.name,
-        tasks: phase.tasks,
+        phase,
       });
       for (const task of phase.tasks) {
-        this.addTask(state.session, phase.name, task, node.id);
+        this.addTask(state.session, phase.name, task, node.id, context);
       }
       return node;
     });
   }
 
-  private addTask(session: string, phase: string, task: Task, parentId: string | undefined): TaskNode {
-    const node = this.add<TaskNode>({ kind: 'task', id: taskNodeId(session, task.id), session, parentId, task, phase });
+  private addTask(session: string, phase: string, task: Task, parentId: string | undefined, context: SessionContext): TaskNode {
+    const waitsFor = task.waiting ? task.blockedBy.map((id) => context.unfinished.get(id)).filter((content) => content !== undefined) : [];
+    const shownOwner = context.severalOwners ? (task.owner ?? undefined) : undefined;
+    const node = this.add<TaskNode>({ kind: 'task', id: taskNodeId(session, task.id), session, parentId, task, phase, waitsFor, shownOwner });
+    task.files.forEach((file) => {
+      this.add<FileNode>({ kind: 'file', id: `${node.id}/file:${encodeURIComponent(file)}`, session, parentId: node.id, task, path: file });
+    });
     task.notes.forEach((text, index) => {
       this.add<NoteNode>({ kind: 'note', id: `${node.id}/note:${index}`, session, parentId: node.id, task, index, text });
     });
     return node;
   }
+}
+
+interface SessionContext {
+  /** Contents of the tasks neither completed nor abandoned, by id: what a waiting task names. */
+  readonly unfinished: ReadonlyMap<string, string>;
+  /** The tasks do not all have the same owner (no owner counts as one). */
+  readonly severalOwners: boolean;
+}
+
+function sessionContext(state: TodoState): SessionContext {
+  const tasks = state.phases.flatMap((phase) => phase.tasks);
+  const unfinished = new Map(tasks.filter((task) => task.status !== 'completed' && task.status !== 'abandoned').map((task) => [task.id, task.content]));
+  return { unfinished, severalOwners: new Set(tasks.map((task) => task.owner)).size > 1 };
+}
+
+/** `waits for "Run the build"`, `waits for "A", "B"`: the server's summary wording. */
+export function waitsForText(contents: readonly string[]): string {
+  return `waits for ${contents.map((content) => `"${content}"`).join(', ')}`;
 }
 
 export function sessionNodeId(session: string): string {
@@ -210,17 +254,20 @@ export function viewOf(node: PlanNode, options: ViewOptions = {}): NodeView {
       return taskView(node, formatTime);
     case 'note':
       return noteView(node);
+    case 'file':
+      return fileView(node);
   }
 }
 
 function sessionView(node: SessionNode): NodeView {
   const { state } = node;
-  const lines = [`**Session ${escapeMarkdown(state.session)}**`, '', progressLine(state)];
+  const heading = state.title === null ? `**Session ${escapeMarkdown(state.session)}**` : `**${escapeMarkdown(state.title)}**\n\nSession ${escapeMarkdown(state.session)}`;
+  const lines = [heading, '', progressLine(state)];
   if (state.current !== null) {
     lines.push('', `Now: ${escapeMarkdown(state.current.activeForm)}`);
   }
   return {
-    label: state.session,
+    label: sessionName(state),
     description: progressText(state),
     tooltip: lines.join('\n'),
     icon: { id: 'hubot' },
@@ -230,8 +277,7 @@ function sessionView(node: SessionNode): NodeView {
 }
 
 function phaseView(node: PhaseNode): NodeView {
-  const done = node.tasks.filter((task) => task.status === 'completed').length;
-  const total = node.tasks.length;
+  const { completed: done, total } = node.phase.progress;
   return {
     label: node.name,
     description: `${done}/${total}`,
@@ -245,6 +291,18 @@ function phaseView(node: PhaseNode): NodeView {
 function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView {
   const { task } = node;
   const parts: string[] = [];
+  if (task.priority !== null) {
+    parts.push(PRIORITY_MARKS[task.priority]);
+  }
+  if (node.waitsFor.length > 0) {
+    parts.push(waitsForText(node.waitsFor));
+  }
+  if (node.shownOwner !== undefined) {
+    parts.push(`@${node.shownOwner}`);
+  }
+  if (task.files.length > 0) {
+    parts.push(task.files.length === 1 ? '1 file' : `${task.files.length} files`);
+  }
   if (task.notes.length > 0) {
     parts.push(task.notes.length === 1 ? '1 note' : `${task.notes.length} notes`);
   }
@@ -254,10 +312,11 @@ function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView
   }
   const view: NodeView = {
     label: task.status === 'in_progress' ? task.activeForm : task.content,
-    tooltip: taskTooltip(task, node.phase, formatTime),
-    icon: TASK_ICONS[task.status],
+    tooltip: taskTooltip(node, formatTime),
+    icon: node.waitsFor.length > 0 && task.status === 'pending' ? WAITING_ICON : TASK_ICONS[task.status],
     contextValue: `task.${task.status}`,
-    collapsible: task.notes.length > 0 ? 'collapsed' : 'none',
+    // A task in progress shows the files it is changing as they come.
+    collapsible: task.notes.length + task.files.length === 0 ? 'none' : task.status === 'in_progress' && task.files.length > 0 ? 'expanded' : 'collapsed',
   };
   return parts.length > 0 ? { ...view, description: parts.join(' · ') } : view;
 }
@@ -274,12 +333,41 @@ function noteView(node: NoteNode): NodeView {
   };
 }
 
-function taskTooltip(task: Task, phase: string, formatTime: (iso: string) => string): string {
+function fileView(node: FileNode): NodeView {
+  const slash = node.path.lastIndexOf('/');
+  const folder = slash > 0 ? node.path.slice(0, slash) : undefined;
+  const view: NodeView = {
+    label: node.path.slice(slash + 1),
+    tooltip: `${escapeMarkdown(node.path)}\n\nChanged while "${escapeMarkdown(node.task.content)}" was in progress`,
+    icon: { id: 'file' },
+    contextValue: 'file',
+    collapsible: 'none',
+    file: node.path,
+  };
+  return folder === undefined ? view : { ...view, description: folder };
+}
+
+function taskTooltip(node: TaskNode, formatTime: (iso: string) => string): string {
+  const { task } = node;
   const lines = [`**${escapeMarkdown(task.content)}**`];
   if (task.activeForm !== task.content) {
     lines.push('', `*${escapeMarkdown(task.activeForm)}*`);
   }
-  lines.push('', `Status: ${STATUS_WORDS[task.status]} · phase ${escapeMarkdown(phase)} · id ${escapeMarkdown(task.id)}`);
+  if (task.description !== '') {
+    lines.push('', escapeMarkdown(task.description).replace(/\n/g, '  \n'));
+  }
+  if (node.waitsFor.length > 0) {
+    lines.push('', escapeMarkdown(capitalize(waitsForText(node.waitsFor))));
+  }
+  const facts = [`Status: ${STATUS_WORDS[task.status]}`];
+  if (task.priority !== null) {
+    facts.push(`${task.priority} priority`);
+  }
+  if (task.owner !== null) {
+    facts.push(`owner ${escapeMarkdown(task.owner)}`);
+  }
+  facts.push(`phase ${escapeMarkdown(node.phase)}`, `id ${escapeMarkdown(task.id)}`);
+  lines.push('', facts.join(' · '));
   const times = [`created ${formatTime(task.createdAt)}`];
   if (task.startedAt !== null) {
     times.push(`started ${formatTime(task.startedAt)}`);
@@ -349,9 +437,10 @@ export function remainingTasks(state: TodoState | undefined): number {
 }
 
 function progressLine(state: TodoState): string {
-  const { completed, abandoned, total, percent } = state.progress;
+  const { completed, abandoned, blocked, total, percent } = state.progress;
   const dropped = abandoned > 0 ? `, ${abandoned} dropped` : '';
-  return `${completed} of ${total} completed (${percent}%)${dropped}, ${remainingTasks(state)} remaining`;
+  const stuck = blocked > 0 ? `, ${blocked} blocked` : '';
+  return `${completed} of ${total} completed (${percent}%)${dropped}${stuck}, ${remainingTasks(state)} remaining`;
 }
 
 export interface StatusBarView {
@@ -366,7 +455,7 @@ export function statusBarView(state: TodoState | undefined): StatusBarView | und
   }
   const { completed, total } = state.progress;
   const progress = `${completed}/${total}`;
-  const where = `Plansight, session ${state.session}: ${progressLine(state)}.`;
+  const where = `Plansight, ${state.title === null ? `session ${state.session}` : `"${state.title}" (session ${state.session})`}: ${progressLine(state)}.`;
   if (state.current === null) {
     return { text: `$(checklist) ${progress}`, tooltip: `${where}\nClick to show the plan.` };
   }
@@ -374,6 +463,11 @@ export function statusBarView(state: TodoState | undefined): StatusBarView | und
     text: `$(sync~spin) ${escapeIcons(truncate(state.current.activeForm, 60))} · ${progress}`,
     tooltip: `${where}\nNow: ${state.current.activeForm}\nClick to show the plan.`,
   };
+}
+
+/** What a person calls a session: its title when it has one, else its key. */
+export function sessionName(state: Pick<TodoState, 'session' | 'title'>): string {
+  return state.title ?? state.session;
 }
 
 /** Backslash-escapes what Markdown would otherwise read as markup. */

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { PlanSync, PlanUpdate } from './planSync';
+import { workspaceFile } from './taskFiles';
 import { PlanTree, progressText, remainingTasks, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
@@ -36,6 +37,15 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     item.description = view.description;
     item.contextValue = view.contextValue;
     item.iconPath = new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
+    if (view.file !== undefined) {
+      const uri = workspaceFile(view.file);
+      if (uri !== undefined) {
+        // The file icon theme draws it, and a click opens it.
+        item.resourceUri = uri;
+        item.iconPath = vscode.ThemeIcon.File;
+        item.command = { command: 'plansight.openFile', title: 'Open File', arguments: [node] };
+      }
+    }
     // Agent text: never trusted, no HTML, no command links.
     const tooltip = new vscode.MarkdownString(view.tooltip);
     tooltip.isTrusted = false;

@@ -17,6 +17,8 @@ export type Task = TaskModel;
 export type Phase = PhaseModel;
 export type Progress = ProgressModel;
 export type TaskStatus = Task['status'];
+export type Priority = NonNullable<Task['priority']>;
+export type HistoryEvent = ResultOf<'plansight/history'>['events'][number];
 export type Origin = NonNullable<ApplyParams['origin']>;
 export type Op = ApplyParams['ops'][number];
 
@@ -25,6 +27,16 @@ export type ParamsOf<M extends RequestMethod> = Requests[M]['params'];
 export type ResultOf<M extends RequestMethod> = Requests[M]['result'];
 
 export const DID_CHANGE: keyof Notifications = 'plansight/didChange';
+
+/**
+ * `plansight/didPrune` (PROTOCOL.md, Notifications): sessions pruned from the store. The
+ * schema of this server does not list it yet, so its one field is spelled here, as the
+ * contract gives it; when `plansight schema` has it, take it from the generated types.
+ */
+export const DID_PRUNE = 'plansight/didPrune';
+export interface DidPruneParams {
+  sessions: string[];
+}
 
 /** The JSON-RPC error codes of the contract that a client reacts to. */
 export const ErrorCodes = {

@@ -41,11 +41,11 @@ function progressOf(tasks: Task[]): TodoState['progress'] {
   return { completed, abandoned, blocked, total, percent: total === 0 ? 0 : Math.floor((100 * completed) / total) };
 }
 
-export function state(session: string, phases: Phase[], options: { version?: number; updatedAt?: string | null } = {}): TodoState {
+export function state(session: string, phases: Phase[], options: { version?: number; updatedAt?: string | null; title?: string } = {}): TodoState {
   const tasks = phases.flatMap((p) => p.tasks);
   return {
     session,
-    title: null,
+    title: options.title ?? null,
     version: options.version ?? 1,
     phases,
     progress: progressOf(tasks),

@@ -51,4 +51,18 @@ describe('PlanState', () => {
       ['empty', 'new', 'old'],
     );
   });
+
+  it('forgets pruned sessions, and the choice of one', () => {
+    const plans = new PlanState('old');
+    plans.update(state('old', [phase('Todos', task('t1', 'a'))]));
+    plans.update(state('kept', [phase('Todos', task('t1', 'a'))]));
+    assert.equal(plans.remove(['gone']), false);
+    assert.equal(plans.remove(['old', 'gone']), true);
+    assert.deepEqual(
+      plans.sessions().map((s) => s.session),
+      ['kept'],
+    );
+    assert.equal(plans.chosenSession, undefined);
+    assert.equal(plans.activeSession(), 'kept');
+  });
 });

@@ -22,7 +22,7 @@ function taskNode(node: PlanNode | undefined): TaskNode {
 }
 
 describe('one session', () => {
-  it('shows the tasks of a lone "Todos" phase directly, without the phase', () => {
+  it('shows the tasks of a lone phase directly, without the phase', () => {
     const tree = PlanTree.build([state('default', [phase('Todos', task('t1', 'Write the parser'), task('t2', 'Run the build'))])]);
     assert.deepEqual(
       tree.roots.map((n) => n.kind),
@@ -32,9 +32,14 @@ describe('one session', () => {
     assert.equal(tree.roots[0]?.parentId, undefined);
   });
 
-  it('shows phases when the only phase is not "Todos", or there are several', () => {
+  it('shows phases when there are several, with the progress the server counted', () => {
     const single = PlanTree.build([state('default', [phase('Build', task('t1', 'Write the parser'))])]);
-    assert.deepEqual(labels(single, single.roots), ['Build']);
+    assert.deepEqual(labels(single, single.roots), ['Write the parser']);
+    assert.match(viewOf(single.roots[0] as PlanNode).tooltip, /phase Build/);
+    // The phase's progress is the server's, not counted here.
+    const told = phase('Ship', task('t9', 'Tag it'));
+    const drawn = PlanTree.build([state('default', [phase('Build'), { ...told, progress: { ...told.progress, completed: 7, total: 9 } }])]);
+    assert.equal(viewOf(drawn.roots[1] as PlanNode).description, '7/9');
 
     const tree = PlanTree.build([
       state('default', [phase('Todos', task('t1', 'Write the parser', 'completed')), phase('Ship', task('t2', 'Tag the release'))]),
@@ -139,6 +144,87 @@ describe('one session', () => {
   });
 });
 
+describe('protocol 2 fields', () => {
+  const build = task('t1', 'Run the build', 'in_progress', { activeForm: 'Running the build', files: ['src/parser.ts', 'README.md'] });
+  const plan = state(
+    'claude-1234',
+    [
+      phase(
+        'Todos',
+        build,
+        task('t2', 'Tag the release', 'pending', { blockedBy: ['t1', 't3'], waiting: true, priority: 'high' }),
+        task('t3', 'Write the docs', 'completed', { activeForm: 'Write the docs', priority: 'low', description: 'Cover the new *flags*\nand the settings' }),
+        task('t4', 'Ask about the licence', 'blocked', { notes: ['Waiting for legal'] }),
+      ),
+    ],
+    { title: 'Ship version 2' },
+  );
+
+  it('draws blocked with its own icon, a waiting task with what it waits for, priority quietly', () => {
+    const tree = PlanTree.build([plan]);
+    const views = tree.roots.map((node) => viewOf(node));
+    assert.deepEqual(
+      views.map((v) => [v.label, v.icon.id, v.contextValue, v.description]),
+      [
+        ['Running the build', 'sync~spin', 'task.in_progress', '2 files'],
+        ['Tag the release', 'watch', 'task.pending', '↑ high · waits for "Run the build"'],
+        ['Write the docs', 'pass-filled', 'task.completed', '↓ low · 3m 12s'],
+        ['Ask about the licence', 'debug-pause', 'task.blocked', '1 note'],
+      ],
+    );
+    assert.equal(views[3]?.icon.color, 'problemsWarningIcon.foreground');
+    assert.match(views[1]?.tooltip ?? '', /Waits for "Run the build"/);
+    assert.match(views[1]?.tooltip ?? '', /Status: pending · high priority · phase Todos · id t2/);
+  });
+
+  it('shows the description in the tooltip, escaped, lines kept', () => {
+    const tree = PlanTree.build([plan]);
+    assert.match(viewOf(tree.roots[2] as PlanNode).tooltip, /\*\*Write the docs\*\*\n\nCover the new \\\*flags\\\*  \nand the settings/);
+  });
+
+  it("gives a task its files as children, folder as description, before its notes; in progress they show", () => {
+    const tree = PlanTree.build([plan]);
+    const files = tree.childrenOf(tree.roots[0]);
+    assert.deepEqual(
+      files.map((n) => [n.kind, n.id, viewOf(n).label, viewOf(n).description, viewOf(n).file, viewOf(n).contextValue]),
+      [
+        ['file', 'session:claude-1234/task:t1/file:src%2Fparser.ts', 'parser.ts', 'src', 'src/parser.ts', 'file'],
+        ['file', 'session:claude-1234/task:t1/file:README.md', 'README.md', undefined, 'README.md', 'file'],
+      ],
+    );
+    assert.equal(viewOf(tree.roots[0] as PlanNode).collapsible, 'expanded');
+    const done = PlanTree.build([state('s', [phase('Todos', task('t1', 'x', 'completed', { files: ['a.ts'], notes: ['n'] }))])]);
+    assert.deepEqual(
+      done.childrenOf(done.roots[0]).map((n) => n.kind),
+      ['file', 'note'],
+    );
+    assert.equal(viewOf(done.roots[0] as PlanNode).collapsible, 'collapsed');
+  });
+
+  it('names the owner only when the tasks of a session have different owners', () => {
+    const shared = PlanTree.build([state('s', [phase('Todos', task('t1', 'a', 'pending', { owner: 'lead' }), task('t2', 'b', 'pending', { owner: 'lead' }))])]);
+    assert.deepEqual(
+      shared.roots.map((n) => viewOf(n).description),
+      [undefined, undefined],
+    );
+    const team = PlanTree.build([state('s', [phase('Todos', task('t1', 'a', 'in_progress', { owner: 'lead' }), task('t2', 'b', 'in_progress', { owner: 'tester' }), task('t3', 'c'))])]);
+    assert.deepEqual(
+      team.roots.map((n) => viewOf(n).description),
+      ['@lead', '@tester', undefined],
+    );
+    assert.match(viewOf(shared.roots[0] as PlanNode).tooltip, /owner lead/);
+  });
+
+  it("uses the session's title instead of its key", () => {
+    const tree = PlanTree.build([plan, state('other', [phase('Todos', task('t1', 'x'))], { updatedAt: '2025-01-01T00:00:00.000Z' })]);
+    const view = viewOf(tree.roots[0] as PlanNode);
+    assert.equal(view.label, 'Ship version 2');
+    assert.match(view.tooltip, /^\*\*Ship version 2\*\*\n\nSession claude\\-1234/);
+    assert.equal(viewOf(tree.roots[1] as PlanNode).label, 'other');
+    assert.match(statusBarView(plan)?.tooltip ?? '', /"Ship version 2" \(session claude-1234\): 1 of 4 completed \(25%\), 1 blocked, 3 remaining/);
+  });
+});
+
 describe('several sessions', () => {
   const older = state('alpha', [phase('Todos', task('t1', 'Write the parser', 'in_progress'))], { updatedAt: '2026-01-01T09:00:00.000Z' });
   const newer = state('beta', [phase('Build', task('t1', 'Run the build')), phase('Ship', task('t2', 'Tag it'))], {
@@ -157,7 +243,7 @@ describe('several sessions', () => {
     );
     assert.equal(viewOf(tree.roots[0] as PlanNode).description, '0/2 · 0%');
     assert.deepEqual(labels(tree, tree.childrenOf(tree.roots[0])), ['Build', 'Ship']);
-    // the lone "Todos" rule holds under a session too
+    // the lone phase rule holds under a session too
     const alphaChildren = tree.childrenOf(tree.roots[1]);
     assert.deepEqual(labels(tree, alphaChildren), ['Working on Write the parser']);
     assert.equal(tree.parentOf(alphaChildren[0] as PlanNode)?.id, 'session:alpha');

@@ -132,14 +132,22 @@ describe('package.json against the schema', () => {
   it('shows task menu items only for statuses the server has', () => {
     const result = schema.requests['plansight/get']?.result as JsonSchema;
     const statuses = statusEnum(result);
-    const known = new Set(['session', 'phase', 'note', ...statuses.map((s) => `task.${String(s)}`)]);
+    const known = new Set(['session', 'phase', 'note', 'file', ...statuses.map((s) => `task.${String(s)}`)]);
     const used = new Set<string>();
     for (const entry of manifest.contributes.menus['view/item/context'] ?? []) {
-      for (const match of (entry.when ?? '').matchAll(/viewItem == ([\w.]+)/g)) {
+      const when = entry.when ?? '';
+      for (const match of when.matchAll(/viewItem [!=]= ([\w.]+)/g)) {
         used.add(match[1] as string);
       }
+      // `viewItem =~ /^task\.(pending|blocked)$/`: each status of the group.
+      for (const match of when.matchAll(/viewItem =~ \/\^task\\\.\(([\w|]+)\)\$\//g)) {
+        for (const status of (match[1] as string).split('|')) {
+          used.add(`task.${status}`);
+        }
+      }
     }
-    assert.ok(used.size >= 5);
+    assert.ok(used.has('task.blocked') && used.has('file'));
+    assert.ok(used.size >= 7);
     for (const value of used) {
       assert.ok(known.has(value), `menus name viewItem ${value}, which no node has`);
     }
