@@ -86,7 +86,7 @@ export const TASK_ICONS: Readonly<Record<TaskStatus, Icon>> = {
 /** Priority is quiet: a small mark in the grey description, words in the tooltip. */
 export const PRIORITY_MARKS: Readonly<Record<Priority, string>> = {
   high: '↑ high',
-  medium: '· medium',
+  medium: '– medium',
   low: '↓ low',
 };
 
@@ -291,11 +291,13 @@ function phaseView(node: PhaseNode): NodeView {
 function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView {
   const { task } = node;
   const parts: string[] = [];
-  if (task.priority !== null) {
-    parts.push(PRIORITY_MARKS[task.priority]);
-  }
+  // What it waits for comes first: it is why the task does not move, and a narrow
+  // sidebar cuts the end of the line.
   if (node.waitsFor.length > 0) {
     parts.push(waitsForText(node.waitsFor));
+  }
+  if (task.priority !== null) {
+    parts.push(PRIORITY_MARKS[task.priority]);
   }
   if (node.shownOwner !== undefined) {
     parts.push(`@${node.shownOwner}`);

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { PlanSync, PlanUpdate } from './planSync';
 import { workspaceFile } from './taskFiles';
-import { PlanTree, progressText, remainingTasks, viewOf, type PlanNode } from './planTree';
+import { PlanTree, progressText, remainingTasks, sessionName, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
 
@@ -90,8 +90,13 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     this.treeView.badge =
       remaining > 0 ? { value: remaining, tooltip: remaining === 1 ? '1 task remaining' : `${remaining} tasks remaining` } : undefined;
     const progress = progressText(active);
+    // Beside several sessions the active one is named; alone, only a title it has.
     const several = plans.sessionsWithTasks().length > 1;
-    this.treeView.description = progress !== undefined && several ? `${active?.session ?? ''} · ${progress}` : progress;
+    const name = active === undefined ? undefined : several ? sessionName(active) : (active.title ?? undefined);
+    this.treeView.description = progress !== undefined && name !== undefined ? `${name} · ${progress}` : progress;
+    // Alone in its container the view shows no description: a lone session's title
+    // becomes the view's title ("Plansight: Ship version 2"), as session nodes show theirs.
+    this.treeView.title = (!several && progress !== undefined ? active?.title : undefined) ?? 'Plan';
     void vscode.commands.executeCommand('setContext', 'plansight.hasPlan', !this.tree.isEmpty);
 
     if (update.session !== undefined && update.currentChanged) {

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { Op, TodoState } from '../../src/protocol';
+import type { HistoryEvent, Op, Task, TodoState } from '../../src/protocol';
 import { CodeServer } from './codeServer';
 import { until } from './wait';
 import { Workbench, type Row } from './workbench';
@@ -38,6 +38,17 @@ class Cli {
 
   show(session = 'default'): TodoState {
     return JSON.parse(this.run('show', '--session', session, '--format', 'json')) as TodoState;
+  }
+
+  /** A task by content, with every field the server sends. */
+  find(content: string, session = 'default'): Task | undefined {
+    return this.show(session)
+      .phases.flatMap((phase) => phase.tasks)
+      .find((task) => task.content === content);
+  }
+
+  history(session = 'default'): HistoryEvent[] {
+    return (JSON.parse(this.run('history', '--session', session, '--json')) as { events: HistoryEvent[] }).events;
   }
 
   task(content: string, session = 'default'): { phase: string; status: string } | undefined {
@@ -227,6 +238,131 @@ async function scenario(page: Page, cli: Cli, workspace: string, server: CodeSer
     await until('the badge to go', async () => (await wb.badge()) === '');
   });
 
+  await step('protocol 2: a titled plan with every status, a waiting task, priorities, owners and files', async () => {
+    // The agent (here the CLI) edits src/parser.ts while "Run the build" is in progress.
+    fs.writeFileSync(path.join(workspace, 'src', 'parser.ts'), 'export function parse(text: string): string[] {\n  return text.split(/\\s+/).filter(Boolean);\n}\n');
+    const markdown = path.join(workspace, '..', 'titled.md');
+    fs.writeFileSync(markdown, '# Ship version 2\n\n## Build\n\n- [ ] Plan the release\n');
+    cli.run('import', markdown);
+    cli.apply([
+      {
+        op: 'init',
+        list: [
+          {
+            phase: 'Build',
+            items: [
+              { content: 'Write the parser', status: 'completed', priority: 'high' },
+              { content: 'Run the build', activeForm: 'Running the build', status: 'in_progress', priority: 'medium', description: 'Compile with the release flags' },
+              { content: 'Fix the flaky test', status: 'blocked', notes: ['Needs the CI logs'] },
+            ],
+          },
+          {
+            phase: 'Ship',
+            items: [
+              { content: 'Tag the release', priority: 'high', blockedBy: ['Run the build'] },
+              { content: 'Write a blog post', status: 'abandoned', priority: 'low' },
+              { content: 'Update the changelog', owner: 'docs-agent' },
+            ],
+          },
+        ],
+      },
+      { op: 'update', task: 'Write the parser', addFiles: ['src/parser.ts'] },
+      { op: 'update', task: 'Run the build', addFiles: ['src/parser.ts', 'README.md'] },
+    ]);
+    const rows = await wb.waitForRows('the v2 plan', (r) => find(r, 'README.md') !== undefined && find(r, 'Update the changelog') !== undefined);
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.icon, r.level, r.description.replace(/ · \d+s$/, '')]),
+      [
+        ['Build', 'list-unordered', 1, '1/3'],
+        ['Write the parser', 'pass-filled', 2, '↑ high · 1 file'],
+        ['Running the build', 'sync', 2, '– medium · 2 files'],
+        ['parser.ts', '', 3, 'src'],
+        ['README.md', '', 3, ''],
+        ['Fix the flaky test', 'debug-pause', 2, '1 note'],
+        ['Ship', 'list-unordered', 1, '0/3'],
+        ['Tag the release', 'watch', 2, 'waits for "Run the build" · ↑ high'],
+        ['Write a blog post', 'circle-slash', 2, '↓ low'],
+        ['Update the changelog', 'circle-outline', 2, '@docs-agent'],
+      ],
+    );
+    assert.notEqual(find(rows, 'Fix the flaky test')?.iconColor, '', 'a blocked task is drawn in the warning colour');
+    await until('the title as the view title', async () => (await wb.sidebarTitle()).toUpperCase() === 'PLANSIGHT: SHIP VERSION 2');
+    await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel-v2.png') });
+  });
+
+  await step('a file of a task: a click opens it, Open Changes shows its diff against HEAD', async () => {
+    await wb.calmPointer();
+    await wb.row('parser.ts').click();
+    await until('the file in an editor', async () => (await wb.editorText()).includes('filter(Boolean)'));
+    await wb.contextMenu('parser.ts', 'Open Changes');
+    await until('the diff editor', async () => (await wb.tabs()).some((tab) => tab.includes('parser.ts (HEAD ↔ Working Tree)')));
+    const original = page.locator('.monaco-diff-editor .editor.original .view-lines');
+    await until('HEAD on the left', async () => ((await original.textContent()) ?? '').replace(/\u00a0/g, ' ').includes("split(' ')"), 20_000);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'file-diff.png') });
+  });
+
+  await step('Block with a reason, Set Priority, Edit Task: the CLI reads each back', async () => {
+    await wb.contextMenu('Update the changelog', 'Block…');
+    await wb.answer('Why "Update the changelog" cannot go on', 'Waiting for the release notes');
+    await until('the CLI to read it blocked with the reason', () => {
+      const found = cli.find('Update the changelog');
+      return found?.status === 'blocked' && found.notes.includes('Waiting for the release notes');
+    });
+    await wb.waitForRows('the blocked icon', (r) => find(r, 'Update the changelog')?.icon === 'debug-pause');
+
+    await wb.contextMenu('Update the changelog', 'Set Priority…');
+    await wb.pick('The priority of "Update the changelog"', 'High');
+    await until('the CLI to read the priority', () => cli.find('Update the changelog')?.priority === 'high');
+    await wb.waitForRows('the priority mark', (r) => find(r, 'Update the changelog')?.description.startsWith('↑ high') === true);
+
+    await wb.contextMenu('Update the changelog', 'Edit Task…');
+    await wb.answer('What is to be done', 'Update the changelog for 2.0');
+    await wb.answer('A longer explanation of "Update the changelog for 2.0"', 'List every new op');
+    await until('the CLI to read the edit', () => cli.find('Update the changelog for 2.0')?.description === 'List every new op');
+    await wb.waitForRows('the new content', (r) => find(r, 'Update the changelog for 2.0') !== undefined);
+  });
+
+  await step('Depends On: a pick of the tasks; the waiting task says what it waits for', async () => {
+    await wb.contextMenu('Tag the release', 'Depends On…');
+    await wb.pickMany('The tasks "Tag the release" waits for', ['Update the changelog for 2.0']);
+    const run = cli.find('Run the build');
+    const changelog = cli.find('Update the changelog for 2.0');
+    await until('the CLI to read both dependencies', () => JSON.stringify(cli.find('Tag the release')?.blockedBy) === JSON.stringify([run?.id, changelog?.id]));
+    await wb.waitForRows('the waiting text', (r) => find(r, 'Tag the release')?.description === 'waits for "Run the build", "Update the changelog for 2.0" · ↑ high');
+  });
+
+  await step('Remove asks first for a task with notes and says how to undo; Undo Last Change brings it back', async () => {
+    await wb.contextMenu('Fix the flaky test', 'Remove');
+    const text = await wb.dialogText();
+    assert.match(text, /Remove "Fix the flaky test"\? It has a note\./);
+    assert.match(text, /Undo Last Change/);
+    await wb.dialogButton('Remove');
+    await until('the CLI to read it removed', () => cli.find('Fix the flaky test') === undefined);
+    await wb.waitForRows('the task gone', (r) => find(r, 'Fix the flaky test') === undefined);
+
+    await wb.runCommand('Plansight: Undo Last Change');
+    await until('the CLI to read it back', () => cli.find('Fix the flaky test')?.notes.includes('Needs the CI logs') === true);
+    await wb.waitForRows('the task back', (r) => find(r, 'Fix the flaky test')?.icon === 'debug-pause');
+    const newest = cli.history()[0];
+    assert.equal(newest?.origin, 'user');
+    assert.equal(newest.method, 'plansight/restore');
+  });
+
+  await step('Show History: newest first; picking a version restores it after a confirmation', async () => {
+    await wb.runCommand('Plansight: Show History');
+    await wb.pick('The version to restore the plan to', 'marked "Update the changelog" blocked');
+    assert.match(await wb.dialogText(), /Restore the plan to version \d+\?/);
+    await wb.dialogButton('Restore');
+    // Right after the block: the old content, no priority yet, no second dependency.
+    await until('the CLI to read the restored plan', () => {
+      const found = cli.find('Update the changelog');
+      return found?.status === 'blocked' && found.priority === null && cli.find('Tag the release')?.blockedBy.length === 1;
+    });
+    await wb.waitForRows('the restored plan', (r) => find(r, 'Update the changelog')?.icon === 'debug-pause' && find(r, 'Tag the release')?.description === 'waits for "Run the build" · ↑ high');
+    assert.equal(cli.history()[0]?.origin, 'user');
+    cli.run('clear');
+  });
+
   await step('a server that cannot start: one message with Open Settings and Show Log; Restart Server recovers', async () => {
     // The extension runs the CLI through a link the test controls: now it points at a
     // "server" that dies at once, as `python -m plansight` does without the package.
@@ -269,6 +405,14 @@ async function main(): Promise<void> {
   const workspace = path.join(dir, 'workspace');
   fs.mkdirSync(workspace);
   fs.writeFileSync(path.join(workspace, 'README.md'), '# A project an agent works on\n');
+  // A git repository with a commit, so a task's file has a HEAD to diff against.
+  fs.mkdirSync(path.join(workspace, 'src'));
+  fs.writeFileSync(path.join(workspace, 'src', 'parser.ts'), "export function parse(text: string): string[] {\n  return text.split(' ');\n}\n");
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-c', 'user.name=Plansight Test', '-c', 'user.email=test@plansight.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd: workspace, encoding: 'utf8' });
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-q', '-m', 'The project before the agent');
   const store = path.join(dir, 'plan.sqlite3');
   const cli = new Cli(store);
   const launcher = path.join(dir, 'plansight');

@@ -96,6 +96,11 @@ export class Workbench {
     return (await this.page.locator(`${PLAN_CONTAINER} .pane-header`).first().getAttribute('aria-label')) ?? '';
   }
 
+  /** The title of the side bar: the container's, with the view's when it is alone there. */
+  async sidebarTitle(): Promise<string> {
+    return ((await this.page.locator(`${SIDEBAR} .composite.title .title-label`).first().textContent()) ?? '').trim();
+  }
+
   /** Runs a command from the command palette by its full title. */
   async runCommand(title: string): Promise<void> {
     await this.page.keyboard.press('F1');
@@ -124,6 +129,35 @@ export class Workbench {
     const first = widget.locator('.monaco-list-row').first();
     await until(`the quick pick to offer "${label}"`, async () => ((await first.getAttribute('aria-label')) ?? '').includes(label));
     await input.press('Enter');
+  }
+
+  /** Waits for the multi-select quick pick `placeholder`, checks each of `labels` and accepts. */
+  async pickMany(placeholder: string, labels: readonly string[]): Promise<void> {
+    const widget = this.page.locator(QUICK_INPUT);
+    const input = widget.locator('.quick-input-box input');
+    await until(`a quick pick "${placeholder}"`, async () => (await widget.isVisible()) && (await input.getAttribute('placeholder')) === placeholder);
+    for (const label of labels) {
+      await input.fill(label);
+      const first = widget.locator('.monaco-list-row').first();
+      await until(`the quick pick to offer "${label}"`, async () => ((await first.getAttribute('aria-label')) ?? '').includes(label));
+      const checkbox = first.locator('input[type=checkbox], .quick-input-list-checkbox').first();
+      await checkbox.click();
+      await until(`"${label}" to be checked`, async () => (await first.getAttribute('aria-checked')) === 'true' || (await checkbox.isChecked().catch(() => false)));
+    }
+    await input.fill('');
+    await input.press('Enter');
+  }
+
+  /** The text of the modal dialog, once it shows. */
+  async dialogText(): Promise<string> {
+    const box = this.page.locator('.monaco-dialog-box');
+    await box.waitFor({ state: 'visible' });
+    return (await box.textContent()) ?? '';
+  }
+
+  /** The labels of the open editor tabs. */
+  async tabs(): Promise<string[]> {
+    return this.page.$$eval('.tabs-container .tab', (tabs) => tabs.map((tab) => tab.getAttribute('aria-label') ?? ''));
   }
 
   private async fillAndAccept(text: string): Promise<void> {
@@ -159,6 +193,7 @@ export class Workbench {
 
   /** Right-clicks a row of the Plan view and chooses a context menu item. */
   async contextMenu(rowLabel: string, item: string): Promise<void> {
+    await this.calmPointer();
     await this.row(rowLabel).click({ button: 'right' });
     const menu = this.page.locator('.monaco-menu');
     const entry = menu.locator('.action-item', { has: this.page.locator('.action-label', { hasText: item }) }).first();
@@ -169,6 +204,12 @@ export class Workbench {
     await until(`the menu entry "${item}" to take focus`, async () => ((await entry.getAttribute('class')) ?? '').includes('focused'));
     await this.page.keyboard.press('Enter');
     await menu.first().waitFor({ state: 'hidden' });
+  }
+
+  /** Moves the mouse off the view so no item's tooltip covers the row to click next. */
+  async calmPointer(): Promise<void> {
+    await this.page.mouse.move(900, 700);
+    await this.page.locator('.workbench-hover-container, .monaco-hover:not(.hidden)').first().waitFor({ state: 'hidden' }).catch(() => undefined);
   }
 
   /** Accepts VS Code's own save dialog (a quick input in the browser) once it proposes `file`. */

@@ -167,7 +167,7 @@ describe('protocol 2 fields', () => {
       views.map((v) => [v.label, v.icon.id, v.contextValue, v.description]),
       [
         ['Running the build', 'sync~spin', 'task.in_progress', '2 files'],
-        ['Tag the release', 'watch', 'task.pending', '↑ high · waits for "Run the build"'],
+        ['Tag the release', 'watch', 'task.pending', 'waits for "Run the build" · ↑ high'],
         ['Write the docs', 'pass-filled', 'task.completed', '↓ low · 3m 12s'],
         ['Ask about the licence', 'debug-pause', 'task.blocked', '1 note'],
       ],
@@ -179,7 +179,7 @@ describe('protocol 2 fields', () => {
 
   it('shows the description in the tooltip, escaped, lines kept', () => {
     const tree = PlanTree.build([plan]);
-    assert.match(viewOf(tree.roots[2] as PlanNode).tooltip, /\*\*Write the docs\*\*\n\nCover the new \\\*flags\\\*  \nand the settings/);
+    assert.match(viewOf(tree.roots[2] as PlanNode).tooltip, /\*\*Write the docs\*\*\n\nCover the new \\\*flags\\\* {2}\nand the settings/);
   });
 
   it("gives a task its files as children, folder as description, before its notes; in progress they show", () => {
