@@ -140,9 +140,9 @@ export class Workbench {
       await input.fill(label);
       const first = widget.locator('.monaco-list-row').first();
       await until(`the quick pick to offer "${label}"`, async () => ((await first.getAttribute('aria-label')) ?? '').includes(label));
-      const checkbox = first.locator('input[type=checkbox], .quick-input-list-checkbox').first();
-      await checkbox.click();
-      await until(`"${label}" to be checked`, async () => (await first.getAttribute('aria-checked')) === 'true' || (await checkbox.isChecked().catch(() => false)));
+      // A click on an item's label toggles its checkbox.
+      await first.locator('.quick-input-list-label').first().click();
+      await until(`"${label}" to be checked`, async () => (await first.getAttribute('aria-checked')) === 'true' || (await first.locator('.monaco-custom-toggle.checked').count()) > 0);
     }
     await input.fill('');
     await input.press('Enter');
