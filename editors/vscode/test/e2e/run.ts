@@ -287,6 +287,8 @@ async function scenario(page: Page, cli: Cli, workspace: string, server: CodeSer
     );
     assert.notEqual(find(rows, 'Fix the flaky test')?.iconColor, '', 'a blocked task is drawn in the warning colour');
     await until('the title as the view title', async () => (await wb.sidebarTitle()).toUpperCase() === 'PLANSIGHT: SHIP VERSION 2');
+    await wb.widenSidebar(440);
+    await wb.calmPointer();
     await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel-v2.png') });
   });
 

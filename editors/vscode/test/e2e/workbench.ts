@@ -206,6 +206,20 @@ export class Workbench {
     await menu.first().waitFor({ state: 'hidden' });
   }
 
+  /** Drags the side bar's edge to make it `width` pixels wide (for a legible screenshot). */
+  async widenSidebar(width: number): Promise<void> {
+    const box = await this.sidebar.boundingBox();
+    if (box === null) {
+      return;
+    }
+    const edge = box.x + box.width;
+    await this.page.mouse.move(edge, box.y + box.height / 2);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + width, box.y + box.height / 2, { steps: 5 });
+    await this.page.mouse.up();
+    await until('the side bar to widen', async () => ((await this.sidebar.boundingBox())?.width ?? 0) >= width - 2);
+  }
+
   /** Moves the mouse off the view so no item's tooltip covers the row to click next. */
   async calmPointer(): Promise<void> {
     await this.page.mouse.move(900, 700);
