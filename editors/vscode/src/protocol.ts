@@ -28,15 +28,7 @@ export type ResultOf<M extends RequestMethod> = Requests[M]['result'];
 
 export const DID_CHANGE: keyof Notifications = 'plansight/didChange';
 
-/**
- * `plansight/didPrune` (PROTOCOL.md, Notifications): sessions pruned from the store. The
- * schema of this server does not list it yet, so its one field is spelled here, as the
- * contract gives it; when `plansight schema` has it, take it from the generated types.
- */
-export const DID_PRUNE = 'plansight/didPrune';
-export interface DidPruneParams {
-  sessions: string[];
-}
+export const DID_PRUNE: keyof Notifications = 'plansight/didPrune';
 
 /** The JSON-RPC error codes of the contract that a client reacts to. */
 export const ErrorCodes = {

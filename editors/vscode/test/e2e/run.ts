@@ -62,6 +62,24 @@ class Cli {
   }
 }
 
+/**
+ * Writes one task to `session` through the server's own service, in a process whose store
+ * keeps only `kept` sessions: the store prunes the oldest, as it does beyond 200.
+ */
+function pruneTo(kept: number, store: string, session: string): void {
+  const python = path.join(path.dirname(PLANSIGHT), 'python');
+  const script = [
+    'import sys',
+    'from plansight.protocol import ApplyParams',
+    'from plansight.service import PlanService',
+    'from plansight.store import open_store',
+    'service = PlanService(open_store(sys.argv[1]), kept_sessions=int(sys.argv[2]))',
+    "raw = {'session': sys.argv[3], 'ops': [{'op': 'append', 'phase': 'Todos', 'items': ['Prune the store']}]}",
+    'service.apply(ApplyParams.model_validate(raw), raw)',
+  ].join('\n');
+  execFileSync(python, ['-c', script, store, String(kept), session], { encoding: 'utf8', timeout: 30_000 });
+}
+
 function find(rows: Row[], label: string): Row | undefined {
   return rows.find((row) => row.label === label);
 }
@@ -83,7 +101,7 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
   process.stdout.write(`ok (${ms} ms)\n`);
 }
 
-async function scenario(page: Page, cli: Cli, workspace: string, server: CodeServer, launcher: string): Promise<void> {
+async function scenario(page: Page, cli: Cli, store: string, workspace: string, server: CodeServer, launcher: string): Promise<void> {
   const wb = new Workbench(page);
 
   await step('open the workspace and the Plansight panel: the welcome view offers Add Todo', async () => {
@@ -365,6 +383,18 @@ async function scenario(page: Page, cli: Cli, workspace: string, server: CodeSer
     cli.run('clear');
   });
 
+  await step('plansight/didPrune: a session another process pruned from the store leaves the panel', async () => {
+    cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Review the old branch'] }] }], 'old-agent');
+    cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Write the release notes'] }] }]);
+    await wb.waitForRows('two sessions', (r) => find(r, 'old-agent')?.level === 1 && find(r, 'default')?.level === 1);
+    // Another process whose store keeps two sessions writes a third: the oldest is pruned.
+    pruneTo(2, store, 'pruner');
+    await wb.waitForRows('the pruned session gone', (r) => find(r, 'old-agent') === undefined && find(r, 'pruner')?.level === 1 && find(r, 'default')?.level === 1);
+    cli.run('clear', '--session', 'pruner');
+    cli.run('clear');
+    await wb.waitForRows('an empty tree', (r) => r.length === 0);
+  });
+
   await step('a server that cannot start: one message with Open Settings and Show Log; Restart Server recovers', async () => {
     // The extension runs the CLI through a link the test controls: now it points at a
     // "server" that dies at once, as `python -m plansight` does without the package.
@@ -450,7 +480,7 @@ async function main(): Promise<void> {
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(15_000);
-    await scenario(page, cli, workspace, server, launcher);
+    await scenario(page, cli, store, workspace, server, launcher);
     console.log(`\nEnd-to-end test passed in ${((Date.now() - started) / 1000).toFixed(1)} s. Screenshots in ${ARTIFACTS}`);
   } catch (error) {
     if (page !== undefined) {
