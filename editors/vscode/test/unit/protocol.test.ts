@@ -52,7 +52,7 @@ describe('protocol.generated.ts', () => {
     assert.equal(checkedIn, generateProtocol(schema), 'Run `npm run generate-protocol` and commit src/protocol.generated.ts');
   });
 
-  it('covers the requests and the notification of the contract', () => {
+  it('covers the requests and the notifications of the contract', () => {
     assert.equal(schema.protocolVersion, 2);
     assert.deepEqual(Object.keys(schema.requests).sort(), [
       'plansight/apply',
@@ -67,7 +67,7 @@ describe('protocol.generated.ts', () => {
       'plansight/sessions',
       'plansight/write',
     ]);
-    assert.deepEqual(Object.keys(schema.notifications), ['plansight/didChange']);
+    assert.deepEqual(Object.keys(schema.notifications), ['plansight/didChange', 'plansight/didPrune']);
   });
 });
 
