@@ -386,10 +386,11 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
   await step('plansight/didPrune: a session another process pruned from the store leaves the panel', async () => {
     cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Review the old branch'] }] }], 'old-agent');
     cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Write the release notes'] }] }]);
-    await wb.waitForRows('two sessions', (r) => find(r, 'old-agent')?.level === 1 && find(r, 'default')?.level === 1);
+    // The default session kept its title through the clear: sessions are named by it.
+    await wb.waitForRows('two sessions', (r) => find(r, 'old-agent')?.level === 1 && find(r, 'Ship version 2')?.level === 1);
     // Another process whose store keeps two sessions writes a third: the oldest is pruned.
     pruneTo(2, store, 'pruner');
-    await wb.waitForRows('the pruned session gone', (r) => find(r, 'old-agent') === undefined && find(r, 'pruner')?.level === 1 && find(r, 'default')?.level === 1);
+    await wb.waitForRows('the pruned session gone', (r) => find(r, 'old-agent') === undefined && find(r, 'pruner')?.level === 1 && find(r, 'Ship version 2')?.level === 1);
     cli.run('clear', '--session', 'pruner');
     cli.run('clear');
     await wb.waitForRows('an empty tree', (r) => r.length === 0);
