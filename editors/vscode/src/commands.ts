@@ -116,32 +116,32 @@ export class PlanCommands {
     if (content === undefined) {
       return;
     }
-    const state = this.sync.plans.get(session);
-    if (node?.kind !== 'phase' && node?.kind !== 'task' && (state?.phases.length ?? 0) === 0) {
-      // An empty list: the server's `write` puts an item without a phase where it puts
-      // every such item; `baseVersion` keeps it from replacing tasks this window has not seen.
-      const item = { content: content.trim(), activeForm: content.trim(), status: 'pending' as const };
-      this.report(await this.client.request('plansight/write', { session, todos: [item], baseVersion: state?.version ?? 0, origin: 'user' }));
-      return;
-    }
     const phase = node?.kind === 'phase' ? node.name : node?.kind === 'task' ? node.phase : await this.pickPhase(session);
-    if (phase === undefined) {
+    if (phase === null) {
       return;
     }
-    await this.apply(session, [{ op: 'append', phase, items: [content.trim()] }]);
+    // Without a phase the server puts it where the work is (its one answer for every face).
+    const op: Op = phase === undefined ? { op: 'append', items: [content.trim()] } : { op: 'append', phase, items: [content.trim()] };
+    await this.apply(session, [op]);
   }
 
-  /** No question with one phase; with several, a pick of them or a new one. */
-  private async pickPhase(session: string): Promise<string | undefined> {
+  /**
+   * With several phases, the person picks one (or a new one); with fewer there is nothing
+   * to ask and undefined lets the server place the task. Null: the person cancelled.
+   */
+  private async pickPhase(session: string): Promise<string | undefined | null> {
     const phases = (this.sync.plans.get(session)?.phases ?? []).map((phase) => phase.name);
-    if (phases.length === 1) {
-      return phases[0];
+    if (phases.length < 2) {
+      return undefined;
     }
     const newPhase = '$(add) New phase…';
     const choice = await vscode.window.showQuickPick([...phases, newPhase], {
       title: 'Plansight: Add Todo',
       placeHolder: 'The phase to add the task to',
     });
+    if (choice === undefined) {
+      return null;
+    }
     if (choice !== newPhase) {
       return choice;
     }
@@ -150,7 +150,7 @@ export class PlanCommands {
       prompt: 'The name of the new phase',
       validateInput: (value) => (value.trim() === '' ? 'Name the phase' : undefined),
     });
-    return name?.trim();
+    return name === undefined ? null : name.trim();
   }
 
   private async clearTodos(node: PlanNode | undefined): Promise<void> {
