@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from plansight.lsp import transport
 from plansight.lsp.server import PlansightServer, build_server
-from plansight.protocol import METHODS, ApplyParams
+from plansight.protocol.models import METHODS, ApplyParams
 from workload import plan_ops
 
 ROUNDS = 5

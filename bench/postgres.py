@@ -43,7 +43,7 @@ def serve(location: str, workspace: str) -> list[str]:
 
 WRITER = """
 import json, sys, time
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
 location, session, count = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plansight.protocol import json_schema
+from plansight.protocol.models import json_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from plansight.protocol import (
+from plansight.protocol.models import (
     DID_CHANGE,
     DID_PRUNE,
     METHODS,

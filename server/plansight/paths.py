@@ -39,15 +39,3 @@ def resolve_store_path(explicit: str | None, root: str | os.PathLike[str] | None
     if from_env:
         return Path(from_env).expanduser()
     return default_store_path(root if root is not None else workspace_root())
-
-
-def store_location(explicit: str | None, root: str | os.PathLike[str] | None) -> str:
-    """As `resolve_store_path`, except that a `postgresql://` URL is kept as it is."""
-    from plansight.store.location import is_postgres_url
-
-    for given in (explicit, os.environ.get("PLANSIGHT_DB")):
-        if given and is_postgres_url(given):
-            return given
-        if given:
-            break
-    return str(resolve_store_path(explicit, root))

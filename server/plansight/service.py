@@ -22,9 +22,8 @@ from plansight.core.ops import apply_ops
 from plansight.core.record import EMPTY_RECORD, plan_from_record
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
-from plansight.core.text import clean_content
 from plansight.core.write import write_todos
-from plansight.protocol import (
+from plansight.protocol.models import (
     ApplyParams,
     ClearParams,
     ContextParams,
@@ -36,6 +35,7 @@ from plansight.protocol import (
     RestoreParams,
     WriteParams,
 )
+from plansight.protocol.text import clean_content
 from plansight.store.base import KEPT_SESSIONS, ChangeEvent, TodoStore
 from plansight.validation import MAX_DEPTH, too_deep
 from plansight.wire import Json, session_info_json, state_json

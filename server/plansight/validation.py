@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from plansight.protocol import OP_NAMES
+from plansight.protocol.models import OP_NAMES
 
 _OP_TAGS = frozenset(OP_NAMES)
 _UNION_LABELS = frozenset({"str", "ItemSpec"})

@@ -1,4 +1,4 @@
-"""Plans as the JSON the contract describes (see `plansight.protocol` for the models)."""
+"""Plans as the JSON the contract describes (see `plansight.protocol.models` for the models)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from plansight.core.incoming import (
     TaskDeletion,
     TaskUpdate,
 )
-from plansight.protocol import FORMATS
+from plansight.protocol.models import FORMATS
 
 from .fixtures import fixture, names, payload
 

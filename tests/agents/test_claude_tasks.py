@@ -9,7 +9,7 @@ import pytest
 
 from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.settings import Settings
-from plansight.protocol import ApplyParams, GetParams, IngestParams
+from plansight.protocol.models import ApplyParams, GetParams, IngestParams
 from plansight.service import PlanService
 
 from .fixtures import payload

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.settings import Settings
-from plansight.protocol import ApplyParams, ContextParams, GetParams, IngestParams
+from plansight.protocol.models import ApplyParams, ContextParams, GetParams, IngestParams
 from plansight.service import PlanService
 from plansight.validation import validation_errors
 

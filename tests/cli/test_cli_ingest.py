@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from plansight.protocol import FORMATS
+from plansight.protocol.models import FORMATS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from plansight.protocol import ApplyParams, GetParams
+from plansight.protocol.models import ApplyParams, GetParams
 from plansight.service import PlanService
 from plansight.store import open_store
 

@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 
 from plansight.cli.live import watch
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from plansight.protocol import ApplyParams, ImportParams, WriteParams
+from plansight.protocol.models import ApplyParams, ImportParams, WriteParams
 from plansight.service import PlanService
 
 Json = dict[str, Any]

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from plansight.core.errors import RequestRefused
-from plansight.protocol import ContextParams, HistoryParams, RestoreParams
+from plansight.protocol.models import ContextParams, HistoryParams, RestoreParams
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.rules import HISTORY_KEPT

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from plansight.core.markdown import parse_markdown
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content, clean_note
-from plansight.protocol import ApplyParams, ExportParams, GetParams, ImportParams
+from plansight.protocol.models import ApplyParams, ExportParams, GetParams, ImportParams
+from plansight.protocol.text import clean_content, clean_note
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 

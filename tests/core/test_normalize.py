@@ -8,7 +8,7 @@ from typing import Any
 from plansight.core.model import Plan
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 
 from .conftest import Request

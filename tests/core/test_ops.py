@@ -10,7 +10,7 @@ from plansight.core.errors import VersionConflict
 from plansight.core.model import Plan
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
-from plansight.protocol import ApplyParams, ClearParams, GetParams
+from plansight.protocol.models import ApplyParams, ClearParams, GetParams
 from plansight.service import PlanService
 
 from .conftest import Json, Request

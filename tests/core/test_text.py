@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plansight.core.text import clean_content, clean_note
+from plansight.protocol.text import clean_content, clean_note
 
 from .conftest import Request
 from .states import rows

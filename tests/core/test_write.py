@@ -11,7 +11,7 @@ from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.model import Plan
 from plansight.core.settings import Settings
 from plansight.core.write import write_todos
-from plansight.protocol import GetParams, WriteParams
+from plansight.protocol.models import GetParams, WriteParams
 from plansight.service import PlanService
 
 from .conftest import Json, Request

@@ -10,7 +10,7 @@ import pytest
 from plansight_client import PlansightClient
 from pygls.exceptions import JsonRpcException
 
-from plansight.protocol import FORMATS, ApplyResult, DidChangeParams
+from plansight.protocol.models import FORMATS, ApplyResult, DidChangeParams
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
 

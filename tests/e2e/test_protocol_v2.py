@@ -10,7 +10,7 @@ import pytest
 from plansight_client import PlansightClient
 from pygls.exceptions import JsonRpcException
 
-from plansight.protocol import ApplyResult, TodoState
+from plansight.protocol.models import ApplyResult, TodoState
 
 # What a version 1 client knows of a task and a state: nothing else is sent by it, and
 # what it reads of the answers must still be there and mean the same.

@@ -8,7 +8,7 @@ import pytest
 from plansight_client import PlansightClient
 from pygls.exceptions import JsonRpcException
 
-from plansight.protocol import (
+from plansight.protocol.models import (
     FORMATS,
     METHODS,
     ApplyResult,

@@ -11,7 +11,7 @@ import pytest
 from replay import Replay
 
 from plansight.paths import default_store_path
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 

@@ -6,7 +6,7 @@ import json
 import random
 
 from plansight.lsp.encoded import Encoded, StateEncoder, encode_tree, extend
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.wire import state_json
 

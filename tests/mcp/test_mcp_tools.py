@@ -10,7 +10,7 @@ import pytest
 from mcp import MCPError
 from mcp_harness import mcp_client, session_of, text_of, todo
 
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 

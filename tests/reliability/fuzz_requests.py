@@ -9,7 +9,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from plansight.protocol import FORMATS, METHODS, OP_NAMES
+from plansight.protocol.models import FORMATS, METHODS, OP_NAMES
 
 MISSING = object()
 

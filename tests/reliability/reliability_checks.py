@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from plansight.protocol import REQUESTS, DidChangeParams
+from plansight.protocol.models import REQUESTS, DidChangeParams
 
 Json = dict[str, Any]
 

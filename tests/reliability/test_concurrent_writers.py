@@ -18,7 +18,7 @@ from typing import Any
 from reliability_checks import Json, integrity, knob, store_state
 from reliability_wire import WireClient
 
-from plansight.protocol import REQUESTS, GetParams
+from plansight.protocol.models import REQUESTS, GetParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 

@@ -15,7 +15,7 @@ from typing import Any
 from reliability_checks import Json, knob
 from test_concurrent_writers import outline_with_ids, replay
 
-from plansight.protocol import GetParams
+from plansight.protocol.models import GetParams
 from plansight.service import PlanService
 from plansight.store import open_store
 
@@ -26,7 +26,7 @@ WORKSPACE = "writers"
 
 WRITER_LOOP = """
 import json, sys
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
 url, workspace, changes = sys.argv[1], sys.argv[2], json.loads(sys.stdin.readline())

@@ -53,8 +53,8 @@ from reliability_checks import (
 from reliability_wire import WireClient, frame, rss_bytes, wait_until_sleeping
 
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content
-from plansight.protocol import METHODS, REQUESTS, GetParams
+from plansight.protocol.models import METHODS, REQUESTS, GetParams
+from plansight.protocol.text import clean_content
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 

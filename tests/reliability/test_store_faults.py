@@ -21,7 +21,7 @@ from reliability_wire import WireClient
 from store_faults import files_size, fill_up, limit_file_size, make_room, read_only
 
 from plansight.lsp.errors import REQUEST_FAILED, to_rpc_error
-from plansight.protocol import ApplyParams, ContextParams, GetParams
+from plansight.protocol.models import ApplyParams, ContextParams, GetParams
 from plansight.service import PlanService
 from plansight.store import StoreError
 from plansight.store.sqlite import SqliteStore
@@ -72,7 +72,7 @@ def assert_one_line(done: subprocess.CompletedProcess[str], *words: str) -> None
 WRITER = textwrap.dedent(
     """
     import sys
-    from plansight.protocol import WriteParams
+    from plansight.protocol.models import WriteParams
     from plansight.service import PlanService
     from plansight.store import open_store
 

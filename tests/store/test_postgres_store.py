@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from plansight.core.model import Task
-from plansight.protocol import ApplyParams, GetParams
+from plansight.protocol.models import ApplyParams, GetParams
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.base import ChangeNotice

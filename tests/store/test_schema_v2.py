@@ -12,7 +12,7 @@ from pydantic.alias_generators import to_camel
 
 from plansight.core.model import TASK_FIELDS, WIRE_FIELDS, Phase, Plan, Task
 from plansight.lsp.encoded import StateEncoder
-from plansight.protocol import ApplyParams, TaskModel
+from plansight.protocol.models import ApplyParams, TaskModel
 from plansight.service import PlanService
 from plansight.store.base import ChangeEvent
 from plansight.store.schema import _MIGRATIONS, SCHEMA_VERSION

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store.schema import SCHEMA_VERSION
 from plansight.store.sqlite import SqliteStore, StoreError

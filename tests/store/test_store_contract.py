@@ -16,7 +16,7 @@ import pytest
 
 from plansight.core.errors import RequestRefused
 from plansight.core.model import Phase, utc_now
-from plansight.protocol import ApplyParams, GetParams, WriteParams
+from plansight.protocol.models import ApplyParams, GetParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
 from plansight.store.base import ChangeEvent, ChangeNotice

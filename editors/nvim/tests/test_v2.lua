@@ -395,7 +395,7 @@ H.test("plansight/didPrune drops the pruned sessions from the sidebar", function
   H.ok(vim.fn.executable(python) == 1, "the server's Python next to " .. H.plansight_bin)
   local fill = [[
 import sys
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 service = PlanService(SqliteStore(sys.argv[1]))

@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from plansight.cli.live import watch
-from plansight.protocol import ApplyParams
+from plansight.protocol.models import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
 

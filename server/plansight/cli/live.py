@@ -12,8 +12,8 @@ from rich.live import Live
 from rich.text import Text
 
 from plansight.cli.panel import ICONS, progress_bar, render_state
-from plansight.core.text import terminal_safe_tree
-from plansight.protocol import GetParams
+from plansight.protocol.models import GetParams
+from plansight.protocol.text import terminal_safe_tree
 from plansight.service import PlanService
 
 POLL_SECONDS = 0.1

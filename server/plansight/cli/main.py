@@ -255,9 +255,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _service(args: argparse.Namespace) -> Any:
-    from plansight.paths import store_location
     from plansight.service import PlanService
     from plansight.store import open_store
+    from plansight.store.location import store_location
 
     return PlanService(open_store(store_location(args.db, None), None, args.workspace))
 
@@ -278,7 +278,7 @@ def _console() -> Any:
 
 def _out(text: str, end: str = "\n") -> None:
     """Plan text for the terminal: no escape sequence from the store reaches it."""
-    from plansight.core.text import terminal_safe
+    from plansight.protocol.text import terminal_safe
 
     print(terminal_safe(text), end=end)
 
@@ -299,7 +299,7 @@ def _session_args(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 
 def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> int:
-    from plansight.protocol import REQUESTS
+    from plansight.protocol.models import REQUESTS
 
     service = _service(args)
     model = REQUESTS[method][0]
@@ -338,7 +338,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from plansight.protocol import ExportParams, GetParams
+    from plansight.protocol.models import ExportParams, GetParams
 
     service = _service(args)
     session = _require_session(service, args)
@@ -421,7 +421,7 @@ def _sessions(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from plansight.protocol import ExportParams
+    from plansight.protocol.models import ExportParams
 
     service = _service(args)
     session = _require_session(service, args)
@@ -437,14 +437,14 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _context(args: argparse.Namespace) -> int:
-    from plansight.protocol import ContextParams
+    from plansight.protocol.models import ContextParams
 
     _out(_service(args).context(ContextParams.model_validate(_session_args(args)))["text"])
     return EXIT_OK
 
 
 def _history(args: argparse.Namespace) -> int:
-    from plansight.protocol import HistoryParams
+    from plansight.protocol.models import HistoryParams
 
     if args.limit is not None and args.limit < 1:
         raise BadInput("--limit must be 1 or more")
@@ -470,7 +470,7 @@ def _restore(args: argparse.Namespace) -> int:
 
 def _undo(args: argparse.Namespace) -> int:
     """Restore the version before the newest, as the person: their undo."""
-    from plansight.protocol import HistoryParams
+    from plansight.protocol.models import HistoryParams
 
     service = _service(args)
     session = _require_session(service, args)
@@ -491,7 +491,7 @@ def _store_path(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from plansight.protocol import json_schema
+    from plansight.protocol.models import json_schema
 
     print(json.dumps(json_schema(), indent=2))
     return EXIT_OK
@@ -504,9 +504,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    from plansight.paths import store_location, workspace_root
+    from plansight.paths import workspace_root
     from plansight.store.copying import copy_sessions
-    from plansight.store.location import is_postgres_url
+    from plansight.store.location import is_postgres_url, store_location
     from plansight.store.postgres import PostgresStore
     from plansight.store.sqlite import SqliteStore
     from plansight.store.workspace import workspace_key
@@ -552,7 +552,7 @@ def _setup(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str) -> NoReturn:
-    from plansight.core.text import terminal_safe
+    from plansight.protocol.text import terminal_safe
 
     # One line, whatever a name in it holds.
     print(f"plansight: {terminal_safe(message).replace(chr(10), ' ')}", file=sys.stderr)

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from plansight.cli.viewport import visible_slice
-from plansight.core.text import terminal_safe_tree
+from plansight.protocol.text import terminal_safe_tree
 
 ICONS = {"pending": "○", "in_progress": "●", "completed": "✓", "abandoned": "✗", "blocked": "⊘"}
 STYLES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from plansight.core.errors import OpRefused
 from plansight.core.model import Plan, Task
-from plansight.core.text import clean_content
+from plansight.protocol.text import clean_content
 
 
 def resolve_blockers(plan: Plan, task: Task, refs: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from plansight.core.model import Plan
 from plansight.core.ops import normalize
 from plansight.core.rebuild import rebuild
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content, clean_note
+from plansight.protocol.text import clean_content, clean_note
 
 
 def import_markdown(

@@ -14,8 +14,8 @@ from plansight.core.limits import (
 )
 from plansight.core.model import TaskStatus
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content, clean_note
-from plansight.protocol import Item, ItemSpec, WriteItem
+from plansight.protocol.models import Item, ItemSpec, WriteItem
+from plansight.protocol.text import clean_content, clean_note
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from plansight.core.model import DEFAULT_PHASE, PRIORITIES, Plan, Task, TaskStatus
 from plansight.core.rebuild import Entry, PhaseEntries
-from plansight.core.text import clean_content
+from plansight.protocol.text import clean_content
 
 EXPORT_MARKS: dict[str, str] = {
     "pending": " ",

@@ -6,17 +6,18 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any
 
-TaskStatus = Literal["pending", "in_progress", "completed", "abandoned", "blocked"]
-Priority = Literal["high", "medium", "low"]
-Origin = Literal["agent", "user"]
+# The contract's words, used by every module of the core under these names.
+from plansight.protocol.vocabulary import DEFAULT_PHASE as DEFAULT_PHASE
+from plansight.protocol.vocabulary import DEFAULT_SESSION as DEFAULT_SESSION
+from plansight.protocol.vocabulary import PRIORITIES as PRIORITIES
+from plansight.protocol.vocabulary import STATUSES as STATUSES
+from plansight.protocol.vocabulary import Origin as Origin
+from plansight.protocol.vocabulary import Priority as Priority
+from plansight.protocol.vocabulary import TaskStatus as TaskStatus
 
-STATUSES: tuple[TaskStatus, ...] = ("pending", "in_progress", "completed", "abandoned", "blocked")
-PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
 FINISHED: frozenset[str] = frozenset({"completed", "abandoned"})
-DEFAULT_PHASE = "Todos"
-DEFAULT_SESSION = "default"
 
 # How a Task field is treated by what derives from the field list (see TASK_FIELDS):
 # a STAMP moves with time and is not what a reader compares (the fingerprint leaves it out,

@@ -26,8 +26,7 @@ from plansight.core.model import (
     start_rank,
 )
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content, clean_note
-from plansight.protocol import (
+from plansight.protocol.models import (
     AppendOp,
     BlockOp,
     DoneOp,
@@ -40,6 +39,7 @@ from plansight.protocol import (
     StartOp,
     UpdateOp,
 )
+from plansight.protocol.text import clean_content, clean_note
 
 
 def apply_ops(

@@ -24,7 +24,7 @@ from plansight.core.limits import (
 )
 from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content, clean_note
+from plansight.protocol.text import clean_content, clean_note
 
 
 @dataclass(slots=True)

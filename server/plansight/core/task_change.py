@@ -12,8 +12,8 @@ from plansight.core.limits import content_problem, description_problem, task_cou
 from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
-from plansight.core.text import clean_content, clean_note
-from plansight.protocol import RmOp, UpdateOp
+from plansight.protocol.models import RmOp, UpdateOp
+from plansight.protocol.text import clean_content, clean_note
 
 TaskChange = TaskCreation | TaskUpdate | TaskDeletion
 

@@ -31,7 +31,7 @@ class Conversation:
 
 def title_from_prompt(prompt: str) -> str | None:
     """The first non-blank line of a prompt, cleaned, at most 80 characters."""
-    from plansight.core.text import clean_content
+    from plansight.protocol.text import clean_content
 
     for line in prompt.splitlines():
         title = clean_content(line)

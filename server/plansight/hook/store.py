@@ -42,7 +42,7 @@ def ingest_plan(
     from plansight.context_round import person_changes
     from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
     from plansight.core.errors import RequestRefused
-    from plansight.protocol import IngestParams
+    from plansight.protocol.models import IngestParams
 
     service = _service(cwd)
     try:
@@ -83,7 +83,7 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
         current = store.load(session).current()
         if current is None:
             return "no task in progress"
-        from plansight.protocol import ApplyParams
+        from plansight.protocol.models import ApplyParams
         from plansight.service import PlanService
 
         request: dict[str, Any] = {

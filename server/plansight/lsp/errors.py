@@ -17,7 +17,7 @@ from pygls.exceptions import (
 )
 
 from plansight.core.errors import RequestRefused, VersionConflict
-from plansight.protocol import METHODS
+from plansight.protocol.models import METHODS
 from plansight.store.errors import StoreError
 from plansight.validation import validation_errors
 

@@ -31,8 +31,8 @@ from plansight.core.settings import Settings, merge_settings
 from plansight.lsp.encoded import Encoded, StateEncoder, encode, encode_tree, extend, split_state
 from plansight.lsp.errors import request_failed, to_rpc_error
 from plansight.lsp.watch import watch_store
-from plansight.paths import store_location, workspace_root
-from plansight.protocol import (
+from plansight.paths import workspace_root
+from plansight.protocol.models import (
     DID_CHANGE,
     FORMATS,
     METHODS,
@@ -50,6 +50,7 @@ from plansight.protocol import (
 )
 from plansight.service import Outcome, PlanService
 from plansight.store import StoreError, open_store
+from plansight.store.location import store_location
 
 log = logging.getLogger(__name__)
 

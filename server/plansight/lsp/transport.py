@@ -20,9 +20,10 @@ from typing import Any, BinaryIO
 
 from pygls.protocol import JsonRPCProtocol
 
+from plansight.protocol.transport import MAX_MESSAGE_BYTES, valid_id
+
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 MAX_HEADER_BYTES = 8 * 1024
 # An announced body longer than this is not skipped: the stream is given up (and a
 # length of more digits than this one has is not even read as a number).
@@ -170,12 +171,6 @@ def _send_raw(protocol: JsonRPCProtocol, payload: dict[str, Any]) -> None:
 def _not_json(constant: str) -> Any:
     # Python's parser takes NaN and Infinity; JSON has no such values.
     raise ValueError(f"{constant} is not JSON")
-
-
-def valid_id(msg_id: Any) -> bool:
-    """JSON-RPC ids are strings or integers: never a boolean, a fraction, an infinity
-    (`1e999` would be echoed as `Infinity`, which is not JSON), an array or an object."""
-    return type(msg_id) in (str, int)
 
 
 def _dispatch(protocol: JsonRPCProtocol, body: bytes, plansight_methods: frozenset[str]) -> None:

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from plansight.protocol import DID_PRUNE
+from plansight.protocol.models import DID_PRUNE
 from plansight.store.errors import StoreError
 
 if TYPE_CHECKING:

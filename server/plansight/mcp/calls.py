@@ -16,7 +16,7 @@ from plansight.core.model import Plan
 from plansight.core.summary import summarize
 from plansight.mcp.native import NATIVE_TOOLS
 from plansight.mcp.tools import TODO, TODO_INGEST, TODO_READ, TODO_WRITE
-from plansight.protocol import ApplyParams, GetParams, IngestParams, WriteParams
+from plansight.protocol.models import ApplyParams, GetParams, IngestParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import StoreError
 from plansight.validation import validation_errors

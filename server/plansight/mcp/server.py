@@ -24,7 +24,6 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from plansight import __version__
-from plansight.core.text import clean_content
 from plansight.mcp.calls import PlanTools, ToolReply, store_fault_text
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
 from plansight.mcp.resources import (
@@ -58,11 +57,11 @@ from plansight.mcp.tools import (
     TODO_WRITE_DESCRIPTION,
     TODO_WRITE_SCHEMA,
 )
-from plansight.paths import store_location
-from plansight.protocol import ExportParams, TodoState
+from plansight.protocol.models import ExportParams, TodoState
+from plansight.protocol.text import clean_content
 from plansight.service import PlanService
 from plansight.store import StoreError, open_store
-from plansight.store.location import is_postgres_url
+from plansight.store.location import is_postgres_url, store_location
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from plansight.core.text import clean_content
 from plansight.paths import state_home
+from plansight.protocol.text import clean_content
 from plansight.store.location import is_postgres_url
 
 try:

@@ -24,7 +24,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from plansight.lsp.transport import MAX_MESSAGE_BYTES, valid_id
+from plansight.protocol.transport import MAX_MESSAGE_BYTES, valid_id
 from plansight.validation import too_deep
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,10 @@ only ever shown as `postgresql://user:****@host:port/db`."""
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlsplit, urlunsplit
+
+from plansight.paths import resolve_store_path
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 
@@ -26,3 +29,13 @@ def redact_url(url: str) -> str:
     except ValueError:
         # Not even a URL we can take apart: show only what kind of place it is.
         return url.split(":", 1)[0] + "://****"
+
+
+def store_location(explicit: str | None, root: str | os.PathLike[str] | None) -> str:
+    """As `resolve_store_path`, except that a `postgresql://` URL is kept as it is."""
+    for given in (explicit, os.environ.get("PLANSIGHT_DB")):
+        if given and is_postgres_url(given):
+            return given
+        if given:
+            break
+    return str(resolve_store_path(explicit, root))

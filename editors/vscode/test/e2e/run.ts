@@ -70,7 +70,7 @@ function pruneTo(kept: number, store: string, session: string): void {
   const python = path.join(path.dirname(PLANSIGHT), 'python');
   const script = [
     'import sys',
-    'from plansight.protocol import ApplyParams',
+    'from plansight.protocol.models import ApplyParams',
     'from plansight.service import PlanService',
     'from plansight.store import open_store',
     'service = PlanService(open_store(sys.argv[1]), kept_sessions=int(sys.argv[2]))',

@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
-from plansight.core.model import DEFAULT_SESSION, Origin, Priority, TaskStatus
-from plansight.core.text import clean_name
+from plansight.protocol.text import clean_name
+from plansight.protocol.vocabulary import DEFAULT_SESSION, Origin, Priority, TaskStatus
 
 PROTOCOL_VERSION = 2
 DID_CHANGE = "plansight/didChange"

@@ -1,0 +1,87 @@
+"""The house's floors, as docs/architecture.md draws them: every import of Plansight's own
+modules points down (or stays on its floor), so nothing below learns of what is above it
+and there is no import circle between the parts."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "server" / "plansight"
+
+# Each part and the parts it may import (besides itself). Lower floors first.
+ALLOWED: dict[str, set[str]] = {
+    "protocol": set(),
+    "core": {"protocol"},
+    "agents": {"protocol", "core"},
+    "paths": set(),
+    "logs": set(),
+    "store": {"protocol", "core", "paths"},
+    "wire": {"protocol", "core"},
+    "validation": {"protocol"},
+    "context_round": {"protocol", "core", "store"},
+    "service": {"protocol", "core", "agents", "store", "wire", "validation", "context_round"},
+    # The faces: each stands on the service and what is below it, never on another face.
+    "lsp": {"protocol", "core", "paths", "store", "wire", "validation", "service", "plansight"},
+    "mcp": {"protocol", "core", "paths", "store", "wire", "validation", "service", "plansight"},
+    "hook": {"protocol", "core", "paths", "store", "validation", "service", "context_round"},
+    "setup": {"paths", "hook"},  # writes the hook commands that `hook` reads
+    # The command line starts every face.
+    "cli": {
+        "protocol",
+        "core",
+        "paths",
+        "logs",
+        "store",
+        "validation",
+        "service",
+        "lsp",
+        "mcp",
+        "hook",
+        "setup",
+        "plansight",
+    },
+    "__main__": {"cli"},
+    "plansight": set(),  # the package's __init__: its version
+}
+
+
+def part_of(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    if len(relative.parts) == 1:
+        return "plansight" if relative.stem == "__init__" else relative.stem
+    return relative.parts[0]
+
+
+def imported_parts(path: Path) -> set[str]:
+    parts = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            pieces = name.split(".")
+            if pieces[0] == "plansight":
+                parts.add(pieces[1] if len(pieces) > 1 else "plansight")
+    return parts
+
+
+def test_every_part_has_a_floor() -> None:
+    parts = {part_of(path) for path in PACKAGE.rglob("*.py")}
+    assert parts <= set(ALLOWED), f"new parts without a floor: {sorted(parts - set(ALLOWED))}"
+
+
+def test_imports_only_point_down() -> None:
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        part = part_of(path)
+        for imported in imported_parts(path) - {part} - ALLOWED.get(part, set()):
+            wrong.append(f"{path.relative_to(PACKAGE)} imports plansight.{imported}")
+    assert not wrong, "imports running up or sideways:\n" + "\n".join(wrong)
+
+
+def test_the_contract_is_at_the_bottom() -> None:
+    for path in (PACKAGE / "protocol").rglob("*.py"):
+        assert imported_parts(path) <= {"protocol"}, path.name
