@@ -45,15 +45,8 @@ def plan_update(payload: dict[str, Any]) -> Incoming:
     for index, item in enumerate(entries or []):
         item_path = f"{path}.entries.{index}"
         entry = reader.object(item, item_path)
-        if entry is None:
-            continue
-        content = reader.text(entry, "content", item_path)
-        status = reader.choice(entry, "status", item_path, STATUSES)
-        if content is not None and status is not None:
-            tasks.append(
-                IncomingTask(
-                    content, status, item_path, priority=priority_of(entry.get("priority"))
-                )
-            )
+        if entry is not None and (read := reader.task(entry, item_path, "content", STATUSES)):
+            priority = priority_of(entry.get("priority"))
+            tasks.append(IncomingTask(*read, item_path, priority=priority))
     reader.done()
     return Replacement(tasks, f"{path}.entries")

@@ -34,16 +34,11 @@ def todo_write(payload: dict[str, Any]) -> Incoming:
     """`{todos: [{content, status, activeForm}]}`: the whole list."""
     reader = PayloadReader()
     tasks: list[IncomingTask] = []
-    for index, item in enumerate(reader.items(payload, "todos", "payload") or []):
-        path = f"payload.todos.{index}"
-        todo = reader.object(item, path)
-        if todo is None:
-            continue
-        content = reader.text(todo, "content", path)
-        status = reader.choice(todo, "status", path, TODO_STATUSES)
+    for path, todo in reader.entries(payload, "todos", "payload"):
+        read = reader.task(todo, path, "content", TODO_STATUSES)
         active_form = reader.optional_text(todo, "activeForm", path)
-        if content is not None and status is not None:
-            tasks.append(IncomingTask(content, status, path, active_form=active_form or None))
+        if read:
+            tasks.append(IncomingTask(*read, path, active_form=active_form or None))
     reader.done()
     return Replacement(tasks, "payload.todos")
 

@@ -25,15 +25,9 @@ def update_plan(payload: dict[str, Any]) -> Incoming:
     note of the step in progress."""
     reader = PayloadReader()
     tasks: list[IncomingTask] = []
-    for index, item in enumerate(reader.items(payload, "plan", "payload") or []):
-        path = f"payload.plan.{index}"
-        step = reader.object(item, path)
-        if step is None:
-            continue
-        content = reader.text(step, "step", path)
-        status = reader.choice(step, "status", path, STEP_STATUSES)
-        if content is not None and status is not None:
-            tasks.append(IncomingTask(content, status, path, content_key="step"))
+    for path, step in reader.entries(payload, "plan", "payload"):
+        if read := reader.task(step, path, "step", STEP_STATUSES):
+            tasks.append(IncomingTask(*read, path, content_key="step"))
     explanation = reader.optional_text(payload, "explanation", "payload")
     reader.done()
     return Replacement(tasks, "payload.plan", note=explanation, note_path="payload.explanation")

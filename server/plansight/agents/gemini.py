@@ -26,14 +26,8 @@ def write_todos(payload: dict[str, Any]) -> Incoming:
     """The whole list; Gemini's `description` is the task's content."""
     reader = PayloadReader()
     tasks: list[IncomingTask] = []
-    for index, item in enumerate(reader.items(payload, "todos", "payload") or []):
-        path = f"payload.todos.{index}"
-        todo = reader.object(item, path)
-        if todo is None:
-            continue
-        content = reader.text(todo, "description", path)
-        status = reader.choice(todo, "status", path, STATUSES)
-        if content is not None and status is not None:
-            tasks.append(IncomingTask(content, status, path, content_key="description"))
+    for path, todo in reader.entries(payload, "todos", "payload"):
+        if read := reader.task(todo, path, "description", STATUSES):
+            tasks.append(IncomingTask(*read, path, content_key="description"))
     reader.done()
     return Replacement(tasks, "payload.todos")

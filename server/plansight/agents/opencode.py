@@ -25,23 +25,13 @@ def todo_write(payload: dict[str, Any]) -> Incoming:
     """The whole list; `id`, when sent, is the task's externalId."""
     reader = PayloadReader()
     tasks: list[IncomingTask] = []
-    for index, item in enumerate(reader.items(payload, "todos", "payload") or []):
-        path = f"payload.todos.{index}"
-        todo = reader.object(item, path)
-        if todo is None:
-            continue
-        content = reader.text(todo, "content", path)
-        status = reader.choice(todo, "status", path, STATUSES)
+    for path, todo in reader.entries(payload, "todos", "payload"):
+        read = reader.task(todo, path, "content", STATUSES)
         external_id = reader.optional_text(todo, "id", path)
-        if content is not None and status is not None:
+        if read:
+            priority = priority_of(todo.get("priority"))
             tasks.append(
-                IncomingTask(
-                    content,
-                    status,
-                    path,
-                    priority=priority_of(todo.get("priority")),
-                    external_id=external_id or None,
-                )
+                IncomingTask(*read, path, priority=priority, external_id=external_id or None)
             )
     reader.done()
     return Replacement(tasks, "payload.todos")

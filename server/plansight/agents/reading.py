@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar
 
 from plansight.core.errors import FieldError, RequestRefused
-from plansight.core.model import PRIORITIES, Priority
+from plansight.core.model import PRIORITIES, Priority, TaskStatus
 
 T = TypeVar("T")
 
@@ -37,6 +37,31 @@ class PayloadReader:
             return value
         self.fail(f"{path}.{key}", "Field required" if key not in parent else "Expected an array")
         return None
+
+    def entries(
+        self, parent: Mapping[str, Any], key: str, path: str
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The objects of a required array member, each with its path (`payload.todos.2`);
+        an item that is not an object is refused."""
+        for index, item in enumerate(self.items(parent, key, path) or []):
+            item_path = f"{path}.{key}.{index}"
+            entry = self.object(item, item_path)
+            if entry is not None:
+                yield item_path, entry
+
+    def task(
+        self,
+        entry: Mapping[str, Any],
+        path: str,
+        content_key: str,
+        statuses: Mapping[str, TaskStatus],
+    ) -> tuple[str, TaskStatus] | None:
+        """An item's content and status (both required), or None when either is wrong."""
+        content = self.text(entry, content_key, path)
+        status = self.choice(entry, "status", path, statuses)
+        if content is None or status is None:
+            return None
+        return content, status
 
     def text(self, parent: Mapping[str, Any], key: str, path: str) -> str | None:
         """A required string member."""

@@ -32,20 +32,14 @@ def manage_todo_list(payload: dict[str, Any]) -> Incoming:
         reader.done()
         return NothingToChange()
     tasks: list[IncomingTask] = []
-    for index, item in enumerate(reader.items(payload, "todoList", "payload") or []):
-        path = f"payload.todoList.{index}"
-        todo = reader.object(item, path)
-        if todo is None:
-            continue
-        content = reader.text(todo, "title", path)
-        status = reader.choice(todo, "status", path, STATUSES)
+    for path, todo in reader.entries(payload, "todoList", "payload"):
+        read = reader.task(todo, path, "title", STATUSES)
         description = reader.optional_text(todo, "description", path)
         external_id = _id(reader, todo, path)
-        if content is not None and status is not None:
+        if read:
             tasks.append(
                 IncomingTask(
-                    content,
-                    status,
+                    *read,
                     path,
                     content_key="title",
                     description=description,
