@@ -265,13 +265,17 @@ def auto_started(state: Json) -> Any:
 def store_state(db_path: Path, session: str) -> Json:
     """The session as the SQLite file holds it, read with plain SQL (not the server's
     code), in the shape of a TodoState's `session`, `version`, `phases`, `updatedAt`. A
-    store not created yet (nothing was ever changed) holds nothing."""
+    store not created yet (nothing was ever changed) holds nothing, and so does a file whose
+    first change was cut off by a kill before its schema was committed."""
+    empty: Json = {"session": session, "version": 0, "phases": [], "updatedAt": None}
     if not Path(db_path).exists():
-        return {"session": session, "version": 0, "phases": [], "updatedAt": None}
+        return empty
     db = sqlite3.connect(db_path, isolation_level=None, timeout=30)
     try:
         db.execute("PRAGMA busy_timeout=30000")
         db.execute("BEGIN")
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").fetchone():
+            return empty
         head = db.execute(
             "SELECT version, updated_at FROM sessions WHERE name = ?", (session,)
         ).fetchone()
