@@ -31,8 +31,14 @@ from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, 
 from plansight.core.record import plan_record
 from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange
 from plansight.store.errors import StoreError, StoreFault
-from plansight.store.rules import history_limit, plan_let_go, resets_context_rounds, stamp_commit
+from plansight.store.rules import (
+    HISTORY_KEPT,
+    history_limit,
+    resets_context_rounds,
+    stamp_commit,
+)
 from plansight.store.schema import SCHEMA_VERSION, migrate
+from plansight.store.snapshots import FULL_PLAN_EVERY, change_record, is_whole, rebuild
 
 log = logging.getLogger(__name__)
 
@@ -323,15 +329,20 @@ class SqliteStore:
         old_rows = self._rows.get(session, {})
         new_rows: dict[str, TaskRow] = {}
         changed: list[TaskRow] = []
+        placed: list[tuple[int, int, Task]] = []
         for phase_position, phase in enumerate(plan.phases):
             for position, task in enumerate(phase.tasks):
                 row = _task_row(task, phase_position, position)
                 new_rows[task.id] = row
                 if old_rows.get(task.id) != row:
                     changed.append(row)
-        gone = [(session, task_id) for task_id in old_rows if task_id not in new_rows]
+                    placed.append((phase_position, position, task))
+        gone = [task_id for task_id in old_rows if task_id not in new_rows]
         if gone:
-            db.executemany("DELETE FROM tasks WHERE session = ? AND id = ?", gone)
+            db.executemany(
+                "DELETE FROM tasks WHERE session = ? AND id = ?",
+                [(session, task_id) for task_id in gone],
+            )
         if changed:
             db.executemany(
                 f"INSERT OR REPLACE INTO tasks (session, {_TASK_COLUMNS}) "
@@ -355,19 +366,43 @@ class SqliteStore:
                 now,
                 _dumps_text(event.removed),
                 _dumps_text(event.auto_started),
-                _dumps_text(plan_record(plan)),
+                _dumps_text(
+                    plan_record(plan)
+                    if self._whole_plan_due(db, session, plan.version)
+                    else change_record(plan.title, plan.next_id, names, placed, gone)
+                ),
             ),
         )
-        let_go = plan_let_go(plan.version)
-        if let_go is not None:
-            db.execute(
-                "UPDATE events SET snapshot = NULL WHERE session = ? AND version = ?",
-                (session, let_go),
-            )
+        if plan.version % FULL_PLAN_EVERY == 0:
+            self._drop_old_plans(db, session, plan.version)
         if cursor.lastrowid is not None and cursor.lastrowid == self._last_seq + 1:
             # Our own event right after the last one seen: no need to read it back.
             self._last_seq = cursor.lastrowid
         return doomed
+
+    def _whole_plan_due(self, db: sqlite3.Connection, session: str, version: int) -> bool:
+        """Whether this version keeps its whole plan (see `store.snapshots`): a change
+        needs the plan of the version before it kept (not so after a migration)."""
+        if version == 1 or version % FULL_PLAN_EVERY == 0:
+            return True
+        row = db.execute(
+            "SELECT snapshot IS NULL FROM events WHERE session = ? AND version = ?",
+            (session, version - 1),
+        ).fetchone()
+        return row is None or bool(row[0])
+
+    def _drop_old_plans(self, db: sqlite3.Connection, session: str, version: int) -> None:
+        """Drop the plans no version still kept needs, a whole plan's stretch at a time.
+        The kept ones (HISTORY_KEPT of them and one more: the oldest listed change is
+        told against it) are read from the last whole plan at or before the oldest:
+        every version below that one goes (the whole plans before it went earlier)."""
+        oldest_whole = (version - HISTORY_KEPT) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
+        if oldest_whole > 0:
+            db.execute(
+                "UPDATE events SET snapshot = NULL "
+                "WHERE session = ? AND version >= ? AND version < ? AND snapshot IS NOT NULL",
+                (session, oldest_whole - FULL_PLAN_EVERY, oldest_whole),
+            )
 
     def _prune(self, db: sqlite3.Connection, max_sessions: int, keep: str) -> list[str]:
         doomed = [
@@ -470,13 +505,28 @@ class SqliteStore:
             db = self._attach(create=False)
             if db is None:
                 return None
-            row = db.execute(
-                "SELECT snapshot FROM events WHERE session = ? AND version = ?", (session, version)
-            ).fetchone()
-        if row is None or row[0] is None:
-            return None
-        record: dict[str, Any] = json.loads(row[0])
-        return record
+            with self._snapshot(db):
+                head = db.execute(
+                    "SELECT version FROM sessions WHERE name = ?", (session,)
+                ).fetchone()
+                # The versions kept: the newest HISTORY_KEPT and one more (older ones
+                # may still be stored as the base of a kept one: not restorable).
+                if head is None or not head[0] - HISTORY_KEPT <= version <= head[0]:
+                    return None
+                rows = db.execute(
+                    "SELECT snapshot FROM events WHERE session = ? AND version > ? "
+                    "AND version <= ? ORDER BY version DESC",
+                    (session, version - FULL_PLAN_EVERY, version),
+                ).fetchall()
+        changes: list[dict[str, Any]] = []
+        for (text,) in rows:
+            if text is None:
+                return None
+            record: dict[str, Any] = json.loads(text)
+            if is_whole(record):
+                return rebuild(record, reversed(changes)) if changes else record
+            changes.append(record)
+        return None
 
     def _max_seq_of(self, db: sqlite3.Connection, session: str) -> int:
         row = db.execute("SELECT max(seq) FROM events WHERE session = ?", (session,)).fetchone()
