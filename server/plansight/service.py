@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plansight.agents import read_payload
-from plansight.context_round import context_round, person_changes
+from plansight.context_round import context_round
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.importing import import_markdown
@@ -18,6 +18,7 @@ from plansight.core.ingest import ingest
 from plansight.core.limits import title_problem
 from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
+from plansight.core.netchange import user_changes as net_change
 from plansight.core.ops import apply_ops
 from plansight.core.record import EMPTY_RECORD, plan_from_record
 from plansight.core.settings import Settings
@@ -70,7 +71,7 @@ class PlanService:
         return state_json(self.store.load(params.session))
 
     def sessions(self) -> Json:
-        return {"sessions": [session_info_json(plan) for plan in self.store.sessions()]}
+        return {"sessions": [session_info_json(info) for info in self.store.summaries()]}
 
     def export(self, params: ExportParams) -> Json:
         plan = self.store.load(params.session)
@@ -85,7 +86,8 @@ class PlanService:
     def user_changes(self, session: str) -> list[str]:
         """What a person changed in the session since the agent last looked, once: for
         agents whose loop cannot call `context` (an MCP tool result carries it)."""
-        return person_changes(self.store, session)[1]
+        logged = self.store.unseen_changes(session)
+        return net_change(logged, lambda version: self.store.snapshot(session, version))
 
     def history(self, params: HistoryParams) -> Json:
         session = params.session

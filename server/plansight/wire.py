@@ -16,6 +16,7 @@ from plansight.core.model import (
     progress_of,
     progress_of_tasks,
 )
+from plansight.store.base import SessionSummary
 
 Json = dict[str, Any]
 
@@ -83,13 +84,12 @@ def state_json(plan: Plan, task: TaskEncoder = task_json) -> Json:
     }
 
 
-def session_info_json(plan: Plan) -> Json:
-    current = plan.current()
+def session_info_json(info: SessionSummary) -> Json:
     return {
-        "session": plan.session,
-        "title": plan.title,
-        "version": plan.version,
-        "progress": progress_json(plan),
-        "current": task_json(current, plan.is_waiting(current)) if current else None,
-        "updatedAt": plan.updated_at,
+        "session": info.session,
+        "title": info.title,
+        "version": info.version,
+        "progress": _progress(info.progress),
+        "current": task_json(info.current, info.waiting) if info.current else None,
+        "updatedAt": info.updated_at,
     }

@@ -321,7 +321,7 @@ def _require_session(service: Any, args: argparse.Namespace) -> str:
     name = pick_session(service, args.session)
     if name is None:
         return args.session or "default"
-    known = [p.session for p in service.store.sessions()]
+    known = [s.session for s in service.store.summaries()]
     if args.session and name not in known:
         listed = ", ".join(f'"{s}"' for s in known) if known else "none yet"
         raise BadInput(f'no session named "{name}" in this store; its sessions: {listed}')

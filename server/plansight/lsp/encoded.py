@@ -10,14 +10,16 @@ completed tasks). `wire.state_json` stays the one description of the shape.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from plansight.core.model import Plan, Task
-from plansight.store.base import KEPT_SESSIONS
 from plansight.wire import STATE_KEYS, Json, state_json, task_json
 
 _encoder = json.JSONEncoder(separators=(",", ":"))
+# Sessions whose bytes are kept (the ones encoded last): memory follows what is asked for.
+KEPT_ENCODED = 32
 _quote = encode_basestring_ascii
 
 
@@ -101,10 +103,11 @@ class StateEncoder:
     change to any field encodes it again. A session's state is kept with the plan
     object and the version it was encoded at: the store makes a new plan object
     whenever it forgets one (another process's commit, a rollback, a pruned session).
+    Only the KEPT_ENCODED sessions encoded last are kept.
     """
 
     def __init__(self) -> None:
-        self._tasks: dict[str, dict[str, tuple[tuple[Any, ...], Encoded]]] = {}
+        self._tasks: OrderedDict[str, dict[str, tuple[tuple[Any, ...], Encoded]]] = OrderedDict()
         self._states: dict[str, tuple[Plan, int, bytes]] = {}
 
     def cached(self, plan: Plan) -> bytes | None:
@@ -116,10 +119,15 @@ class StateEncoder:
 
     def state(self, plan: Plan, *, keep: bool = False) -> bytes:
         """`encode(state_json(plan))`; with `keep`, remembered for `cached`."""
-        if len(self._tasks) > 2 * KEPT_SESSIONS:  # sessions pruned from the store
-            self._tasks.clear()
-            self._states.clear()
-        tasks = self._tasks.setdefault(plan.session, {})
+        tasks = self._tasks.get(plan.session)
+        if tasks is None:
+            tasks = self._tasks[plan.session] = {}
+            while len(self._tasks) > KEPT_ENCODED:
+                oldest = next(iter(self._tasks))
+                del self._tasks[oldest]
+                self._states.pop(oldest, None)
+        else:
+            self._tasks.move_to_end(plan.session)
 
         def fragment(task: Task, waiting: bool) -> Encoded:
             # Every field of the task (the model's one list) and what is derived from it.

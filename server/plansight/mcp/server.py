@@ -146,7 +146,7 @@ class PlanConnection:
             client = params.client_info.name if params is not None else None
             recent = recent_sessions_of(
                 client,
-                ((p.session, p.updated_at) for p in self.service.store.sessions()),
+                ((s.session, s.updated_at) for s in self.service.store.summaries()),
                 datetime.now(timezone.utc),
             )
             self._session = self.claim.take_over(recent)
@@ -195,7 +195,7 @@ class PlanConnection:
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         own = self.session(ctx)
-        names = [own] + [p.session for p in self.service.store.sessions() if p.session != own]
+        names = [own] + [s.session for s in self.service.store.summaries() if s.session != own]
         return types.ListResourcesResult(
             resources=[
                 types.Resource(

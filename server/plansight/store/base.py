@@ -16,9 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from plansight.core.changes import LoggedChange
-from plansight.core.model import Origin, Plan
+from plansight.core.model import Origin, Plan, Progress, Task, progress_of
 
-__all__ = ["ChangeEvent", "ChangeNotice", "LoggedChange", "SessionEdit", "TodoStore"]
+__all__ = [
+    "ChangeEvent",
+    "ChangeNotice",
+    "LoggedChange",
+    "SessionEdit",
+    "SessionSummary",
+    "TodoStore",
+    "summary_of",
+]
 
 # A store keeps its most recently updated sessions, this many (the contract's figure);
 # older ones are pruned with their history.
@@ -49,6 +57,27 @@ class ChangeNotice:
     removed: list[dict[str, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A session in brief, as `plansight/sessions` lists it: no tasks but the current one."""
+
+    session: str
+    title: str | None
+    version: int
+    updated_at: str | None
+    progress: Progress
+    current: Task | None
+    waiting: bool  # the current task waits on unfinished ones
+
+
+def summary_of(plan: Plan) -> SessionSummary:
+    current = plan.current()
+    waiting = current is not None and plan.is_waiting(current)
+    return SessionSummary(
+        plan.session, plan.title, plan.version, plan.updated_at, progress_of(plan), current, waiting
+    )
+
+
 class SessionEdit(Protocol):
     """A session opened for change inside one transaction."""
 
@@ -74,9 +103,18 @@ class TodoStore(Protocol):
     def sessions(self) -> list[Plan]:
         """Every session, most recently updated first."""
 
+    def summaries(self) -> list[SessionSummary]:
+        """Every session in brief, most recently updated first, without reading every
+        plan into memory (`summary_of` each of `sessions()` says the same, slowly)."""
+
     def context_round(self, session: str) -> tuple[int, list[LoggedChange]]:
         """Count one more `context` call: returns the consecutive count and the changes
         committed since the previous call, oldest first."""
+
+    def unseen_changes(self, session: str) -> list[LoggedChange]:
+        """The changes committed since the agent last heard of them (by `context_round`
+        or this), oldest first, once; counts no round, and writes nothing when there
+        are none (every MCP tool call asks)."""
 
     def history(self, session: str, limit: int) -> list[LoggedChange]:
         """The changes that can be restored (their plan is kept), newest first."""

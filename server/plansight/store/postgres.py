@@ -21,7 +21,13 @@ from typing import Any
 
 from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, Task, utc_now
 from plansight.core.record import plan_record
-from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange
+from plansight.store.base import (
+    ChangeEvent,
+    ChangeNotice,
+    LoggedChange,
+    SessionSummary,
+    summary_of,
+)
 from plansight.store.errors import StoreError
 from plansight.store.location import redact_url
 from plansight.store.pg_connect import LOCK_TIMEOUT, connect, require_driver, translate
@@ -211,6 +217,9 @@ class PostgresStore:
                 for name in stale:
                     self._read(db, name)
         return [self._copies[name].plan for name, _ in heads if name in self._copies]
+
+    def summaries(self) -> list[SessionSummary]:
+        return [summary_of(plan) for plan in self.sessions()]
 
     def _read(self, db: Any, session: str, lock: bool = False) -> _Copy:
         """The session as `db` sees it now (locked for change with `lock`). One round trip:
@@ -420,6 +429,21 @@ class PostgresStore:
     # ------------------------------------------------------------ context rounds
 
     def context_round(self, session: str) -> tuple[int, list[LoggedChange]]:
+        return self._mark_seen(session, count=True)
+
+    def unseen_changes(self, session: str) -> list[LoggedChange]:
+        unseen = self._fetch(
+            "SELECT 1 FROM plansight_events WHERE workspace = %s AND session = %s "
+            "AND version > coalesce((SELECT seen_version FROM plansight_context "
+            "WHERE workspace = %s AND session = %s), 0) LIMIT 1",
+            (self.workspace, session, self.workspace, session),
+        )
+        if not unseen:
+            return []  # the common case, and a read: no write transaction
+        return self._mark_seen(session, count=False)[1]
+
+    def _mark_seen(self, session: str, count: bool) -> tuple[int, list[LoggedChange]]:
+        """Marks the session's changes seen; with `count`, one more round."""
         key = (self.workspace, session)
         with self._transaction() as db:
             # Behind any writer of the session, so `seen_version` covers what it committed.
@@ -434,6 +458,8 @@ class PostgresStore:
                 key,
             ).fetchone()
             rounds, seen = row if row else (0, 0)
+            if count:
+                rounds += 1
             logged = [
                 _logged(columns)
                 for columns in db.execute(
@@ -446,9 +472,9 @@ class PostgresStore:
                 "INSERT INTO plansight_context (workspace, session, rounds, seen_version) "
                 "VALUES (%s, %s, %s, %s) ON CONFLICT (workspace, session) DO UPDATE "
                 "SET rounds = EXCLUDED.rounds, seen_version = EXCLUDED.seen_version",
-                (*key, rounds + 1, head[0] if head else seen),
+                (*key, rounds, head[0] if head else seen),
             )
-        return rounds + 1, logged
+        return rounds, logged
 
     # ------------------------------------------------------------ history
 

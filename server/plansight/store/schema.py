@@ -6,7 +6,7 @@ import sqlite3
 
 from plansight.store.errors import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -93,6 +93,12 @@ _MIGRATIONS: dict[int, str] = {
     ALTER TABLE events ADD COLUMN removed TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE events ADD COLUMN auto_started TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE events ADD COLUMN snapshot TEXT
+    """,
+    # What runs on every call reads a session's events after a sequence number (the
+    # changes an agent has not heard of): without this it scanned the session's whole
+    # log, so a long-lived session got slower with every change.
+    3: """
+    CREATE INDEX events_by_session_seq ON events (session, seq)
     """,
 }
 

@@ -21,15 +21,25 @@ import os
 import secrets
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, Task, utc_now
+from plansight.core.model import (
+    LIST_FIELDS,
+    TASK_FIELDS,
+    Origin,
+    Phase,
+    Plan,
+    Progress,
+    Task,
+    utc_now,
+)
 from plansight.core.record import plan_record
-from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange
+from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange, SessionSummary
 from plansight.store.errors import StoreError, StoreFault
 from plansight.store.rules import (
     HISTORY_KEPT,
@@ -44,6 +54,10 @@ log = logging.getLogger(__name__)
 
 # A commit elsewhere reaches a watcher within this (plus the time to send it).
 POLL_SECONDS = 0.05
+
+# How many sessions' plans a store keeps in memory (the ones used last): memory follows
+# what is asked for, not what is stored.
+KEPT_IN_MEMORY = 32
 
 TaskRow = tuple[Any, ...]
 # A column per Task field, named as the field; lists are stored as JSON text.
@@ -96,7 +110,8 @@ class SqliteStore:
         self.writer = secrets.token_hex(8)  # tells our own events from other processes'
         self._db: sqlite3.Connection | None = None
         self._identity: FileIdentity | None = None
-        self._plans: dict[str, Plan] = {}
+        # The sessions used last, most recent at the end (a bounded cache, not the store).
+        self._plans: OrderedDict[str, Plan] = OrderedDict()
         self._rows: dict[str, dict[str, TaskRow]] = {}
         self._phase_names: dict[str, list[str]] = {}
         self._data_version = -1
@@ -186,6 +201,7 @@ class SqliteStore:
                 return Plan(session)
             plan = self._plans.get(session)
             if plan is not None and self._read_data_version(db) == self._data_version:
+                self._plans.move_to_end(session)
                 return plan  # nobody committed since it was read
             with self._snapshot(db):
                 self._sync(db)
@@ -211,6 +227,64 @@ class SqliteStore:
                 ]
                 return [self._plan(db, name) for name in names]
 
+    def summaries(self) -> list[SessionSummary]:
+        """From the tables, not from plans read whole: a count per status, and the tasks
+        in progress (and those the current one waits on)."""
+        with _faults():
+            db = self._attach(create=False)
+            if db is None:
+                return []
+            with self._snapshot(db):
+                self._sync(db)
+                return self._summaries(db)
+
+    def _summaries(self, db: sqlite3.Connection) -> list[SessionSummary]:
+        counts: dict[str, dict[str, int]] = {}
+        for session, status, count in db.execute(
+            "SELECT session, status, count(*) FROM tasks GROUP BY session, status"
+        ):
+            counts.setdefault(session, {})[status] = count
+        current: dict[str, Task] = {}
+        for session, *row in db.execute(
+            f"SELECT session, {_TASK_COLUMNS} FROM tasks WHERE status = 'in_progress' "
+            "ORDER BY session, phase_position, position"
+        ):
+            task = _task_of(row)
+            # As `Plan.current`: the one started most recently, the first on a tie.
+            if session not in current or task.started_rank > current[session].started_rank:
+                current[session] = task
+        summaries = []
+        for session, title, version, updated_at in db.execute(
+            "SELECT name, title, version, updated_at FROM sessions ORDER BY updated_at DESC, name"
+        ):
+            statuses = counts.get(session, {})
+            progress = Progress(
+                completed=statuses.get("completed", 0),
+                abandoned=statuses.get("abandoned", 0),
+                total=sum(statuses.values()),
+                blocked=statuses.get("blocked", 0),
+            )
+            started = current.get(session)
+            waiting = started is not None and bool(started.blocked_by)
+            if started is not None and waiting:
+                waiting = self._waits(db, session, started)
+            summaries.append(
+                SessionSummary(session, title, version, updated_at, progress, started, waiting)
+            )
+        return summaries
+
+    def _waits(self, db: sqlite3.Connection, session: str, task: Task) -> bool:
+        """`Plan.is_waiting`, given only the task and those it names."""
+        marks = ", ".join("?" for _ in task.blocked_by)
+        named = [
+            _task_of(row)
+            for row in db.execute(
+                f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session = ? AND id IN ({marks})",
+                (session, *task.blocked_by),
+            )
+        ]
+        return Plan(session, phases=[Phase("", [task, *named])]).is_waiting(task)
+
     def _plan(self, db: sqlite3.Connection, session: str) -> Plan:
         """The cached copy, else read; a session that does not exist is not remembered
         (reading unknown names must not grow anything)."""
@@ -218,15 +292,23 @@ class SqliteStore:
         if plan is None:
             plan = self._read_plan(db, session)
             if plan.version > 0:
-                self._plans[session] = plan
+                self._keep(plan)
+        else:
+            self._plans.move_to_end(session)
         return plan
+
+    def _keep(self, plan: Plan) -> None:
+        self._plans[plan.session] = plan
+        self._plans.move_to_end(plan.session)
+        while len(self._plans) > KEPT_IN_MEMORY:
+            self._forget(next(iter(self._plans)))
 
     def _read_plan(self, db: sqlite3.Connection, session: str) -> Plan:
         head = db.execute(
             "SELECT version, next_id, updated_at, title FROM sessions WHERE name = ?", (session,)
         ).fetchone()
         if head is None:
-            return Plan(session)
+            return Plan(session)  # nothing kept for it: reading unknown names grows nothing
         version, next_id, updated_at, title = head
         names = [
             row[0]
@@ -285,7 +367,7 @@ class SqliteStore:
                 self._forget(name)
             raise
         if plan.version > 0:
-            self._plans[session] = plan
+            self._keep(plan)
             self._known.add(session)
         for name in doomed:
             self._forget(name)
@@ -447,15 +529,40 @@ class SqliteStore:
                 # A read-only store still answers: the round is counted but not kept.
                 return self._count_round(db, session, keep=False)
 
+    def unseen_changes(self, session: str) -> list[LoggedChange]:
+        with _faults():
+            db = self._attach(create=False, read=True)
+            if db is None:
+                return []
+            with self._snapshot(db):
+                row = db.execute(
+                    "SELECT seen_seq FROM context WHERE session = ?", (session,)
+                ).fetchone()
+                unseen = db.execute(
+                    "SELECT 1 FROM events WHERE session = ? AND seq > ? LIMIT 1",
+                    (session, row[0] if row else 0),
+                ).fetchone()
+            if unseen is None:
+                return []  # the common case, and a read: no write transaction
+            try:
+                return self._count_round(db, session, keep=True, count=False)[1]
+            except sqlite3.OperationalError as exc:
+                if _fault_of(exc) != "readOnly":
+                    raise
+                return self._count_round(db, session, keep=False, count=False)[1]
+
     def _count_round(
-        self, db: sqlite3.Connection, session: str, keep: bool
+        self, db: sqlite3.Connection, session: str, keep: bool, count: bool = True
     ) -> tuple[int, list[LoggedChange]]:
+        """Marks the session's changes seen; with `count`, one more round."""
         db.execute("BEGIN IMMEDIATE" if keep else "BEGIN")
         try:
             row = db.execute(
                 "SELECT rounds, seen_seq FROM context WHERE session = ?", (session,)
             ).fetchone()
             rounds, seen = row if row else (0, 0)
+            if count:
+                rounds += 1
             logged: list[LoggedChange] = []
             last = seen
             for seq, *columns in db.execute(
@@ -472,7 +579,7 @@ class SqliteStore:
                     "INSERT INTO context (session, rounds, seen_seq) VALUES (?, ?, ?) "
                     "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, "
                     "seen_seq = excluded.seen_seq",
-                    (session, rounds + 1, max(last, self._max_seq_of(db, session))),
+                    (session, rounds, max(last, self._max_seq_of(db, session))),
                 )
             db.execute("COMMIT")
         except BaseException:
@@ -480,7 +587,7 @@ class SqliteStore:
                 with suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
             raise
-        return rounds + 1, logged
+        return rounds, logged
 
     # ------------------------------------------------------------ history
 
@@ -816,8 +923,15 @@ def _check_link(link: Path) -> None:
 
 def _refuse_foreign(db: sqlite3.Connection) -> None:
     """A SQLite database of another program is left alone (no WAL switch, no tables)."""
-    version = int(db.execute("PRAGMA user_version").fetchone()[0])
-    if version == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+    # One read transaction: a new store being made by another process is never seen
+    # with its tables but not yet its version.
+    db.execute("BEGIN")
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    finally:
+        _end_read(db)
+    if version == 0 and tables:
         raise StoreError(
             "unavailable",
             "The file at the plan store path is another program's database",
