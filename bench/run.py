@@ -24,6 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import rpc
+import stored
 from report import Row, load, machine, table, verdict, write_doc
 from rpc import Peer
 from workload import (
@@ -65,10 +66,14 @@ class Sizes:
     scaling: int  # applies per plan size
     memory_applies: int
     idle_seconds: float
+    big_sessions: int  # the big store: sessions of big_tasks tasks
+    big_tasks: int
+    big_applies: int  # applies spread over its sessions
+    history: int  # changes of the long-history session
 
 
-FULL = Sizes(2000, 100, 1000, 9, 100, 60, 12, 300, 10_000, 3)
-QUICK = Sizes(300, 50, 500, 3, 100, 10, 3, 60, 1000, 0.5)
+FULL = Sizes(2000, 100, 1000, 9, 100, 60, 12, 300, 10_000, 3, 200, 200, 1000, 5000)
+QUICK = Sizes(300, 50, 500, 3, 100, 10, 3, 60, 1000, 0.5, 10, 200, 100, 300)
 
 
 # ---------------------------------------------------------------- helpers
@@ -341,12 +346,40 @@ async def main(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - started:5.1f} s] {message}", file=sys.stderr, flush=True)
 
     rows: list[Row] = []
+    versions = [stored.Version("this checkout", {})]
+    if args.baseline:
+        baseline = Path(args.baseline).resolve()
+        versions.append(stored.Version(f"before: {args.baseline}", {"PYTHONPATH": str(baseline)}))
     with tempfile.TemporaryDirectory(prefix="plansight-bench-") as folder:
         db = Path(folder) / "plans.sqlite3"
+        big = [Path(folder) / f"big{i}.sqlite3" for i in range(len(versions))]
+        log(
+            f"filling stores: {sizes.big_sessions} sessions of {sizes.big_tasks} tasks, "
+            f"a session of {sizes.history:,} changes"
+        )
+        await asyncio.gather(
+            *(
+                stored.build(v, path, sizes.big_sessions, sizes.big_tasks, sizes.history)
+                for v, path in zip(versions, big, strict=True)
+            )
+        )
         await round_trips(db, sizes, rows, log)
+        if len(versions) > 1:
+            log("`apply` of this checkout and the one before, side by side")
+            await stored.apply_side_by_side(
+                versions, Path(folder), sizes.sequential, sizes.block, rows
+            )
         await push_latency(db, sizes, rows, log)
         await cold_starts(db, sizes, rows, log)
         await scaling(db, sizes, rows, log)
+        for version, path in zip(versions, big, strict=True):
+            log(f"history of {sizes.history:,} changes ({version.label})")
+            await stored.long_history(version, path, sizes.history, sizes.scaling, rows)
+        for version, path in zip(versions, big, strict=True):
+            log(f"the big store ({version.label})")
+            await stored.big_store(
+                version, path, sizes.big_sessions, sizes.big_tasks, sizes.big_applies, rows
+            )
         await memory(db, sizes, rows, log)
     elapsed = time.perf_counter() - started
     report = "\n".join(
@@ -377,6 +410,11 @@ def parse_args() -> argparse.Namespace:
         choices=("same", "split", "free"),
         default="same",
         help="client and servers on one CPU (default), on two, or wherever the scheduler likes",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also measure another checkout's server/ side by side (apply, history, big store)",
     )
     parser.add_argument(
         "--server-path",

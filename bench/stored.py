@@ -1,0 +1,162 @@
+"""Figures that depend on what a store holds: a big store (many sessions of many tasks)
+and a long history; and this checkout's `apply` against another's, side by side.
+
+Each server version fills its own store (`build_store.py` on its own PYTHONPATH), since
+an older version cannot open a store a newer one migrated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from report import Row, verdict
+from rpc import Peer
+from workload import Alternator, check_result, median, new_plan, peak_rss_mb, sequential
+
+BUILD = Path(__file__).resolve().parent / "build_store.py"
+
+
+@dataclass(frozen=True)
+class Version:
+    """A checkout's server: `label` in the table, `env` to spawn it (its PYTHONPATH)."""
+
+    label: str
+    env: dict[str, str]
+
+
+def serve_argv(db: Path) -> list[str]:
+    return [sys.executable, "-m", "plansight", "serve", "--db", str(db)]
+
+
+async def build(version: Version, db: Path, sessions: int, tasks: int, changes: int) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(BUILD),
+        str(db),
+        str(sessions),
+        str(tasks),
+        str(changes),
+        env={**os.environ, **version.env},
+    )
+    if await process.wait() != 0:
+        raise SystemExit(f"bench: filling the store of {version.label} failed")
+
+
+async def big_store(
+    version: Version, db: Path, sessions: int, tasks: int, applies: int, rows: list[Row]
+) -> None:
+    """RSS after `sessions`, a `get` of each session and `applies` spread over them; and
+    how long the first `sessions` takes."""
+    server = await Peer.spawn(serve_argv(db), env=version.env)
+    try:
+        check_result(await server.initialize({"plansight": {"maxTasks": 5000}}), "initialize")
+        started = time.perf_counter()
+        listed = check_result(await server.request("plansight/sessions", {}), "sessions")
+        first_sessions = (time.perf_counter() - started) * 1000
+        names = [info["session"] for info in listed["sessions"] if info["session"] != "short"]
+        for name in names:
+            check_result(await server.request("plansight/get", {"session": name}), "get")
+        turns = {name: Alternator(name) for name in names}
+        for i in range(applies):
+            params = turns[names[i % len(names)]].params()
+            check_result(await server.request_and_push("plansight/apply", params), "apply")
+        rss = peak_rss_mb(server.process.pid)
+    finally:
+        await server.close()
+    store = f"{sessions} sessions × {tasks} tasks"
+    rows.append(
+        Row(
+            f"first `sessions` on {store} ({version.label})",
+            f"{first_sessions:.0f} ms",
+            target="<= 100 ms",
+            met=verdict(first_sessions <= 100),
+        )
+    )
+    rows.append(
+        Row(
+            f"server peak RSS on {store}: `sessions`, a `get` of each, "
+            f"{applies:,} applies over them ({version.label})",
+            f"{rss:.0f} MB",
+            target="<= 100 MB",
+            met=verdict(rss <= 100),
+        )
+    )
+
+
+async def long_history(
+    version: Version, db: Path, changes: int, count: int, rows: list[Row]
+) -> None:
+    """`apply` and `context` on a session of `changes` committed changes against one of 20,
+    interleaved blocks on one server."""
+    server = await Peer.spawn(serve_argv(db), env=version.env)
+    samples: dict[tuple[str, str], list[float]] = {}
+    try:
+        check_result(await server.initialize(), "initialize")
+        block = max(10, count // 5)
+        turns = {session: Alternator(session) for session in ("short", "long")}
+        for _ in range(count // block + 1):  # the first round warms up
+            for session in ("short", "long"):
+                for method, push in (("plansight/apply", True), ("plansight/context", False)):
+                    params: Any = turns[session].params if push else {"session": session}
+                    got = await sequential(server, method, params, block, push)
+                    samples.setdefault((session, method), []).extend(got)
+    finally:
+        await server.close()
+    for method in ("plansight/apply", "plansight/context"):
+        short = median(samples[("short", method)][block:])
+        long = median(samples[("long", method)][block:])
+        ratio = long / short
+        rows.append(
+            Row(
+                f"`{method.split('/')[1]}` p50 on a session of {changes:,} changes "
+                f"({version.label})",
+                f"{long:.0f} µs",
+                f"{short:.0f} µs at 20",
+                f"{ratio:.2f}x",
+                "<= 1.2x",
+                verdict(ratio <= 1.2),
+            )
+        )
+
+
+async def apply_side_by_side(
+    versions: list[Version], folder: Path, count: int, block: int, rows: list[Row]
+) -> None:
+    """`apply` with its push on a 20-task plan, each version on its own store, in
+    interleaved blocks."""
+    servers = [
+        await Peer.spawn(serve_argv(folder / f"side{i}.sqlite3"), env=v.env)
+        for i, v in enumerate(versions)
+    ]
+    samples: list[list[float]] = [[] for _ in versions]
+    try:
+        turns = []
+        for server in servers:
+            check_result(await server.initialize(), "initialize")
+            await new_plan(server, "side", 20)
+            turns.append(Alternator("side"))
+            await sequential(server, "plansight/apply", turns[-1].params, block, True)
+        for _ in range(count // block):
+            for i, server in enumerate(servers):
+                samples[i] += await sequential(
+                    server, "plansight/apply", turns[i].params, block, True
+                )
+    finally:
+        for server in servers:
+            await server.close()
+    ours = median(samples[0])
+    for version, series in zip(versions, samples, strict=True):
+        p50 = median(series)
+        rows.append(
+            Row(
+                f"`apply` p50 (20 tasks), with its push ({version.label})",
+                f"{p50:.0f} µs",
+                ratio=f"{p50 / ours:.2f}x of this checkout",
+            )
+        )
