@@ -18,8 +18,14 @@ _IGNORED = frozenset({"maxSessions"})
 
 
 class Settings(BaseModel):
+    # defer_build: its validator is built on first use, not at import (start-up time).
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True, strict=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        frozen=True,
+        strict=True,
+        defer_build=True,
     )
 
     max_tasks: int = Field(200, ge=1, description="Most tasks a session may hold.")

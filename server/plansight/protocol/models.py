@@ -29,8 +29,14 @@ SessionName = Annotated[
 
 class WireModel(BaseModel):
     # strict: a field of the wrong JSON type fails the schema instead of being coerced.
+    # defer_build: a model's validator is built when first used, not at import, so a
+    # process pays only for the models it uses (start-up, one-shot commands).
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="ignore", strict=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        strict=True,
+        defer_build=True,
     )
 
 
