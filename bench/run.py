@@ -72,7 +72,7 @@ class Sizes:
     history: int  # changes of the long-history session
 
 
-FULL = Sizes(2000, 100, 1000, 9, 100, 60, 12, 300, 10_000, 3, 200, 200, 1000, 5000)
+FULL = Sizes(2000, 100, 1000, 9, 100, 60, 12, 300, 10_000, 60, 200, 200, 1000, 5000)
 QUICK = Sizes(300, 50, 500, 3, 100, 10, 3, 60, 1000, 0.5, 10, 200, 100, 300)
 
 
@@ -214,12 +214,13 @@ async def push_latency(db: Path, sizes: Sizes, rows: list[Row], log: Any) -> Non
     finally:
         await writer.close()
         await watcher.close()
+    p50, p99 = median(samples), percentile(samples, 0.99)
     rows.append(
         Row(
             "push latency across processes p50 (p99)",
-            f"{median(samples):.1f} ms ({percentile(samples, 0.99):.1f} ms)",
-            target="<= 100 ms",
-            met=verdict(median(samples) <= 100),
+            f"{p50:.1f} ms ({p99:.1f} ms)",
+            target="<= 10 ms (<= 30 ms)",
+            met=verdict(p50 <= 10 and p99 <= 30),
         )
     )
 
@@ -313,7 +314,14 @@ async def memory(db: Path, sizes: Sizes, rows: list[Row], log: Any) -> None:
             met=verdict(rss <= 80),
         )
     )
-    rows.append(Row("idle server CPU (the 50 ms store poll)", f"{100 * idle:.2f}% of a core"))
+    rows.append(
+        Row(
+            f"idle server CPU over {sizes.idle_seconds:g} s (woken by file-system events)",
+            f"{100 * idle:.3f}% of a core",
+            target="<= 0.05%",
+            met=verdict(idle <= 0.0005),
+        )
+    )
 
 
 def place(placement: str) -> str:

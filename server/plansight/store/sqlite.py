@@ -41,6 +41,7 @@ from plansight.core.model import (
 from plansight.core.record import plan_record
 from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange, SessionSummary
 from plansight.store.errors import StoreError, StoreFault
+from plansight.store.file_events import FileEvents, open_events
 from plansight.store.rules import (
     HISTORY_KEPT,
     history_limit,
@@ -52,8 +53,11 @@ from plansight.store.snapshots import FULL_PLAN_EVERY, change_record, is_whole, 
 
 log = logging.getLogger(__name__)
 
-# A commit elsewhere reaches a watcher within this (plus the time to send it).
+# Without file-system events, a commit elsewhere reaches a watcher within this (plus the
+# time to send it); with them, at once, and the store is still looked at this often in
+# case an event was missed (the folder itself replaced, say).
 POLL_SECONDS = 0.05
+EVENTS_FALLBACK_SECONDS = 1.0
 
 # How many sessions' plans a store keeps in memory (the ones used last): memory follows
 # what is asked for, not what is stored.
@@ -120,6 +124,7 @@ class SqliteStore:
         self._known: set[str] = set()  # sessions in the store as last seen
         self._pruned: list[str] = []
         self._watching = False
+        self._events: FileEvents | None = None  # the store folder's, once watching
         self._checked_at = -1.0  # when the file's identity was last checked (monotonic)
         _check_location(self.path)
         with _faults():
@@ -648,10 +653,15 @@ class SqliteStore:
         self._pruned.clear()
 
     def poll(self) -> list[ChangeNotice]:
+        if self._events is not None:
+            self._events.drain()  # before looking: an event after this wakes us again
         with _faults():
             db = self._attach(create=False)
             if db is None:
                 self._lose_all()
+                if self._events is not None:  # its folder may go too: watch it anew
+                    self._events.close()
+                    self._events = None
             else:
                 with self._snapshot(db):
                     self._sync(db)
@@ -659,8 +669,13 @@ class SqliteStore:
         return notices
 
     def watch_handle(self) -> tuple[int | None, float]:
-        # Nothing to wait on: `PRAGMA data_version` costs microseconds to poll.
-        return None, POLL_SECONDS
+        """The store folder's file-system events where there are any (its folder may not
+        exist yet: tried again on every call until it does), else a poll."""
+        if self._events is None:
+            self._events = open_events(os.path.dirname(os.path.abspath(self.path)))
+            if self._events is None:
+                return None, POLL_SECONDS
+        return self._events.fileno(), EVENTS_FALLBACK_SECONDS
 
     def pruned(self) -> list[str]:
         pruned, self._pruned = self._pruned, []
@@ -736,6 +751,9 @@ class SqliteStore:
 
     def close(self) -> None:
         self._detach()
+        if self._events is not None:
+            self._events.close()
+            self._events = None
 
 
 # ---------------------------------------------------------------- faults

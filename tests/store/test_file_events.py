@@ -1,0 +1,53 @@
+"""A watching store wakes on the file-system events of another process's commit,
+instead of polling for it."""
+
+from __future__ import annotations
+
+import select
+import sys
+from pathlib import Path
+
+import pytest
+
+from plansight.core.model import Phase, Task, utc_now
+from plansight.store.base import ChangeEvent
+from plansight.store.sqlite import EVENTS_FALLBACK_SECONDS, POLL_SECONDS, SqliteStore
+
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+
+
+def commit(store: SqliteStore, content: str) -> None:
+    with store.edit("s", "agent", 200) as edit:
+        now = utc_now()
+        edit.plan.phases = [Phase("P", [Task("t1", content, content, "pending", [], now, now)])]
+        edit.commit(ChangeEvent("agent", "plansight/apply", {}))
+
+
+def readable(fd: int, seconds: float) -> bool:
+    return bool(select.select([fd], [], [], seconds)[0])
+
+
+def test_without_a_folder_yet_the_store_is_polled(store: SqliteStore) -> None:
+    store.watch_from_now()
+    assert store.watch_handle() == (None, POLL_SECONDS)
+
+
+@linux
+def test_another_process_commit_wakes_the_watcher_and_is_then_reported(
+    store_path: Path, store: SqliteStore
+) -> None:
+    commit(store, "first")  # makes the folder and the file
+    watcher = SqliteStore(store_path)
+    try:
+        watcher.watch_from_now()
+        fd, longest = watcher.watch_handle()
+        assert fd is not None and longest == EVENTS_FALLBACK_SECONDS
+        assert watcher.poll() == []
+        assert not readable(fd, 0)  # nothing happened since: it sleeps
+        commit(store, "second")
+        assert readable(fd, 10)  # a bound against a hang, not a timing
+        [notice] = watcher.poll()
+        assert (notice.session, notice.version) == ("s", 2)
+        assert not readable(fd, 0)  # drained by the poll that reported it
+    finally:
+        watcher.close()
