@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 # time to send it); with them, at once, and the store is still looked at this often in
 # case an event was missed (the folder itself replaced, say).
 POLL_SECONDS = 0.05
-EVENTS_FALLBACK_SECONDS = 1.0
+EVENTS_FALLBACK_SECONDS = 5.0
 
 # How many sessions' plans a store keeps in memory (the ones used last): memory follows
 # what is asked for, not what is stored.
