@@ -13,13 +13,12 @@ None and the store is polled as before.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import logging
 import os
 import sys
 from contextlib import suppress
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +81,8 @@ def open_events(folder: str) -> FileEvents | None:
     if fd < 0:
         return None
     if libc.inotify_add_watch(fd, os.fsencode(folder), _MASK) < 0:
+        import ctypes
+
         reason = ctypes.get_errno()
         os.close(fd)
         if reason not in (errno.ENOENT, errno.ENOTDIR):
@@ -90,15 +91,19 @@ def open_events(folder: str) -> FileEvents | None:
     return FileEvents(fd)
 
 
-_loaded: list[ctypes.CDLL | None] = []
+_loaded: list[Any] = []
 
 
-def _libc() -> ctypes.CDLL | None:
+def _libc() -> Any:
+    """The C library's functions (the process's own symbols), or None. ctypes is imported
+    here, by a watching server only: one-shot commands do not pay for it."""
     if not _loaded:
-        lib: ctypes.CDLL | None = None
+        lib = None
         if sys.platform.startswith("linux"):
+            import ctypes
+
             with suppress(OSError):
-                lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+                lib = ctypes.CDLL(None, use_errno=True)
             if lib is not None and not hasattr(lib, "inotify_init1"):
                 lib = None
         _loaded.append(lib)
