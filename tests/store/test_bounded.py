@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from plansight.protocol import ApplyParams, ContextParams
+from plansight.protocol.models import ApplyParams, ContextParams
 from plansight.service import PlanService
 from plansight.store.base import summary_of
 from plansight.store.sqlite import KEPT_IN_MEMORY, SqliteStore

@@ -11,7 +11,7 @@ from typing import Any
 
 from plansight.core.errors import RequestRefused
 from plansight.core.record import plan_record
-from plansight.protocol import ApplyParams, WriteParams
+from plansight.protocol.models import ApplyParams, WriteParams
 from plansight.service import Outcome, PlanService
 from plansight.store.rules import HISTORY_KEPT
 from plansight.store.snapshots import FULL_PLAN_EVERY

@@ -34,6 +34,7 @@ from plansight.lsp.watch import watch_store
 from plansight.paths import workspace_root
 from plansight.protocol.models import (
     DID_CHANGE,
+    DID_PRUNE,
     FORMATS,
     METHODS,
     PROTOCOL_VERSION,
@@ -49,7 +50,7 @@ from plansight.protocol.models import (
     WriteParams,
 )
 from plansight.service import Outcome, PlanService
-from plansight.store import StoreError, open_store
+from plansight.store import ChangeNotice, StoreError, open_store
 from plansight.store.location import store_location
 
 log = logging.getLogger(__name__)
@@ -188,7 +189,9 @@ class PlansightServer(LanguageServer):
             raise request_failed(exc) from None
         log.info("plan store: %s", store.path)  # a URL's password never reaches the log
         self.service = PlanService(store, self.settings)
-        self.watcher = asyncio.get_running_loop().create_task(watch_store(self))
+        self.watcher = asyncio.get_running_loop().create_task(
+            watch_store(store, self.push_notice, self.push_prune)
+        )
 
     def apply_settings(self, raw: Any) -> None:
         self.settings, problems = merge_settings(self.settings, raw)
@@ -216,23 +219,21 @@ class PlansightServer(LanguageServer):
             data = self.states.state(plan, keep=plan.version > 0)
         return plan.version, data
 
-    def push(
-        self,
-        session: str,
-        version: int,
-        origin: Any,
-        completed: list[dict[str, str]],
-        removed: list[dict[str, str]] | None = None,
-    ) -> None:
+    def push_notice(self, notice: ChangeNotice) -> None:
         """Push a change another process committed, unless the session has moved on since
         (then a later push carries it, and this origin would not belong to that state)."""
-        current, state = self.encoded_state(session)
-        if current != version:
+        current, state = self.encoded_state(notice.session)
+        if current != notice.version:
             return
-        params = extend(
-            state, {"origin": origin, "completedTasks": completed, "removedTasks": removed or []}
-        )
-        self.protocol.notify(DID_CHANGE, Encoded(params))
+        members = {
+            "origin": notice.origin,
+            "completedTasks": notice.completed,
+            "removedTasks": notice.removed,
+        }
+        self.protocol.notify(DID_CHANGE, Encoded(extend(state, members)))
+
+    def push_prune(self, sessions: list[str]) -> None:
+        self.protocol.notify(DID_PRUNE, {"sessions": sessions})
 
     def answer_change(self, outcome: Outcome) -> Encoded:
         """The result of a changing request; its push follows the response. The state is

@@ -1,52 +1,47 @@
 """Pushing changes that other processes commit to the same store, and the sessions that
 leave it.
 
-The store says what to wait on: SQLite is polled (`PRAGMA data_version` costs
-microseconds), PostgreSQL wakes us through its LISTEN socket when a NOTIFY arrives.
+The store says what to wait on (`watch_handle`): file-system events on a SQLite store's
+folder, the LISTEN socket of a PostgreSQL store, else a short sleep between looks. The
+watcher knows nothing of the server: it is given the store to watch and what to do with
+each change and each prune.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from plansight.protocol.models import DID_PRUNE
+from plansight.store.base import ChangeNotice, TodoStore
 from plansight.store.errors import StoreError
-
-if TYPE_CHECKING:
-    from plansight.lsp.server import PlansightServer
 
 log = logging.getLogger(__name__)
 
 
-async def watch_store(server: PlansightServer) -> None:
+async def watch_store(
+    store: TodoStore,
+    on_change: Callable[[ChangeNotice], None],
+    on_prune: Callable[[list[str]], None],
+) -> None:
+    """Until cancelled: each change another process commits (the newest per session) goes
+    to `on_change`, each set of pruned sessions to `on_prune`."""
     loop = asyncio.get_running_loop()
     while True:
         try:
-            service = server.service
-            if service is None:
-                await asyncio.sleep(0.05)
-                continue
-            fd, longest = service.store.watch_handle()
+            fd, longest = store.watch_handle()
             if fd is None:
                 await asyncio.sleep(longest)
             else:
                 await _readable(loop, fd, longest)
             latest = {}
-            for notice in service.store.poll():
+            for notice in store.poll():
                 latest[notice.session] = notice  # one push per session carries the newest state
             for notice in latest.values():
-                server.push(
-                    notice.session,
-                    notice.version,
-                    notice.origin,
-                    notice.completed,
-                    notice.removed,
-                )
-            pruned = service.store.pruned()
+                on_change(notice)
+            pruned = store.pruned()
             if pruned:
-                server.protocol.notify(DID_PRUNE, {"sessions": pruned})
+                on_prune(pruned)
         except asyncio.CancelledError:
             raise
         except StoreError as exc:
