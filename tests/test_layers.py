@@ -17,7 +17,7 @@ ALLOWED: dict[str, set[str]] = {
     "paths": set(),
     "logs": set(),
     "store": {"protocol", "core", "paths"},
-    "wire": {"protocol", "core"},
+    "wire": {"protocol", "core", "store"},
     "validation": {"protocol"},
     "context_round": {"protocol", "core", "store"},
     "service": {"protocol", "core", "agents", "store", "wire", "validation", "context_round"},
