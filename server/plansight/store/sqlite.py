@@ -156,10 +156,23 @@ class SqliteStore:
             with suppress(sqlite3.Error):
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._detach()
-        if identity is None and not create:
-            return None
-        db = _connect(self.path, self._busy_timeout)
-        self._db, self._identity = db, _identity_of(self.path)
+        tries = 3
+        while True:
+            if identity is None and not create:
+                return None
+            db = _connect(self.path, self._busy_timeout)
+            opened = _identity_of(self.path)
+            # The file may be replaced between the look and the open: then which of the
+            # two this connection holds is unknown, and holding the old one would serve
+            # its plans as the new file's for ever. Open again until both looks agree
+            # (the next change's check catches a file replaced even faster than that).
+            tries -= 1
+            if identity is None or opened == identity or tries == 0:
+                break
+            with suppress(sqlite3.Error):
+                db.close()
+            identity = opened
+        self._db, self._identity = db, opened
         self._data_version = -1  # read everything again from this file
         self._last_seq = 0  # every change in a file opened now is news
         return db
