@@ -6,10 +6,9 @@ from collections.abc import Callable, Sequence
 
 from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused
-from plansight.core.items import TaskSpec, clean_owner, phase_name, task_spec
+from plansight.core.items import TaskSpec, optional_fields, phase_name, task_spec
 from plansight.core.limits import (
     content_problem,
-    description_problem,
     file_count_problem,
     note_count_problem,
     note_problem,
@@ -351,15 +350,9 @@ def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
         if problem := content_problem(active_form, settings, "Active form"):
             problems.append(problem)
         changes["active_form"] = active_form
-    if "description" in named:
-        description = clean_note(op.description or "")
-        if problem := description_problem(content, description, settings):
-            problems.append(problem)
-        changes["description"] = description
-    if "priority" in named:
-        changes["priority"] = op.priority
-    if "owner" in named:
-        changes["owner"] = clean_owner(op.owner)
+    fields, field_problems = optional_fields(op, content, settings)
+    changes.update(fields)
+    problems.extend(field_problems)
     if "blocked_by" in named:
         changes["blocked_by"] = resolve_blockers(plan, task, op.blocked_by or [])
     if op.add_files:
