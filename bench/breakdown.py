@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from plansight.lsp import transport
 from plansight.lsp.server import PlansightServer, build_server
-from plansight.protocol.models import METHODS, ApplyParams
+from plansight.protocol.models import METHODS
+from plansight.protocol.requests import ApplyParams
 from workload import plan_ops
 
 ROUNDS = 5
@@ -152,7 +153,7 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
     rows.append(
         (
             "`apply`: params validation (pydantic)",
-            best(count, lambda i: ApplyParams.model_validate(apply_params(i))),
+            best(count, lambda i: ApplyParams.validate(apply_params(i))),
         )
     )
 
@@ -161,7 +162,7 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
 
     def service_apply(i: int) -> Any:
         raw = apply_params(i)
-        return service.apply(ApplyParams.model_validate(raw), raw)
+        return service.apply(ApplyParams.validate(raw), raw)
 
     timed.seconds = 0.0
     whole = best(count, service_apply)

@@ -17,7 +17,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from plansight.core.settings import Settings
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 from workload import plan_ops
@@ -25,12 +25,12 @@ from workload import plan_ops
 
 def apply(service: PlanService, session: str, ops: list[dict[str, Any]]) -> None:
     request = {"session": session, "ops": ops}
-    service.apply(ApplyParams.model_validate(request), request)
+    service.apply(ApplyParams.validate(request), request)
 
 
 def main(argv: list[str]) -> None:
     db, sessions, tasks = Path(argv[0]), int(argv[1]), int(argv[2])
-    service = PlanService(SqliteStore(db), Settings.model_validate({"maxTasks": 5000}))
+    service = PlanService(SqliteStore(db), Settings.validate({"maxTasks": 5000}))
     for i in range(sessions):
         apply(service, f"big{i:03}", plan_ops(tasks, 20))
     for session, changes in (("long", int(argv[3])), ("short", 20)):

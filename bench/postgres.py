@@ -43,13 +43,13 @@ def serve(location: str, workspace: str) -> list[str]:
 
 WRITER = """
 import json, sys, time
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
 location, session, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 service = PlanService(open_store(location, workspace="bench"))
 init = {"session": session, "ops": [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]}
-service.apply(ApplyParams.model_validate(init), init)
+service.apply(ApplyParams.validate(init), init)
 print("ready", flush=True)
 sys.stdin.readline()
 started = time.time()
@@ -58,7 +58,7 @@ for n in range(count):
     request = {"session": session, "ops": [{"op": "note", "task": "a", "text": str(n % 50)}]}
     if n % 50 == 49:
         request["ops"] = [{"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}]
-    service.apply(ApplyParams.model_validate(request), request)
+    service.apply(ApplyParams.validate(request), request)
 print(json.dumps([started, time.time()]), flush=True)
 service.store.close()
 """

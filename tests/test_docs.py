@@ -21,5 +21,5 @@ def test_protocol_doc_names_every_method_and_setting() -> None:
         assert f"`{method}`" in text
     from plansight.core.settings import Settings
 
-    for field in Settings.model_fields.values():
-        assert f"`{field.alias}`" in text
+    for name in Settings().to_wire():
+        assert f"`{name}`" in text

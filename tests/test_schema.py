@@ -13,20 +13,22 @@ from plansight.protocol.models import (
     DID_CHANGE,
     DID_PRUNE,
     METHODS,
-    ApplyParams,
     ApplyResult,
-    ClearParams,
-    ContextParams,
     ContextResult,
     DidChangeParams,
-    ExportParams,
-    GetParams,
-    ImportParams,
     SessionsResult,
     TextResult,
     TodoState,
-    WriteParams,
     json_schema,
+)
+from plansight.protocol.requests import (
+    ApplyParams,
+    ClearParams,
+    ContextParams,
+    ExportParams,
+    GetParams,
+    ImportParams,
+    WriteParams,
 )
 from plansight.service import PlanService
 from plansight.wire import STATE_KEYS
@@ -259,13 +261,13 @@ def busy(service: PlanService) -> PlanService:
             {"op": "rm", "phase": "B"},
         ]
     }
-    service.apply(ApplyParams.model_validate(request), request)
+    service.apply(ApplyParams.validate(request), request)
     return service
 
 
 def test_apply_results_fit_the_model(busy: PlanService) -> None:
     request: Json = {"ops": [{"op": "done", "task": "a2"}, {"op": "done", "task": "nope"}]}
-    outcome = busy.apply(ApplyParams.model_validate(request), request)
+    outcome = busy.apply(ApplyParams.validate(request), request)
     fits(ApplyResult, outcome.result)
     assert outcome.result["completedTasks"]
     assert outcome.result["errors"]
@@ -286,9 +288,9 @@ def test_write_clear_and_import_results_fit_the_model(busy: PlanService) -> None
             {"content": "a1", "activeForm": "a1", "status": "completed", "phase": "A"},
         ]
     }
-    fits(ApplyResult, busy.write(WriteParams.model_validate(request), request).result)
+    fits(ApplyResult, busy.write(WriteParams.validate(request), request).result)
     request = {"markdown": "## M\n- [x] m1\n- [/] m2\n  > note\n"}
-    fits(ApplyResult, busy.import_markdown(ImportParams.model_validate(request), request).result)
+    fits(ApplyResult, busy.import_markdown(ImportParams.validate(request), request).result)
     fits(ApplyResult, busy.clear(ClearParams(), {}).result)
 
 

@@ -24,7 +24,7 @@ from plansight.core.record import EMPTY_RECORD, plan_from_record
 from plansight.core.settings import Settings
 from plansight.core.summary import summarize
 from plansight.core.write import write_todos
-from plansight.protocol.models import (
+from plansight.protocol.requests import (
     ApplyParams,
     ClearParams,
     ContextParams,
@@ -37,8 +37,8 @@ from plansight.protocol.models import (
     WriteParams,
 )
 from plansight.protocol.text import clean_content
+from plansight.protocol.transport import MAX_DEPTH, too_deep
 from plansight.store.base import KEPT_SESSIONS, ChangeEvent, TodoStore
-from plansight.validation import MAX_DEPTH, too_deep
 from plansight.wire import Json, session_info_json, state_json
 
 # `history` without a `limit`: every change whose plan is kept.

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from plansight.protocol.models import OP_NAMES
+from plansight.protocol.requests import OP_NAMES
 
 _OP_TAGS = frozenset(OP_NAMES)
 _UNION_LABELS = frozenset({"str", "ItemSpec"})
@@ -70,25 +70,3 @@ def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
         if message not in messages:
             messages.append(message)
     return [{"path": path, "message": " or ".join(messages)} for path, messages in merged.items()]
-
-
-# Deeper than any request of the contract needs (an op's item's notes are 5 levels):
-# deeper values are refused before they are validated, logged or stored, so nesting
-# cannot exhaust the stack anywhere.
-MAX_DEPTH = 32
-
-
-def too_deep(value: Any, limit: int = MAX_DEPTH) -> str | None:
-    """The path of the first value nested deeper than `limit`, else None (no recursion)."""
-    stack: list[tuple[Any, int, str]] = [(value, 0, "")]
-    while stack:
-        node, depth, path = stack.pop()
-        if depth > limit:
-            return path
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1, f"{path}.{k}" if path else str(k)) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend(
-                (v, depth + 1, f"{path}.{i}" if path else str(i)) for i, v in enumerate(node)
-            )
-    return None

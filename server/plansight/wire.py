@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pydantic.alias_generators import to_camel
-
 from plansight.core.model import (
     LIST_FIELDS,
     WIRE_FIELDS,
@@ -16,6 +14,7 @@ from plansight.core.model import (
     progress_of,
     progress_of_tasks,
 )
+from plansight.protocol.shape import camel
 from plansight.store.base import SessionSummary
 
 Json = dict[str, Any]
@@ -25,7 +24,7 @@ Json = dict[str, Any]
 _TASK_JSON = eval(
     "lambda t, waiting: {"
     + ", ".join(
-        f"{to_camel(name)!r}: " + (f"list(t.{name})" if name in LIST_FIELDS else f"t.{name}")
+        f"{camel(name)!r}: " + (f"list(t.{name})" if name in LIST_FIELDS else f"t.{name}")
         for name in WIRE_FIELDS
     )
     + ", 'waiting': waiting}"

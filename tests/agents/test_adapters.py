@@ -18,7 +18,7 @@ from plansight.core.incoming import (
     TaskDeletion,
     TaskUpdate,
 )
-from plansight.protocol.models import FORMATS
+from plansight.protocol.requests import FORMATS
 
 from .fixtures import fixture, names, payload
 

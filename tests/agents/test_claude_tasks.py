@@ -9,7 +9,7 @@ import pytest
 
 from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.settings import Settings
-from plansight.protocol.models import ApplyParams, GetParams, IngestParams
+from plansight.protocol.requests import ApplyParams, GetParams, IngestParams
 from plansight.service import PlanService
 
 from .fixtures import payload
@@ -19,7 +19,7 @@ Json = dict[str, Any]
 
 def ingest(service: PlanService, call: Json, **params: Any) -> Json:
     request = {"format": "claude-tasks", "payload": call, **params}
-    return service.ingest(IngestParams.model_validate(request), request).result
+    return service.ingest(IngestParams.validate(request), request).result
 
 
 def create(task_id: str, subject: str, **tool_input: Any) -> Json:
@@ -65,7 +65,7 @@ def test_tasks_are_created_in_order_after_the_last_task(service: PlanService) ->
             {"op": "init", "list": [{"phase": "A", "items": ["a"]}, {"phase": "B", "items": ["b"]}]}
         ]
     }
-    service.apply(ApplyParams.model_validate(request), request)
+    service.apply(ApplyParams.validate(request), request)
     ingest(service, create("1", "one"))
     result = ingest(service, create("2", "two"))
     assert [(p["name"], [t["content"] for t in p["tasks"]]) for p in result["phases"]] == [

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.settings import Settings
-from plansight.protocol.models import ApplyParams, ContextParams, GetParams, IngestParams
+from plansight.protocol.requests import ApplyParams, ContextParams, GetParams, IngestParams
 from plansight.service import PlanService
 from plansight.validation import validation_errors
 
@@ -22,7 +22,7 @@ Json = dict[str, Any]
 
 def ingest(service: PlanService, format_name: str, data: Json, **params: Any) -> Json:
     request = {"format": format_name, "payload": data, **params}
-    return service.ingest(IngestParams.model_validate(request), request).result
+    return service.ingest(IngestParams.validate(request), request).result
 
 
 def recorded(service: PlanService, name: str, **params: Any) -> Json:
@@ -31,7 +31,7 @@ def recorded(service: PlanService, name: str, **params: Any) -> Json:
 
 def apply(service: PlanService, *ops: Json) -> Json:
     request = {"ops": list(ops)}
-    return service.apply(ApplyParams.model_validate(request), request).result
+    return service.apply(ApplyParams.validate(request), request).result
 
 
 def rows(state: Json) -> list[tuple[str, str, str]]:
@@ -343,12 +343,12 @@ def test_a_refused_payload_changes_nothing(service: PlanService) -> None:
 
 def test_an_unknown_format_is_refused_at_format() -> None:
     with pytest.raises(ValidationError) as caught:
-        IngestParams.model_validate({"format": "cursor-todos", "payload": {}})
+        IngestParams.validate({"format": "cursor-todos", "payload": {}})
     [error] = validation_errors(caught.value)
     assert error["path"] == "format"
     assert "claude-todowrite" in error["message"] and "markdown" in error["message"]
     with pytest.raises(ValidationError) as caught:
-        IngestParams.model_validate({"format": "codex-plan", "payload": [1]})
+        IngestParams.validate({"format": "codex-plan", "payload": [1]})
     assert [e["path"] for e in validation_errors(caught.value)] == ["payload"]
 
 
@@ -422,7 +422,7 @@ def test_a_task_renamed_under_its_external_id_keeps_its_id_and_notes(service: Pl
     first = recorded(service, "vscode-todos")
     before = task_of(first, "Validate the email field")
     request = {"ops": [{"op": "note", "id": before["id"], "text": "RFC 5322 is too lax"}]}
-    service.apply(ApplyParams.model_validate(request), request)
+    service.apply(ApplyParams.validate(request), request)
     renamed = payload("vscode-todos")
     renamed["todoList"][1]["title"] = "Validate the email and phone fields"
     result = ingest(service, "vscode-todos", renamed)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from plansight.protocol.models import FORMATS
+from plansight.protocol.requests import FORMATS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from plansight.protocol.models import ApplyParams, GetParams
+from plansight.protocol.requests import ApplyParams, GetParams
 from plansight.service import PlanService
 from plansight.store import open_store
 
@@ -48,7 +48,7 @@ def test_migrate_copies_sessions_with_their_history_and_keeps_names_already_ther
     team = open_store(postgres_url, workspace="team")
     team_service = PlanService(team)
     req = {"session": "docs", "ops": [{"op": "append", "phase": "Theirs", "items": ["x"]}]}
-    team_service.apply(ApplyParams.model_validate(req), req)
+    team_service.apply(ApplyParams.validate(req), req)
 
     done = plansight(
         "migrate", "--from", str(db), "--to", postgres_url, "--workspace", "team", cwd=tmp_path
@@ -71,7 +71,7 @@ def test_migrate_copies_sessions_with_their_history_and_keeps_names_already_ther
         assert team.snapshot("auth", 2) == kept is not None
         # The copy goes on where the local one stopped: the next id and version.
         req = {"session": "auth", "ops": [{"op": "append", "phase": "Fix", "items": ["Test"]}]}
-        after = team_service.apply(ApplyParams.model_validate(req), req).result
+        after = team_service.apply(ApplyParams.validate(req), req).result
         assert after["version"] == 4 and after["phases"][0]["tasks"][-1]["id"] == "t3"
     finally:
         team.close()

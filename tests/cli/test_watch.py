@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 
 from plansight.cli.live import watch
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 
@@ -48,7 +48,7 @@ def service(db: str) -> Iterator[PlanService]:
 
 def apply(service: PlanService, session: str, ops: list[dict[str, Any]]) -> None:
     result = service.apply(
-        ApplyParams.model_validate({"session": session, "ops": ops}),
+        ApplyParams.validate({"session": session, "ops": ops}),
         {"session": session, "ops": ops},
     )
     assert not result.result["isError"], result.result["summary"]

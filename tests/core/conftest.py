@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from plansight.protocol.models import ApplyParams, ImportParams, WriteParams
+from plansight.protocol.requests import ApplyParams, ImportParams, WriteParams
 from plansight.service import PlanService
 
 Json = dict[str, Any]
@@ -20,7 +20,7 @@ def apply(service: PlanService) -> Request:
 
     def run(*ops: Json, **params: Any) -> Json:
         request = {"ops": list(ops), **params}
-        return service.apply(ApplyParams.model_validate(request), request).result
+        return service.apply(ApplyParams.validate(request), request).result
 
     return run
 
@@ -31,7 +31,7 @@ def write(service: PlanService) -> Request:
 
     def run(todos: list[Json], **params: Any) -> Json:
         request = {"todos": todos, **params}
-        return service.write(WriteParams.model_validate(request), request).result
+        return service.write(WriteParams.validate(request), request).result
 
     return run
 
@@ -42,6 +42,6 @@ def import_markdown(service: PlanService) -> Request:
 
     def run(markdown: str, **params: Any) -> Json:
         request = {"markdown": markdown, **params}
-        return service.import_markdown(ImportParams.model_validate(request), request).result
+        return service.import_markdown(ImportParams.validate(request), request).result
 
     return run

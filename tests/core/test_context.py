@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from plansight.core.settings import Settings
-from plansight.protocol.models import ClearParams, ContextParams
+from plansight.protocol.requests import ClearParams, ContextParams
 from plansight.service import PlanService
 
 from .conftest import Json, Request

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from plansight.core.errors import RequestRefused
-from plansight.protocol.models import ContextParams, HistoryParams, RestoreParams
+from plansight.protocol.requests import ContextParams, HistoryParams, RestoreParams
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.rules import HISTORY_KEPT
@@ -26,13 +26,13 @@ def service(store_location: str) -> Iterator[PlanService]:
 
 
 def history(service: PlanService, **params: object) -> list[Json]:
-    events: list[Json] = service.history(HistoryParams.model_validate(params))["events"]
+    events: list[Json] = service.history(HistoryParams.validate(params))["events"]
     return events
 
 
 def restore(service: PlanService, version: int, **params: object) -> Json:
     request = {"version": version, **params}
-    return service.restore(RestoreParams.model_validate(request), request).result
+    return service.restore(RestoreParams.validate(request), request).result
 
 
 def contents(result: Json) -> list[str]:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from plansight.core.markdown import parse_markdown
 from plansight.core.settings import Settings
-from plansight.protocol.models import ApplyParams, ExportParams, GetParams, ImportParams
+from plansight.protocol.requests import ApplyParams, ExportParams, GetParams, ImportParams
 from plansight.protocol.text import clean_content, clean_note
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
@@ -294,12 +294,12 @@ def test_export_then_import_gives_back_phases_contents_statuses_and_notes(
         ),
     ]
     request = {"session": source, "ops": ops}
-    built = service.apply(ApplyParams.model_validate(request), request).result
+    built = service.apply(ApplyParams.validate(request), request).result
     assert built["errors"] == []
 
     markdown = export(service, source)
     request = {"session": target, "markdown": markdown}
-    imported = service.import_markdown(ImportParams.model_validate(request), request).result
+    imported = service.import_markdown(ImportParams.validate(request), request).result
 
     assert imported["errors"] == []
     assert shape(imported) == shape(built)
@@ -417,7 +417,7 @@ def test_export_then_import_keeps_title_descriptions_priorities_dependencies_and
     ]
     init = {"op": "init", "list": [{"phase": "P", "items": tasks}]}
     request: Json = {"session": source, "ops": [init, *links]}
-    built = service.apply(ApplyParams.model_validate(request), request).result
+    built = service.apply(ApplyParams.validate(request), request).result
     assert built["errors"] == []
     if title:
         # A title comes from markdown (or, later, ingest): import it with the plan.
@@ -426,7 +426,7 @@ def test_export_then_import_keeps_title_descriptions_priorities_dependencies_and
         )
     markdown = export(service, source)
     request = {"session": target, "markdown": markdown}
-    imported = service.import_markdown(ImportParams.model_validate(request), request).result
+    imported = service.import_markdown(ImportParams.validate(request), request).result
     assert imported["errors"] == []
     original = service.get(GetParams(session=source))
 

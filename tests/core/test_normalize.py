@@ -8,7 +8,7 @@ from typing import Any
 from plansight.core.model import Plan
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 
 from .conftest import Request
@@ -18,7 +18,7 @@ NOW = "2025-01-01T00:00:00.000Z"
 
 
 def run(plan: Plan, *ops: dict[str, Any], auto_start: bool = True) -> list[str]:
-    parsed = ApplyParams.model_validate({"ops": list(ops)}).ops
+    parsed = ApplyParams.validate({"ops": list(ops)}).ops
     return apply_ops(plan, parsed, Settings(auto_start=auto_start), NOW)
 
 

@@ -10,7 +10,7 @@ from plansight.core.errors import VersionConflict
 from plansight.core.model import Plan
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
-from plansight.protocol.models import ApplyParams, ClearParams, GetParams
+from plansight.protocol.requests import ApplyParams, ClearParams, GetParams
 from plansight.service import PlanService
 
 from .conftest import Json, Request
@@ -534,7 +534,7 @@ def test_a_schema_failure_refuses_the_whole_request(
 )
 def test_bad_request_fields_fail_the_schema(params: Json) -> None:
     with pytest.raises(ValidationError):
-        ApplyParams.model_validate(params)
+        ApplyParams.validate(params)
 
 
 # ---------------------------------------------------------------- completedTasks
@@ -615,12 +615,12 @@ def test_base_version_guards_against_a_moved_list(apply: Request, service: PlanS
 
 
 def limited(**limits: int) -> Settings:
-    return Settings.model_validate(limits)
+    return Settings.validate(limits)
 
 
 def test_init_over_max_tasks_or_max_phases_is_skipped() -> None:
     plan = Plan("s")
-    ops = ApplyParams.model_validate(
+    ops = ApplyParams.validate(
         {
             "ops": [
                 {"op": "init", "list": [{"phase": "A", "items": ["1", "2", "3"]}]},
@@ -689,7 +689,7 @@ def test_contents_phase_names_and_notes_over_their_limits_are_refused(
 
 def test_limits_count_the_cleaned_content() -> None:
     plan = Plan("s")
-    ops = ApplyParams.model_validate(
+    ops = ApplyParams.validate(
         {"ops": [{"op": "append", "phase": "A", "items": ["  abc\t\n", "a\u202eb\u0000d"]}]}
     ).ops
     assert apply_ops(plan, ops, limited(maxContentLength=3), NOW) == []

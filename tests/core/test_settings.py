@@ -11,7 +11,7 @@ from plansight.core.settings import Settings, merge_settings
 
 
 def test_the_defaults_are_the_contracts() -> None:
-    assert Settings().model_dump(by_alias=True) == {
+    assert Settings().to_wire() == {
         "maxTasks": 200,
         "maxPhases": 50,
         "maxContentLength": 500,
@@ -61,7 +61,7 @@ def test_a_bad_value_is_reported_and_the_old_one_kept(key: str, value: Any) -> N
     merged, problems = merge_settings(current, {key: value, "maxPhases": 9})
     assert len(problems) == 1
     assert key in problems[0]
-    assert merged.model_dump(by_alias=True)[key] == current.model_dump(by_alias=True)[key]
+    assert merged.to_wire()[key] == current.to_wire()[key]
     assert merged.max_phases == 9  # the good keys beside it still apply
 
 
@@ -87,5 +87,5 @@ def test_a_clients_max_sessions_is_ignored_with_a_log_line(
         merged, problems = merge_settings(Settings(), {"maxSessions": 1, "maxTasks": 9})
     assert problems == []
     assert merged.max_tasks == 9
-    assert "maxSessions" not in merged.model_dump(by_alias=True)
+    assert "maxSessions" not in merged.to_wire()
     assert "maxSessions is ignored" in caplog.text

@@ -3,6 +3,8 @@ dependencies, files, the ops block and update, and write keeping what an item le
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from plansight.core.errors import RequestRefused
@@ -171,8 +173,8 @@ def test_removing_a_task_removes_it_from_every_blocked_by(apply: Request) -> Non
 
 
 def test_limits_of_the_new_fields(apply: Request, service: PlanService) -> None:
-    service.settings = service.settings.model_copy(
-        update={"max_description_length": 5, "max_files_per_task": 1}
+    service.settings = dataclasses.replace(
+        service.settings, max_description_length=5, max_files_per_task=1
     )
     init(apply, "a")
     long = apply({"op": "update", "task": "a", "description": "123456"})

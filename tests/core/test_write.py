@@ -11,7 +11,7 @@ from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.model import Plan
 from plansight.core.settings import Settings
 from plansight.core.write import write_todos
-from plansight.protocol.models import GetParams, WriteParams
+from plansight.protocol.requests import GetParams, WriteParams
 from plansight.service import PlanService
 
 from .conftest import Json, Request
@@ -25,7 +25,7 @@ def todo(content: str, status: str = "pending", **extra: Any) -> Json:
 
 
 def refused(items: list[Json], settings: Settings | None = None) -> RequestRefused:
-    params = WriteParams.model_validate({"todos": items})
+    params = WriteParams.validate({"todos": items})
     with pytest.raises(RequestRefused) as caught:
         write_todos(Plan("s"), params.todos, settings or Settings(), NOW)
     return caught.value
@@ -67,7 +67,7 @@ def test_two_tasks_in_progress_are_refused_with_the_contract_message() -> None:
 )
 def test_an_unknown_status_or_a_missing_field_fails_the_schema(item: Json) -> None:
     with pytest.raises(ValidationError):
-        WriteParams.model_validate({"todos": [item]})
+        WriteParams.validate({"todos": [item]})
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_a_limit_passed_refuses_the_whole_request(
     service: PlanService, write: Request, limits: Json, items: list[Json], path: str
 ) -> None:
     before = write([todo("keep", "in_progress")])
-    service.settings = Settings.model_validate(limits)
+    service.settings = Settings.validate(limits)
     with pytest.raises(RequestRefused) as caught:
         write(items)
     assert [e.path for e in caught.value.errors] == [path]

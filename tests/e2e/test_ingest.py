@@ -10,7 +10,8 @@ import pytest
 from plansight_client import PlansightClient
 from pygls.exceptions import JsonRpcException
 
-from plansight.protocol.models import FORMATS, ApplyResult, DidChangeParams
+from plansight.protocol.models import ApplyResult, DidChangeParams
+from plansight.protocol.requests import FORMATS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "agents"
 

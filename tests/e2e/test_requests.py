@@ -9,13 +9,13 @@ from plansight_client import PlansightClient
 from pygls.exceptions import JsonRpcException
 
 from plansight.protocol.models import (
-    FORMATS,
     METHODS,
     ApplyResult,
     ContextResult,
     SessionsResult,
     TodoState,
 )
+from plansight.protocol.requests import FORMATS
 
 PLAN = [
     {

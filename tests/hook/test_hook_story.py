@@ -11,7 +11,7 @@ import pytest
 from replay import Replay
 
 from plansight.paths import default_store_path
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 
@@ -45,7 +45,7 @@ def _person_changes(machine: Replay, session: str, ops: list[dict[str, object]])
     store = _store(machine)
     try:
         request = {"session": session, "ops": ops, "origin": "user"}
-        PlanService(store).apply(ApplyParams.model_validate(request), request)
+        PlanService(store).apply(ApplyParams.validate(request), request)
     finally:
         store.close()
 

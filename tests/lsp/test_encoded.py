@@ -6,7 +6,7 @@ import json
 import random
 
 from plansight.lsp.encoded import Encoded, StateEncoder, encode_tree, extend
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.wire import state_json
 
@@ -41,12 +41,12 @@ def test_kept_state_bytes_equal_a_fresh_encoding(service: PlanService) -> None:
     rng = random.Random(7)
     encoder = StateEncoder()
     first = {"ops": [{"op": "append", "phase": "A", "items": ["one", "two \u2028 three"]}]}
-    service.apply(ApplyParams.model_validate(first), first)
+    service.apply(ApplyParams.validate(first), first)
     for _ in range(300):
         plan = service.store.load("default")
         contents = [task.content for task in plan.tasks()] or ["one"]
         request = {"ops": random_ops(rng, contents)}
-        service.apply(ApplyParams.model_validate(request), request)
+        service.apply(ApplyParams.validate(request), request)
         plan = service.store.load("default")
         kept = encoder.cached(plan) or encoder.state(plan, keep=True)
         assert json.loads(kept) == state_json(plan)

@@ -10,7 +10,7 @@ import pytest
 from mcp import MCPError
 from mcp_harness import mcp_client, session_of, text_of, todo
 
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 
@@ -223,7 +223,7 @@ async def test_the_agent_hears_what_the_user_changed_once(store_path: Path) -> N
             "ops": [{"op": "done", "task": "Read code"}],
             "origin": "user",
         }
-        PlanService(store).apply(ApplyParams.model_validate(request), request)
+        PlanService(store).apply(ApplyParams.validate(request), request)
         store.close()
 
         told = text_of(await client.call_tool("todo_read", {}))

@@ -9,7 +9,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from plansight.protocol.models import FORMATS, METHODS, OP_NAMES
+from plansight.protocol.models import METHODS
+from plansight.protocol.requests import FORMATS, OP_NAMES
 
 MISSING = object()
 

@@ -18,7 +18,8 @@ from typing import Any
 from reliability_checks import Json, integrity, knob, store_state
 from reliability_wire import WireClient
 
-from plansight.protocol.models import REQUESTS, GetParams
+from plansight.protocol.models import REQUESTS
+from plansight.protocol.requests import GetParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 
@@ -105,9 +106,7 @@ def replay(events: list[Json], db: Path) -> PlanService:
     }
     for event in events:
         request = event["request"]
-        outcome = run[event["method"]](
-            REQUESTS[event["method"]][0].model_validate(request), request
-        )
+        outcome = run[event["method"]](REQUESTS[event["method"]][0].validate(request), request)
         assert outcome.changed, event
         assert outcome.result["version"] == event["version"], event
     return service

@@ -15,7 +15,7 @@ from typing import Any
 from reliability_checks import Json, knob
 from test_concurrent_writers import outline_with_ids, replay
 
-from plansight.protocol.models import GetParams
+from plansight.protocol.requests import GetParams
 from plansight.service import PlanService
 from plansight.store import open_store
 
@@ -26,7 +26,7 @@ WORKSPACE = "writers"
 
 WRITER_LOOP = """
 import json, sys
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
 url, workspace, changes = sys.argv[1], sys.argv[2], json.loads(sys.stdin.readline())
@@ -34,7 +34,7 @@ service = PlanService(open_store(url, workspace=workspace))
 sys.stdin.readline()  # the go signal
 acks = []
 for change in changes:
-    result = service.apply(ApplyParams.model_validate(change), change).result
+    result = service.apply(ApplyParams.validate(change), change).result
     acks.append([result["version"], result["changed"], result["isError"]])
 service.store.close()
 print(json.dumps(acks))

@@ -53,7 +53,8 @@ from reliability_checks import (
 from reliability_wire import WireClient, frame, rss_bytes, wait_until_sleeping
 
 from plansight.core.settings import Settings
-from plansight.protocol.models import METHODS, REQUESTS, GetParams
+from plansight.protocol.models import METHODS, REQUESTS
+from plansight.protocol.requests import GetParams
 from plansight.protocol.text import clean_content
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
@@ -451,9 +452,7 @@ def replay_log(db: Path, settings: Json) -> dict[str, Json]:
     store = SqliteStore(db)
     events = store.events()
     store.close()
-    fresh = PlanService(
-        SqliteStore(db.with_name("replayed.sqlite3")), Settings.model_validate(settings)
-    )
+    fresh = PlanService(SqliteStore(db.with_name("replayed.sqlite3")), Settings.validate(settings))
     run = {
         "plansight/apply": fresh.apply,
         "plansight/write": fresh.write,
@@ -466,7 +465,7 @@ def replay_log(db: Path, settings: Json) -> dict[str, Json]:
     }
     for event in events:
         method, request = event["method"], event["request"]
-        outcome = run[method](REQUESTS[method][0].model_validate(request), request)
+        outcome = run[method](REQUESTS[method][0].validate(request), request)
         assert outcome.changed and outcome.result["version"] == event["version"], event
     states = {s: fresh.get(GetParams(session=s)) for s in {e["session"] for e in events}}
     fresh.store.close()

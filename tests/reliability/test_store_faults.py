@@ -21,7 +21,7 @@ from reliability_wire import WireClient
 from store_faults import files_size, fill_up, limit_file_size, make_room, read_only
 
 from plansight.lsp.errors import REQUEST_FAILED, to_rpc_error
-from plansight.protocol.models import ApplyParams, ContextParams, GetParams
+from plansight.protocol.requests import ApplyParams, ContextParams, GetParams
 from plansight.service import PlanService
 from plansight.store import StoreError
 from plansight.store.sqlite import SqliteStore
@@ -38,7 +38,7 @@ def append(client: WireClient, item: str, session: str = "default") -> Json:
 
 def append_params(item: str, session: str = "default") -> tuple[ApplyParams, Json]:
     raw: Json = {"session": session, "ops": [{"op": "append", "phase": "P", "items": [item]}]}
-    return ApplyParams.model_validate(raw), raw
+    return ApplyParams.validate(raw), raw
 
 
 def file_versions(db: Path, session: str = "default") -> list[int]:
@@ -72,7 +72,7 @@ def assert_one_line(done: subprocess.CompletedProcess[str], *words: str) -> None
 WRITER = textwrap.dedent(
     """
     import sys
-    from plansight.protocol.models import WriteParams
+    from plansight.protocol.requests import WriteParams
     from plansight.service import PlanService
     from plansight.store import open_store
 
@@ -87,7 +87,7 @@ WRITER = textwrap.dedent(
             for phase, count in shape for i in range(count)
         ]
         raw = {"todos": todos, "baseVersion": version - 1}
-        service.write(WriteParams.model_validate(raw), raw)
+        service.write(WriteParams.validate(raw), raw)
     """
 )
 

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from plansight.protocol.models import ApplyParams, ContextParams
+from plansight.protocol.requests import ApplyParams, ContextParams
 from plansight.service import PlanService
 from plansight.store.base import summary_of
 from plansight.store.sqlite import KEPT_IN_MEMORY, SqliteStore
@@ -19,7 +19,7 @@ Json = dict[str, Any]
 
 def apply(service: PlanService, session: str, *ops: Json, origin: str = "agent") -> Json:
     request = {"session": session, "ops": list(ops), "origin": origin}
-    return service.apply(ApplyParams.model_validate(request), request).result
+    return service.apply(ApplyParams.validate(request), request).result
 
 
 def test_the_summaries_say_what_the_whole_plans_say(

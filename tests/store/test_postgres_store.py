@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from plansight.core.model import Task
-from plansight.protocol.models import ApplyParams, GetParams
+from plansight.protocol.requests import ApplyParams, GetParams
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.base import ChangeNotice
@@ -31,7 +31,7 @@ Json = dict[str, Any]
 
 def apply(service: PlanService, *ops: Json, **params: Any) -> Json:
     request = {"ops": list(ops), **params}
-    return service.apply(ApplyParams.model_validate(request), request).result
+    return service.apply(ApplyParams.validate(request), request).result
 
 
 def poll_until(store: Any, count: int, timeout: float = 20.0) -> list[ChangeNotice]:

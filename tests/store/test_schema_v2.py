@@ -12,7 +12,8 @@ from pydantic.alias_generators import to_camel
 
 from plansight.core.model import TASK_FIELDS, WIRE_FIELDS, Phase, Plan, Task
 from plansight.lsp.encoded import StateEncoder
-from plansight.protocol.models import ApplyParams, TaskModel
+from plansight.protocol.models import TaskModel
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store.base import ChangeEvent
 from plansight.store.schema import _MIGRATIONS, SCHEMA_VERSION
@@ -67,7 +68,7 @@ def test_a_version_1_store_is_migrated_in_place_and_keeps_everything(store_path:
         assert plan.current() is build
         service = PlanService(store)
         request = {"session": "s", "ops": [{"op": "block", "task": "Ship"}]}
-        result = service.apply(ApplyParams.model_validate(request), request).result
+        result = service.apply(ApplyParams.validate(request), request).result
         assert result["version"] == 2
         assert result["phases"][0]["tasks"][1]["status"] == "blocked"
         # Versions from before the migration kept no plan: history starts after it.

@@ -11,7 +11,7 @@ from typing import Any
 
 from plansight.core.errors import RequestRefused
 from plansight.core.record import plan_record
-from plansight.protocol.models import ApplyParams, WriteParams
+from plansight.protocol.requests import ApplyParams, WriteParams
 from plansight.service import Outcome, PlanService
 from plansight.store.rules import HISTORY_KEPT
 from plansight.store.snapshots import FULL_PLAN_EVERY
@@ -24,7 +24,7 @@ Json = dict[str, Any]
 
 def apply(service: PlanService, *ops: Json) -> Json:
     request = {"ops": list(ops)}
-    return committed(service.apply(ApplyParams.model_validate(request), request))
+    return committed(service.apply(ApplyParams.validate(request), request))
 
 
 def committed(outcome: Outcome) -> Json:
@@ -52,7 +52,7 @@ def some_change(service: PlanService, rng: random.Random, n: int) -> Json:
         request = {
             "todos": [*todos, {"content": f"w{n}", "activeForm": f"w{n}", "status": "pending"}]
         }
-        return committed(service.write(WriteParams.model_validate(request), request))
+        return committed(service.write(WriteParams.validate(request), request))
     return apply(
         service,
         rng.choice(
@@ -121,7 +121,7 @@ def test_the_first_change_after_a_migration_keeps_its_whole_plan(store_path: Pat
     store = SqliteStore(store_path)
     service = PlanService(store)
     request = {"session": "s", "ops": [{"op": "done", "id": "t1"}]}
-    outcome = service.apply(ApplyParams.model_validate(request), request)
+    outcome = service.apply(ApplyParams.validate(request), request)
     assert outcome.changed and outcome.plan is not None
     expected = json.loads(json.dumps(plan_record(outcome.plan)))
     assert store.snapshot("s", 1) is None  # written before plans were kept

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store.schema import SCHEMA_VERSION
 from plansight.store.sqlite import SqliteStore, StoreError
@@ -21,7 +21,7 @@ Json = dict[str, Any]
 
 def apply(service: PlanService, *ops: Json, **params: Any) -> Json:
     request = {"ops": list(ops), **params}
-    return service.apply(ApplyParams.model_validate(request), request).result
+    return service.apply(ApplyParams.validate(request), request).result
 
 
 # ---------------------------------------------------------------- the file

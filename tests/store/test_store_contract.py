@@ -16,7 +16,7 @@ import pytest
 
 from plansight.core.errors import RequestRefused
 from plansight.core.model import Phase, utc_now
-from plansight.protocol.models import ApplyParams, GetParams, WriteParams
+from plansight.protocol.requests import ApplyParams, GetParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
 from plansight.store.base import ChangeEvent, ChangeNotice
@@ -54,12 +54,12 @@ def second_store(reopen: Opener, store: Any) -> Any:
 
 def apply(service: PlanService, *ops: Json, **params: Any) -> Json:
     request = {"ops": list(ops), **params}
-    return service.apply(ApplyParams.model_validate(request), request).result
+    return service.apply(ApplyParams.validate(request), request).result
 
 
 def write(service: PlanService, todos: list[Json], **params: Any) -> Json:
     request = {"todos": todos, **params}
-    return service.write(WriteParams.model_validate(request), request).result
+    return service.write(WriteParams.validate(request), request).result
 
 
 def next_millisecond() -> None:
@@ -137,7 +137,7 @@ def test_one_event_per_committed_change_with_gap_free_versions(
     store: Any, service: PlanService
 ) -> None:
     first = {"ops": [{"op": "append", "phase": "A", "items": ["a", "b"]}]}
-    service.apply(ApplyParams.model_validate(first), first)
+    service.apply(ApplyParams.validate(first), first)
     apply(service, {"op": "done", "task": "nope"})  # changes nothing
     apply(service, {"op": "done", "task": "a"}, origin="user")
     write(service, [{"content": "a", "activeForm": "a", "status": "completed"}])

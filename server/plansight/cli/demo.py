@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from plansight.cli.live import watch
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
 
@@ -106,9 +106,7 @@ def play(db_path: Path, step_seconds: float, done: threading.Event) -> None:
     try:
         for ops in SCRIPT:
             time.sleep(step_seconds)
-            service.apply(
-                ApplyParams.model_validate({"session": SESSION, "ops": ops}), {"ops": ops}
-            )
+            service.apply(ApplyParams.validate({"session": SESSION, "ops": ops}), {"ops": ops})
         time.sleep(max(step_seconds, 0.3))  # let the last frame be seen
     finally:
         service.store.close()

@@ -12,7 +12,7 @@ from rich.live import Live
 from rich.text import Text
 
 from plansight.cli.panel import ICONS, progress_bar, render_state
-from plansight.protocol.models import GetParams
+from plansight.protocol.requests import GetParams
 from plansight.protocol.text import terminal_safe_tree
 from plansight.service import PlanService
 

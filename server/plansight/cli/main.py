@@ -311,7 +311,7 @@ def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> in
         "plansight/restore": service.restore,
         "plansight/ingest": service.ingest,
     }[method]
-    outcome = run(model.model_validate(params), params)
+    outcome = run(model.validate(params), params)
     return _print_result(outcome.result, args.json)
 
 
@@ -338,7 +338,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from plansight.protocol.models import ExportParams, GetParams
+    from plansight.protocol.requests import ExportParams, GetParams
 
     service = _service(args)
     session = _require_session(service, args)
@@ -421,7 +421,7 @@ def _sessions(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from plansight.protocol.models import ExportParams
+    from plansight.protocol.requests import ExportParams
 
     service = _service(args)
     session = _require_session(service, args)
@@ -437,14 +437,14 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _context(args: argparse.Namespace) -> int:
-    from plansight.protocol.models import ContextParams
+    from plansight.protocol.requests import ContextParams
 
-    _out(_service(args).context(ContextParams.model_validate(_session_args(args)))["text"])
+    _out(_service(args).context(ContextParams.validate(_session_args(args)))["text"])
     return EXIT_OK
 
 
 def _history(args: argparse.Namespace) -> int:
-    from plansight.protocol.models import HistoryParams
+    from plansight.protocol.requests import HistoryParams
 
     if args.limit is not None and args.limit < 1:
         raise BadInput("--limit must be 1 or more")
@@ -470,7 +470,7 @@ def _restore(args: argparse.Namespace) -> int:
 
 def _undo(args: argparse.Namespace) -> int:
     """Restore the version before the newest, as the person: their undo."""
-    from plansight.protocol.models import HistoryParams
+    from plansight.protocol.requests import HistoryParams
 
     service = _service(args)
     session = _require_session(service, args)

@@ -14,7 +14,7 @@ from plansight.core.limits import (
 )
 from plansight.core.model import TaskStatus
 from plansight.core.settings import Settings
-from plansight.protocol.models import Item, ItemSpec, UpdateOp, WriteItem
+from plansight.protocol.requests import Item, ItemSpec, UpdateOp, WriteItem
 from plansight.protocol.text import clean_content, clean_note
 
 
@@ -48,7 +48,7 @@ def optional_fields(
     item: ItemSpec | WriteItem | UpdateOp, content: str, settings: Settings
 ) -> tuple[dict[str, Any], list[str]]:
     """The v2 fields an item named, cleaned: (fields by Task name, problems)."""
-    named = item.model_fields_set
+    named = item.named
     fields: dict[str, Any] = {}
     problems: list[str] = []
     if "description" in named:

@@ -25,7 +25,7 @@ from plansight.core.model import (
     start_rank,
 )
 from plansight.core.settings import Settings
-from plansight.protocol.models import (
+from plansight.protocol.requests import (
     AppendOp,
     BlockOp,
     DoneOp,
@@ -332,7 +332,7 @@ def _block(plan: Plan, op: BlockOp, settings: Settings, now: str) -> None:
 def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
     """Every named field is checked before any is changed: the op applies whole or not."""
     task = _target_or_current(plan, op)
-    named = op.model_fields_set
+    named = op.named
     changes: dict[str, object] = {}
     problems: list[str] = []
     content = task.content

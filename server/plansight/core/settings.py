@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
+from typing import Annotated, Any
 
 from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS
+from plansight.protocol.shape import Bounds, WireShape, camel
 
 log = logging.getLogger(__name__)
 
@@ -16,34 +15,23 @@ log = logging.getLogger(__name__)
 # value deleted everyone's sessions; version 2 keeps it a property of the store.
 _IGNORED = frozenset({"maxSessions"})
 
+AtLeastOne = Annotated[int, Bounds(ge=1)]
+NotNegative = Annotated[int, Bounds(ge=0)]
 
-class Settings(BaseModel):
-    # defer_build: its validator is built on first use, not at import (start-up time).
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="ignore",
-        frozen=True,
-        strict=True,
-        defer_build=True,
-    )
 
-    max_tasks: int = Field(200, ge=1, description="Most tasks a session may hold.")
-    max_phases: int = Field(50, ge=1, description="Most phases a session may hold.")
-    max_content_length: int = Field(500, ge=1, description="Longest task content or phase name.")
-    max_note_length: int = Field(4000, ge=1, description="Longest note.")
-    max_notes_per_task: int = Field(100, ge=0, description="Most notes on one task.")
-    max_description_length: int = Field(4000, ge=0, description="Longest task description.")
-    max_files_per_task: int = Field(100, ge=0, description="Most files recorded on one task.")
-    max_title_length: int = Field(200, ge=1, description="Longest session title.")
-    auto_start: bool = Field(
-        True, description="Start the first pending task when none is in progress."
-    )
-    reminder_after_rounds: int = Field(
-        DEFAULT_REMINDER_AFTER_ROUNDS,
-        ge=1,
-        description="Consecutive plansight/context calls without an agent change before the reminder.",
-    )
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Settings(WireShape):
+    max_tasks: AtLeastOne = 200  # most tasks a session may hold
+    max_phases: AtLeastOne = 50  # most phases a session may hold
+    max_content_length: AtLeastOne = 500  # longest task content or phase name
+    max_note_length: AtLeastOne = 4000  # longest note
+    max_notes_per_task: NotNegative = 100  # most notes on one task
+    max_description_length: NotNegative = 4000  # longest task description
+    max_files_per_task: NotNegative = 100  # most files recorded on one task
+    max_title_length: AtLeastOne = 200  # longest session title
+    auto_start: bool = True  # start the first pending task when none is in progress
+    # consecutive plansight/context calls without an agent change before the reminder
+    reminder_after_rounds: AtLeastOne = DEFAULT_REMINDER_AFTER_ROUNDS
 
 
 def merge_settings(current: Settings, raw: Any) -> tuple[Settings, list[str]]:
@@ -52,24 +40,22 @@ def merge_settings(current: Settings, raw: Any) -> tuple[Settings, list[str]]:
         return current, []
     if not isinstance(raw, dict):
         return current, ["Plansight settings must be an object"]
-    fields = {info.alias or name: name for name, info in Settings.model_fields.items()}
-    accepted: dict[str, Any] = current.model_dump()
+    from pydantic import ValidationError
+
+    accepted = current.to_wire()
     problems: list[str] = []
+    snake = {field.name: camel(field.name) for field in dataclasses.fields(Settings)}
     for key, value in raw.items():
-        name = fields.get(key) or (key if key in Settings.model_fields else None)
+        key = snake.get(key, key)  # a field's own name is taken as its wire name
         if key in _IGNORED:
             log.warning("the setting %s is ignored: the store keeps its own count of sessions", key)
             continue
-        if name is None:
+        if key not in accepted:
             continue  # unknown keys are ignored, as the contract says
         try:
-            Settings.model_validate({**accepted, name: value})
+            Settings.validate({**accepted, key: value})
         except ValidationError as exc:
-            problems.append(f"Plansight setting {fields_alias(name)}: {exc.errors()[0]['msg']}")
+            problems.append(f"Plansight setting {key}: {exc.errors()[0]['msg']}")
             continue
-        accepted[name] = value
-    return Settings.model_validate(accepted), problems
-
-
-def fields_alias(name: str) -> str:
-    return Settings.model_fields[name].alias or name
+        accepted[key] = value
+    return Settings.validate(accepted), problems

@@ -3,6 +3,7 @@ through the core's own operations where one fits."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from plansight.core.errors import FieldError, RequestRefused
@@ -12,7 +13,7 @@ from plansight.core.limits import content_problem, description_problem, task_cou
 from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
-from plansight.protocol.models import RmOp, UpdateOp
+from plansight.protocol.requests import RmOp, UpdateOp
 from plansight.protocol.text import clean_content, clean_note
 
 TaskChange = TaskCreation | TaskUpdate | TaskDeletion
@@ -23,7 +24,7 @@ def change_task(plan: Plan, change: TaskChange, settings: Settings, now: str) ->
 
     Raises RequestRefused, changing nothing, when a new task cannot be kept as sent."""
     # The agent says what is in progress: nothing is started for it.
-    settings = settings.model_copy(update={"auto_start": False})
+    settings = dataclasses.replace(settings, auto_start=False)
     if isinstance(change, TaskCreation):
         existing = _by_external_id(plan, change.external_id)
         if existing is not None:  # the same event again: the task is already there
@@ -101,7 +102,7 @@ def _update(plan: Plan, change: TaskUpdate, task: Task, settings: Settings, now:
     fields: dict[str, Any] = {"op": "update", "id": task.id}
     for key, value in (
         ("content", change.content),
-        ("activeForm", change.active_form),
+        ("active_form", change.active_form),
         ("description", change.description),
         ("owner", change.owner),
         ("status", change.status),
@@ -120,10 +121,11 @@ def _update(plan: Plan, change: TaskUpdate, task: Task, settings: Settings, now:
     if unknown:
         return unknown  # the dependency would be lost: skip the whole update
     if change.add_blocked_by:
-        fields["blockedBy"] = task.blocked_by + [t.id for t in blockers if t is not None]
-    ops = [UpdateOp.model_validate(fields)]
+        fields["blocked_by"] = task.blocked_by + [t.id for t in blockers if t is not None]
+    # The adapter has read every value as its type: the ops are made, not validated.
+    ops = [UpdateOp.named_fields(**fields)]
     ops.extend(
-        UpdateOp.model_validate({"op": "update", "id": t.id, "blockedBy": [*t.blocked_by, task.id]})
+        UpdateOp.named_fields(op="update", id=t.id, blocked_by=[*t.blocked_by, task.id])
         for t in blocked
         if t is not None and task.id not in t.blocked_by
     )

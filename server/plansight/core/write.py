@@ -10,7 +10,7 @@ from plansight.core.limits import content_problem, phase_count_problem, task_cou
 from plansight.core.model import DEFAULT_PHASE, Plan
 from plansight.core.rebuild import Entry, group_by_phase, rebuild
 from plansight.core.settings import Settings
-from plansight.protocol.models import WriteItem
+from plansight.protocol.requests import WriteItem
 from plansight.protocol.text import clean_content
 
 ONE_IN_PROGRESS = "Only one task can be in_progress at a time"

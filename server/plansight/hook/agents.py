@@ -7,6 +7,11 @@ loop and must start fast. Every name here comes from the agent's own sources (se
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from plansight.protocol.requests import Format
+
 
 class Agent:
     """One agent's hook vocabulary. (A plain class: `dataclasses` costs the hook 5 ms.)"""
@@ -29,7 +34,7 @@ class Agent:
         session_start: str,
         prompt: str,
         after_tool: str,
-        plan_tools: dict[str, str],
+        plan_tools: dict[str, Format],
         edit_tools: frozenset[str],
     ) -> None:
         self.name = name  # as on the command line and in session names: `claude-code:<id>`

@@ -9,11 +9,15 @@ rather than keep the agent waiting. Every storage fault leaves as the store's St
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import json
+from typing import TYPE_CHECKING, Any, cast
 
 from plansight.paths import resolve_store_path, workspace_root
+from plansight.protocol.shape import WireShape
 
 if TYPE_CHECKING:
+    from plansight.core.errors import RequestRefused
+    from plansight.protocol.requests import Format
     from plansight.service import PlanService
     from plansight.store.sqlite import SqliteStore
 
@@ -32,30 +36,33 @@ def _service(cwd: str) -> PlanService:
 
 
 def ingest_plan(
-    cwd: str, session: str, fmt: str, payload: Any, title: str | None
+    cwd: str, session: str, fmt: Format, payload: Any, title: str | None
 ) -> tuple[str, str | None]:
     """Ingest one plan tool call into `session`. Returns what happened, for the log, and
     the context to tell the agent when a person changed the plan since it last looked.
-    `title` is set only on a session that has none yet."""
-    from pydantic import ValidationError
+    `title` is set only on a session that has none yet.
 
+    The request is made here, not validated from JSON: the hook checks its few values by
+    hand (the session name as the contract cleans it, a payload that is an object), so no
+    validator is built on the agent's time."""
     from plansight.context_round import person_changes
     from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
     from plansight.core.errors import RequestRefused
-    from plansight.protocol.models import IngestParams
+    from plansight.protocol.requests import IngestParams
 
+    if not isinstance(payload, dict):
+        return "refused (payload: not a JSON object)", None
     service = _service(cwd)
     try:
-        request: dict[str, Any] = {"session": session, "format": fmt, "payload": payload}
-        if title is not None and service.store.load(session).title is None:
-            request["title"] = title
+        if title is not None and service.store.load(session).title is not None:
+            title = None
+        params = IngestParams(session=session, format=fmt, payload=payload, title=title)
+        # Looked at before the ingest, which resets the rounds this look counts: a plan
+        # tool call is the agent updating its plan, never a reason to remind it.
+        _, changes = person_changes(service.store, session)
         try:
-            params = IngestParams.model_validate(request)
-            # Looked at before the ingest, which resets the rounds this look counts: a
-            # plan tool call is the agent updating its plan, never a reason to remind it.
-            _, changes = person_changes(service.store, session)
-            outcome = service.ingest(params, request)
-        except (ValidationError, RequestRefused) as exc:
+            outcome = service.ingest(params, _logged(params))
+        except RequestRefused as exc:
             # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
             return f"refused ({_reason(exc)})", None
         result = outcome.result
@@ -83,14 +90,12 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
         current = store.load(session).current()
         if current is None:
             return "no task in progress"
-        from plansight.protocol.models import ApplyParams
+        from plansight.protocol.requests import ApplyParams, UpdateOp
         from plansight.service import PlanService
 
-        request: dict[str, Any] = {
-            "session": session,
-            "ops": [{"op": "update", "id": current.id, "addFiles": relative}],
-        }
-        outcome = PlanService(store).apply(ApplyParams.model_validate(request), request)
+        update = UpdateOp.named_fields(op="update", id=current.id, add_files=relative)
+        params = ApplyParams(session=session, ops=[update])
+        outcome = PlanService(store).apply(params, _logged(params))
         return f"files of {current.id}: version {outcome.result['version']}"
     finally:
         store.close()
@@ -113,11 +118,10 @@ def context_for_agent(cwd: str, session: str, always: bool) -> str | None:
         store.close()
 
 
-def _reason(exc: Exception) -> str:
-    from pydantic import ValidationError
+def _logged(params: WireShape) -> dict[str, Any]:
+    """The request as the event log keeps it: the JSON a client would have sent."""
+    return cast(dict[str, Any], json.loads(json.dumps(params, default=WireShape.sent)))
 
-    if isinstance(exc, ValidationError):
-        from plansight.validation import validation_errors
 
-        return "; ".join(f"{e['path'] or 'params'}: {e['message']}" for e in validation_errors(exc))
-    return str(getattr(exc, "message", exc))
+def _reason(exc: RequestRefused) -> str:
+    return exc.message

@@ -32,12 +32,9 @@ from plansight.lsp.encoded import Encoded, StateEncoder, encode, encode_tree, ex
 from plansight.lsp.errors import request_failed, to_rpc_error
 from plansight.lsp.watch import watch_store
 from plansight.paths import workspace_root
-from plansight.protocol.models import (
-    DID_CHANGE,
-    DID_PRUNE,
+from plansight.protocol.models import DID_CHANGE, DID_PRUNE, METHODS, PROTOCOL_VERSION
+from plansight.protocol.requests import (
     FORMATS,
-    METHODS,
-    PROTOCOL_VERSION,
     ApplyParams,
     ClearParams,
     ContextParams,
@@ -338,7 +335,7 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
         model: type[Any], run: Callable[[PlanService, Any, dict[str, Any]], Outcome]
     ) -> Callable[[PlansightServer, dict[str, Any]], Any]:
         def handle(ls: PlansightServer, raw: dict[str, Any]) -> Any:
-            params = model.model_validate(raw)
+            params = model.validate(raw)
             outcome = run(ls.require_service(), params, raw)
             return ls.answer_change(outcome)
 
@@ -351,18 +348,16 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
         "plansight/import": change(ImportParams, PlanService.import_markdown),
         "plansight/restore": change(RestoreParams, PlanService.restore),
         "plansight/history": lambda ls, raw: ls.require_service().history(
-            HistoryParams.model_validate(raw)
+            HistoryParams.validate(raw)
         ),
         "plansight/ingest": change(IngestParams, PlanService.ingest),
         "plansight/get": lambda ls, raw: Encoded(
-            ls.encoded_state(GetParams.model_validate(raw).session)[1]
+            ls.encoded_state(GetParams.validate(raw).session)[1]
         ),
         "plansight/sessions": lambda ls, raw: ls.require_service().sessions(),
-        "plansight/export": lambda ls, raw: ls.require_service().export(
-            ExportParams.model_validate(raw)
-        ),
+        "plansight/export": lambda ls, raw: ls.require_service().export(ExportParams.validate(raw)),
         "plansight/context": lambda ls, raw: ls.require_service().context(
-            ContextParams.model_validate(raw)
+            ContextParams.validate(raw)
         ),
     }
     for method in METHODS:

@@ -16,7 +16,7 @@ from plansight.core.model import Plan
 from plansight.core.summary import summarize
 from plansight.mcp.native import NATIVE_TOOLS
 from plansight.mcp.tools import TODO, TODO_INGEST, TODO_READ, TODO_WRITE
-from plansight.protocol.models import ApplyParams, GetParams, IngestParams, WriteParams
+from plansight.protocol.requests import ApplyParams, GetParams, IngestParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import StoreError
 from plansight.validation import validation_errors
@@ -71,12 +71,12 @@ class PlanTools:
 
     def _write(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "todos", session)
-        outcome = self.service.write(WriteParams.model_validate(request), request)
+        outcome = self.service.write(WriteParams.validate(request), request)
         return self._changed(outcome.result, session)
 
     def _apply(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "ops", session)
-        outcome = self.service.apply(ApplyParams.model_validate(request), request)
+        outcome = self.service.apply(ApplyParams.validate(request), request)
         return self._changed(outcome.result, session)
 
     def _changed(self, result: Json, session: str) -> ToolReply:
@@ -91,7 +91,7 @@ class PlanTools:
         for key in ("format", "title"):
             if key in arguments:
                 request[key] = arguments[key]
-        outcome = self.service.ingest(IngestParams.model_validate(request), request)
+        outcome = self.service.ingest(IngestParams.validate(request), request)
         return self._changed(outcome.result, session)
 
     def _native(self, format_name: str, arguments: dict[str, Any], session: str) -> ToolReply:
@@ -103,7 +103,7 @@ class PlanTools:
             "origin": "agent",
         }
         try:
-            outcome = self.service.ingest(IngestParams.model_validate(request), request)
+            outcome = self.service.ingest(IngestParams.validate(request), request)
         except RequestRefused as exc:
             # The model sent these arguments itself: name them as it knows them.
             errors = [FieldError(_unwrapped(e.path), e.message) for e in exc.errors]

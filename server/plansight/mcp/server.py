@@ -57,7 +57,8 @@ from plansight.mcp.tools import (
     TODO_WRITE_DESCRIPTION,
     TODO_WRITE_SCHEMA,
 )
-from plansight.protocol.models import ExportParams, TodoState
+from plansight.protocol.models import TodoState
+from plansight.protocol.requests import ExportParams
 from plansight.protocol.text import clean_content
 from plansight.service import PlanService
 from plansight.store import StoreError, open_store

@@ -24,8 +24,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from plansight.protocol.transport import MAX_MESSAGE_BYTES, valid_id
-from plansight.validation import too_deep
+from plansight.protocol.transport import MAX_MESSAGE_BYTES, too_deep, valid_id
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from plansight.core.model import PRIORITIES, STATUSES
-from plansight.protocol.models import FORMATS, OP_NAMES
+from plansight.protocol.requests import FORMATS, OP_NAMES
 
 TODO_WRITE = "todo_write"
 TODO = "todo"

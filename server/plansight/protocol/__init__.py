@@ -2,10 +2,13 @@
 
 - `vocabulary`: the contract's words (statuses, priorities, origins, default names);
 - `text`: how contents, notes and names are cleaned (the contract's Limits section);
-- `models`: the pydantic models of every request, result and notification, the one
-  source of names and shapes (the JSON Schema, the TypeScript types and the Lua names are
-  generated from them or checked against them).
+- `transport`: how big a message may be, how deep it may nest, which ids are ids;
+- `requests`: every request, op and item as a plain dataclass (`shape`: how pydantic
+  validates them, only when a face asks);
+- `models`: the pydantic models of every result and notification, and the request table.
+  With `requests`, the one source of names and shapes (the JSON Schema, the TypeScript
+  types and the Lua names are generated from them or checked against them).
 
-Kept light on purpose: importing `vocabulary` or `text` does not build the models, so the
-one-shot commands (`plansight hook`) pay for pydantic only when they need it.
+Kept light on purpose: only `models` imports pydantic, so the one-shot commands
+(`plansight hook`) never pay for it.
 """

@@ -42,6 +42,10 @@ def clean_note(text: str) -> str:
     return "\n".join(cleaned)
 
 
+# The longest session name a client may send (before it is cleaned).
+MAX_NAME_LENGTH = 200
+
+
 def clean_name(text: str) -> str:
     """A session name, title or owner: cleaned as a content is; empty is refused."""
     cleaned = clean_content(text)
