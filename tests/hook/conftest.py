@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
 
 @pytest.fixture
-def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Replay:
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Replay]:
     project = tmp_path / "project"
     home = tmp_path / "home"
     home.mkdir()
@@ -24,4 +25,6 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Replay:
     # The test looks for the store where the hook puts it: the same state folder.
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.delenv("PLANSIGHT_DB", raising=False)
-    return Replay(project=project, state=state, home=home)
+    replay = Replay(project=project, state=state, home=home)
+    yield replay
+    replay.stop_warm()  # the events started one: it would idle on for ten minutes

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from plansight.hook.daemon import running_pid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hooks"
 AGENTS = ("claude-code", "codex", "gemini")
@@ -49,7 +53,10 @@ class Replay:
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PLANSIGHT_")}
-        env.update(XDG_STATE_HOME=str(self.state), HOME=str(self.home), **self.extra_env)
+        # A warm hook process one of the tests missed stopping leaves within a minute.
+        env.update(XDG_STATE_HOME=str(self.state), HOME=str(self.home))
+        env["PLANSIGHT_HOOK_IDLE_SECONDS"] = "60"
+        env.update(self.extra_env)
         return env
 
     def run(self, agent: str, payload: bytes | dict[str, Any]) -> HookRun:
@@ -75,6 +82,34 @@ class Replay:
         run = self.run(agent, self.event(agent, name, **changes))
         assert run.returncode == 0
         return run.reply
+
+    def warm_address(self) -> Path:
+        """The socket of the warm hook process for this machine's settings."""
+        done = subprocess.run(
+            [sys.executable, "-c", "from plansight.hook.relay import address; print(address())"],
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        return Path(done.stdout.strip())
+
+    def stop_warm(self) -> bool:
+        """Stop the warm hook process of this machine's settings; True when one ran. An
+        event handled by the hook itself starts one: it is waited for (a few seconds at
+        most), so that none outlives the test."""
+        started = " by=own " in self.log() and self.env().get("PLANSIGHT_HOOK_DAEMON") != "0"
+        address = self.warm_address()
+        starting = Path(f"{address}.starting")  # there until the one started listens
+        deadline = time.monotonic() + (10 if started else 0)
+        while starting.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid = running_pid(f"{address}.lock")
+        if pid is None:
+            return False
+        os.kill(pid, signal.SIGTERM)
+        return True
 
     def log(self) -> str:
         path = self.state / "plansight" / "hook.log"

@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.conversation import Conversation, ConversationFile, title_from_prompt
+from plansight.hook.relay import MAX_EVENT_BYTES
 
 # A store another process keeps locked is given up on after 0.5 s: a few hooks of one
 # agent writing at once (parallel tool calls) each hold it for milliseconds, a run on an
@@ -30,7 +31,6 @@ from plansight.hook.conversation import Conversation, ConversationFile, title_fr
 # and cutting them would lose the plan. The agent's own limit (`plansight setup`) is 10 s.
 DEADLINE_SECONDS = 9.0
 STORE_BUSY_SECONDS = 0.5
-MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
 LOG_MAX_BYTES = 1024 * 1024
 
 Reply = dict[str, Any]
@@ -44,8 +44,15 @@ class _Deadline(BaseException):
     """Raised by the alarm; a BaseException so no `except Exception` swallows it."""
 
 
-def main(argv: list[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
-    """Run one hook event; always returns 0."""
+def main(
+    argv: list[str],
+    stdin: IO[bytes] | None = None,
+    stdout: IO[str] | None = None,
+    cwd: str | None = None,
+    warm: bool = False,
+) -> int:
+    """Run one hook event; always returns 0. `cwd`: the agent's folder, for an event that
+    does not say (default: this process's); `warm`: run by the warm hook process."""
     started = time.perf_counter()
     # pydantic looks for plugins in every installed package's metadata when it loads
     # (about 20 ms); the hook's few models need none.
@@ -55,7 +62,7 @@ def main(argv: list[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None
     # Whatever some library might print goes nowhere: stdout carries our one object only.
     saved_stdout, sys.stdout = sys.stdout, io.StringIO()
     agent_name = argv[0] if argv else ""
-    facts: dict[str, str] = {"agent": agent_name or "-"}
+    facts: dict[str, str] = {"agent": agent_name or "-", "by": "warm" if warm else "own"}
     reply: Reply = {}
     outcome = "ok"
     previous_alarm = _set_alarm(DEADLINE_SECONDS)
@@ -66,7 +73,7 @@ def main(argv: list[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None
         event = _read_event(source)
         facts["event"] = str(event.get("hook_event_name", "-"))
         facts["tool"] = str(event.get("tool_name", "-"))
-        reply = handle(agent, event, facts)
+        reply = handle(agent, event, facts, cwd)
     except _Deadline:
         outcome = f"gave up after {DEADLINE_SECONDS:.1f} s"
     except HookError as exc:
@@ -85,15 +92,17 @@ def main(argv: list[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None
     return 0
 
 
-def handle(agent: Agent, event: dict[str, Any], facts: dict[str, str]) -> Reply:
+def handle(
+    agent: Agent, event: dict[str, Any], facts: dict[str, str], own_cwd: str | None = None
+) -> Reply:
     """What to do with one event of `agent`, and what to tell it."""
     session_id = event.get("session_id")
     if not isinstance(session_id, str) or not session_id.strip():
         raise HookError("the event has no session_id")
     cwd = event.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
-        cwd = os.getcwd()
-    session = f"{agent.name}:{session_id.strip()}"
+        cwd = own_cwd or os.getcwd()
+    session = _session_name(agent, session_id)
     facts["session"] = session
     memory = ConversationFile(_state_folder() / "hooks", session)
     conversation = memory.read()
@@ -144,6 +153,16 @@ def handle(agent: Agent, event: dict[str, Any], facts: dict[str, str]) -> Reply:
             facts["result"] = add_files(cwd, session, paths)
             return {}
     return {}
+
+
+def _session_name(agent: Agent, session_id: str) -> str:
+    """`<agent>:<session_id>`, checked and cleaned as the contract's session names are."""
+    from plansight.protocol.text import MAX_NAME_LENGTH, clean_name
+
+    raw = f"{agent.name}:{session_id.strip()}"
+    if len(raw) > MAX_NAME_LENGTH:
+        raise HookError(f"the session_id is longer than {MAX_NAME_LENGTH} characters")
+    return clean_name(raw)  # never empty: the agent's name is in it
 
 
 def _title(agent: Agent, conversation: Conversation) -> str:
@@ -243,7 +262,7 @@ def _log(facts: dict[str, str], outcome: str, seconds: float) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         fields = " ".join(
             f"{key}={facts[key]}"
-            for key in ("agent", "event", "tool", "session", "result")
+            for key in ("by", "agent", "event", "tool", "session", "result")
             if key in facts
         )
         with open(path, "a", encoding="utf-8") as log:

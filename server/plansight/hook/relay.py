@@ -1,0 +1,233 @@
+"""`plansight hook AGENT` as the agent runs it: hand the event to a warm hook process.
+
+An agent waits for its hook on every matching tool call. Loading the store and the rules
+costs a fresh Python process about 100 ms; a warm one answers in a few. So the command is
+a relay: it passes the event's bytes over a Unix socket to a hook process of the same
+user and the same settings (`plansight hook-daemon`, started by the first event that
+finds none and gone after ten idle minutes) and prints what it answers. When there is
+none, or it does not answer as it should, the event is handled in this process, exactly
+as the warm one would, and a warm one is started for the next event.
+
+Only the standard library's cheapest modules load here: this module is the whole cost of
+a relayed event (the socket is `_socket`'s, the C module under `socket`, which would
+add `enum` and `selectors` to every event's start-up). `PLANSIGHT_HOOK_DAEMON=0` turns the relay off.
+"""
+
+from __future__ import annotations
+
+import _socket
+import os
+import stat
+import sys
+import time
+import zlib
+
+try:
+    import fcntl
+except ImportError:  # no locks, no Unix sockets worth the name: every event in its own process
+    fcntl = None  # type: ignore[assignment]
+
+MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+# Longer than the warm process's own deadline (`run.DEADLINE_SECONDS`): it always answers
+# first, even when it gives up; past this the relay prints `{}` rather than run the event
+# a second time (the warm process may still commit it).
+REPLY_WAIT_SECONDS = 10.0
+CONNECT_WAIT_SECONDS = 0.5
+STALE = b"stale"  # the warm process's code changed since it started: it exits
+STARTING_SECONDS = 10.0  # a warm process not listening this long after its start failed
+
+
+def enabled() -> bool:
+    return (
+        fcntl is not None
+        and hasattr(_socket, "AF_UNIX")
+        and os.environ.get("PLANSIGHT_HOOK_DAEMON", "1") != "0"
+    )
+
+
+def folder() -> str:
+    """Where the warm processes' sockets live: the user's runtime folder, else a folder of
+    the user's own in /tmp."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if os.path.isabs(runtime) and os.path.isdir(runtime):
+        return os.path.join(runtime, "plansight")
+    return os.path.join("/tmp", f"plansight-{os.geteuid()}")
+
+
+def address() -> str:
+    """The socket of the warm process for this user, interpreter, package and settings:
+    every environment variable that can change what the hook does is part of its name,
+    so a warm process only ever answers for events it would handle the same way."""
+    settings = sorted(
+        (key, value)
+        for key, value in os.environ.items()
+        if key.startswith(("PLANSIGHT_", "XDG_")) or key in ("HOME", "PYTHONPATH")
+    )
+    identity = "\0".join(
+        [sys.executable, os.path.dirname(os.path.abspath(__file__))]
+        + [f"{key}={value}" for key, value in settings]
+    ).encode("utf-8", "surrogateescape")
+    # Not a secret, only a name: two checksums make a clash of two settings unlikely.
+    name = f"hook-{zlib.crc32(identity):08x}{zlib.adler32(identity):08x}.sock"
+    return os.path.join(folder(), name)
+
+
+def safe_folder(path: str) -> bool:
+    """The folder is this user's own, a real folder, and nobody else may write to it:
+    in /tmp another user could have made it first and put a socket of theirs there."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+    )
+
+
+def relay(agent: str, event: bytes, cwd: str) -> bytes | None:
+    """The warm process's reply to `event`, or None when there is no warm process that
+    answers as it should (the caller then handles the event itself)."""
+    path = address()
+    if not safe_folder(os.path.dirname(path)):
+        return None
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        connection.settimeout(CONNECT_WAIT_SECONDS)
+        try:
+            connection.connect(path)
+        except OSError:
+            return None  # none yet, or one that left its socket behind
+        try:
+            connection.settimeout(REPLY_WAIT_SECONDS)
+            header = b"\0".join([agent.encode("utf-8", "surrogateescape"), os.fsencode(cwd), b""])
+            connection.sendall(header + event)
+            connection.shutdown(_socket.SHUT_WR)
+            reply = _read_all(connection, MAX_REPLY_BYTES)
+        except TimeoutError:
+            return b"{}\n"  # it has the event and may still commit it: never run it twice
+        except OSError:
+            return None  # it went away before it read the event
+        if not reply.startswith(b"{") or not reply.endswith(b"\n"):
+            return None  # stale, or cut off
+        return reply
+    finally:
+        connection.close()
+
+
+def start_warm_process() -> None:
+    """Start `plansight hook-daemon` on its own, detached from the agent's hook: in a
+    session of its own, with none of the agent's pipes (the agent waits for the hook's
+    output to close, never for it). Hooks of parallel tool calls start one between them:
+    a marker says one is starting, until it listens (or it is older than a start takes)."""
+    if not _mark_starting(address() + ".starting"):
+        return
+    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    command = [sys.executable, "-m", "plansight", "hook-daemon"]
+    try:
+        try:
+            os.posix_spawn(sys.executable, command, os.environ, file_actions=quiet, setsid=True)
+        except NotImplementedError:  # no new session here: in the agent's, then
+            os.posix_spawn(sys.executable, command, os.environ, file_actions=quiet)
+    except (AttributeError, OSError):
+        pass  # the event was handled; only the next one will be slower
+
+
+def make_folder(path: str) -> bool:
+    """The sockets' folder, made the user's own if missing; False when it is not safe."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    return safe_folder(path)
+
+
+def _mark_starting(marker: str) -> bool:
+    """True when this hook is the one to start the warm process."""
+    if not make_folder(os.path.dirname(marker)):
+        return False
+    if running_pid(marker.removesuffix(".starting") + ".lock") is not None:
+        return False  # one holds the lock: it is about to listen
+    for _ in range(2):
+        try:
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - os.lstat(marker).st_mtime < STARTING_SECONDS:
+                    return False  # another hook started one a moment ago
+                os.unlink(marker)  # that one never came up: try again
+            except FileNotFoundError:
+                return False  # it came up just now
+            except OSError:
+                return False
+        except OSError:
+            return False
+    return False
+
+
+def running_pid(lock_path: str) -> int | None:
+    """The pid of the warm process holding `lock_path`, or None when none holds it (a pid
+    left in the file may belong to another process by now: only a held lock counts)."""
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            return int(pid) if pid.isdigit() and int(pid) > 0 else None
+        return None  # the lock was free: nobody runs
+    finally:
+        os.close(fd)
+
+
+def run_hook(agent: str) -> int:
+    """Read one event on stdin, print the one JSON object to answer it; always 0."""
+    try:
+        event = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+    except OSError:
+        event = b""
+    relayed = enabled() and len(event) <= MAX_EVENT_BYTES
+    if relayed:
+        reply = relay(agent, event, _cwd())
+        if reply is not None:
+            try:
+                sys.stdout.buffer.write(reply)
+                sys.stdout.flush()
+            except (OSError, ValueError):
+                pass  # the agent closed the pipe: nothing to tell it
+            return 0
+    import io
+
+    from plansight.hook.run import main
+
+    code = main([agent], stdin=io.BytesIO(event))
+    if relayed:
+        start_warm_process()
+    return code
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:
+        return "/"
+
+
+def _read_all(connection: _socket.socket, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
