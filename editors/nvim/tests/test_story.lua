@@ -42,6 +42,8 @@ local function third_task_create()
   return e
 end
 
+local HOOK_ENV = { PLANSIGHT_DB = p.db, PLANSIGHT_HOOK_IDLE_SECONDS = "60" }
+
 ---Runs `plansight hook claude-code` with the event on stdin, as Claude Code does, writing
 ---the test's store; fails unless it exits 0 with one JSON object on stdout and no stderr.
 ---@param e table
@@ -51,7 +53,9 @@ local function hook(e)
     .system({ H.plansight_bin, "hook", "claude-code" }, {
       stdin = vim.json.encode(e),
       cwd = agent_home,
-      env = { PLANSIGHT_DB = p.db },
+      -- The events after the first go to the warm hook process it starts: it leaves
+      -- within a minute of the last one, and the last test stops it.
+      env = HOOK_ENV,
       text = true,
     })
     :wait(30000) -- a guard against a hang, not a speed check
@@ -182,6 +186,8 @@ H.test("a person completes a task with x; the agent's next prompt is told so, on
   H.ok(not out.additionalContext:find("Reproduce the login bug", 1, true), "the agent's own completion is not told back to it: " .. out.additionalContext)
 
   step(event("UserPromptSubmit")) -- told once: the next prompt gets {}
+
+  vim.system({ H.plansight_bin, "hook-daemon", "--stop" }, { env = HOOK_ENV }):wait(30000)
 end)
 
 H.run()
