@@ -109,7 +109,7 @@ async def test_todo_write_saves_the_list_and_the_resource_shows_it(store_path: P
             ("Fix the failing test", "in_progress"),
             ("Update the changelog", "pending"),
         ]
-        assert store.events(session)[-1]["origin"] == "agent"
+        assert store.events(session)[-1].origin == "agent"
     finally:
         store.close()
 

@@ -21,6 +21,7 @@ from reliability_wire import WireClient
 from plansight.protocol.models import REQUESTS
 from plansight.protocol.requests import GetParams
 from plansight.service import PlanService
+from plansight.store.base import LoggedEvent
 from plansight.store.sqlite import SqliteStore
 
 CHANGES_EACH = 5 * -(-knob("PLANSIGHT_CONCURRENT_CHANGES", 250) // 5)  # whole tasks of five steps
@@ -95,7 +96,7 @@ def writer_of(request: Json) -> str:
     return str(op.get("task") or op["items"][0]).split("-")[0]
 
 
-def replay(events: list[Json], db: Path) -> PlanService:
+def replay(events: list[LoggedEvent], db: Path) -> PlanService:
     """A fresh service on an empty store, fed the event log in order."""
     service = PlanService(SqliteStore(db))
     run = {
@@ -105,10 +106,10 @@ def replay(events: list[Json], db: Path) -> PlanService:
         "plansight/import": service.import_markdown,
     }
     for event in events:
-        request = event["request"]
-        outcome = run[event["method"]](REQUESTS[event["method"]][0].validate(request), request)
+        request = event.request
+        outcome = run[event.method](REQUESTS[event.method][0].validate(request), request)
         assert outcome.changed, event
-        assert outcome.result["version"] == event["version"], event
+        assert outcome.result["version"] == event.version, event
     return service
 
 
@@ -184,12 +185,12 @@ def test_four_writers_lose_nothing_and_the_log_replays_to_the_same_state(
         assert statuses == {"completed"}, statuses
 
         events = store.events(session)
-        assert [e["version"] for e in events] == list(range(1, len(versions[session]) + 1))
+        assert [e.version for e in events] == list(range(1, len(versions[session]) + 1))
         replayed = replay(events, tmp_path / f"replay-{session}.sqlite3")
         again = replayed.get(GetParams(session=session))
         assert outline_with_ids(again) == outline_with_ids(state), session
         replayed.store.close()
-        authors = [writer_of(e["request"]) for e in events]
+        authors = [writer_of(e.request) for e in events]
         switches += sum(1 for a, b in itertools.pairwise(authors) if a != b)
     store.close()
     for server in servers:

@@ -99,11 +99,11 @@ def test_eight_writer_processes_on_one_session_get_gap_free_versions(
     store = open_store(postgres_url, workspace=WORKSPACE)
     try:
         state = PlanService(store).get(GetParams(session=SESSION))
-        events = store.events(SESSION)  # type: ignore[attr-defined]
+        events = store.events(SESSION)
     finally:
         store.close()
     assert state["version"] == WRITERS * CHANGES_EACH
-    assert [e["version"] for e in events] == list(range(1, WRITERS * CHANGES_EACH + 1))
+    assert [e.version for e in events] == list(range(1, WRITERS * CHANGES_EACH + 1))
     tasks = {t["content"]: (p["name"], t["notes"]) for p in state["phases"] for t in p["tasks"]}
     assert tasks == {
         f"w{w}-t{j}": (f"Writer {w}", [f"n{j}", "after", "kept"])

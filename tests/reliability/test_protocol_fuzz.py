@@ -464,10 +464,10 @@ def replay_log(db: Path, settings: Json) -> dict[str, Json]:
         "plansight/ingest": fresh.ingest,
     }
     for event in events:
-        method, request = event["method"], event["request"]
+        method, request = event.method, event.request
         outcome = run[method](REQUESTS[method][0].validate(request), request)
-        assert outcome.changed and outcome.result["version"] == event["version"], event
-    states = {s: fresh.get(GetParams(session=s)) for s in {e["session"] for e in events}}
+        assert outcome.changed and outcome.result["version"] == event.version, event
+    states = {s: fresh.get(GetParams(session=s)) for s in {e.session for e in events}}
     fresh.store.close()
     return states
 

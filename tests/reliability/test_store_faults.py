@@ -203,7 +203,7 @@ def test_a_full_store_refuses_changes_with_disk_full_and_keeps_what_was_committe
     make_room(store)
     service.apply(*append_params("after"))
     assert service.get(GetParams())["version"] == i + 2
-    assert [e["version"] for e in store.events("default")] == list(range(1, i + 3))
+    assert [e.version for e in store.events("default")] == list(range(1, i + 3))
     store.close()
 
 
@@ -379,7 +379,7 @@ def test_reading_unknown_sessions_creates_nothing(store_path: Path) -> None:
     with closing(sqlite3.connect(store_path)) as db:
         assert db.execute("SELECT count(*) FROM context").fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
-    assert len(store._plans) == 1  # no copy kept of a session that does not exist
+    assert len(store._kept) == 1  # no copy kept of a session that does not exist
     store.close()
 
 
@@ -510,7 +510,7 @@ def test_a_store_locked_too_long_is_busy_and_nothing_changes(store_path: Path) -
         assert "locked by another program" in str(refused.value)
         holder.execute("ROLLBACK")
     assert service.apply(*append_params("z")).result["version"] == 2
-    assert [e["version"] for e in store.events()] == [1, 2]
+    assert [e.version for e in store.events()] == [1, 2]
 
 
 def test_a_change_written_while_the_store_is_removed_is_not_acknowledged(

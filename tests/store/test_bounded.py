@@ -1,6 +1,7 @@
-"""What a store holds in memory and does per call follows what is asked for, not what
-it stores: a bounded set of sessions, summaries from the tables, reads that write
-nothing, and the per-call queries served by an index."""
+"""What the SQLite store does per call follows what is asked for, not what it stores:
+reads that write nothing, and the per-call queries served by an index. (Memory bounded
+to the sessions used last, and summaries from the tables: the store contract, on every
+backend.)"""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from typing import Any
 
 from plansight.protocol.requests import ApplyParams, ContextParams
 from plansight.service import PlanService
-from plansight.store.base import summary_of
-from plansight.store.sqlite import KEPT_IN_MEMORY, SqliteStore
-from plansight.wire import session_info_json
+from plansight.store.sqlite import SqliteStore
 
 Json = dict[str, Any]
 
@@ -20,67 +19,6 @@ Json = dict[str, Any]
 def apply(service: PlanService, session: str, *ops: Json, origin: str = "agent") -> Json:
     request = {"session": session, "ops": list(ops), "origin": origin}
     return service.apply(ApplyParams.validate(request), request).result
-
-
-def test_the_summaries_say_what_the_whole_plans_say(
-    service: PlanService, store: SqliteStore
-) -> None:
-    apply(service, "empty", {"op": "init", "list": [{"phase": "P", "items": ["a"]}]})
-    apply(service, "empty", {"op": "rm", "phase": "P"})
-    apply(
-        service,
-        "busy",
-        {
-            "op": "init",
-            "list": [
-                {"phase": "One", "items": ["a", {"content": "b", "status": "completed"}]},
-                {"phase": "Two", "items": ["c", "d", {"content": "e", "status": "abandoned"}]},
-            ],
-        },
-        {"op": "block", "id": "t3", "reason": "waits"},
-        {"op": "update", "id": "t4", "owner": "other", "status": "in_progress"},
-        {"op": "start", "id": "t1"},
-    )
-    # Waiting on an unfinished task, then on nothing left unfinished.
-    apply(
-        service,
-        "waits",
-        {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]},
-        {"op": "update", "id": "t2", "blockedBy": ["t1"]},
-        {"op": "start", "id": "t2"},
-    )
-    apply(
-        service,
-        "done",
-        {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]},
-        {"op": "update", "id": "t2", "blockedBy": ["t1"]},
-        {"op": "done", "id": "t1"},
-        {"op": "start", "id": "t2"},
-    )
-    listed = service.sessions()["sessions"]
-    # Newest first; sessions written in the same millisecond follow their names.
-    assert sorted(info["session"] for info in listed) == ["busy", "done", "empty", "waits"]
-    assert listed[0]["session"] == "done" or listed[0]["updatedAt"] == listed[1]["updatedAt"]
-    assert listed == [session_info_json(summary_of(plan)) for plan in store.sessions()]
-    waits = next(info for info in listed if info["session"] == "waits")
-    assert waits["current"]["waiting"] is True
-
-
-def test_memory_keeps_only_the_sessions_used_last(service: PlanService, store: SqliteStore) -> None:
-    names = [f"s{i}" for i in range(KEPT_IN_MEMORY * 2)]
-    for name in names:
-        apply(service, name, {"op": "init", "list": [{"phase": "P", "items": [name]}]})
-    for name in names:
-        assert [t.content for t in store.load(name).tasks()] == [name]
-    for i in range(100):
-        assert store.load(f"unknown {i}").version == 0
-    service.sessions()
-    assert len(store._plans) == KEPT_IN_MEMORY
-    assert len(store._rows) == len(store._phase_names) == KEPT_IN_MEMORY
-    # A session read again from the file after it left memory is changed as any other.
-    apply(service, names[0], {"op": "done", "id": "t1"})
-    assert [t.status for t in store.load(names[0]).tasks()] == ["completed"]
-    assert store.load(names[0]).version == 2
 
 
 def test_reading_the_unseen_changes_writes_nothing_when_there_are_none(

@@ -5,9 +5,7 @@ versions, a schema in step with the Task fields."""
 from __future__ import annotations
 
 import dataclasses
-import select
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,28 +24,14 @@ from plansight.store.postgres import PostgresStore
 from plansight.store.workspace import normalize_remote, workspace_key
 from postgres_cluster import PASSWORD, PASSWORD_ROLE, Cluster
 
+from .test_store_contract import poll
+
 Json = dict[str, Any]
 
 
 def apply(service: PlanService, *ops: Json, **params: Any) -> Json:
     request = {"ops": list(ops), **params}
     return service.apply(ApplyParams.validate(request), request).result
-
-
-def poll_until(store: Any, count: int, timeout: float = 20.0) -> list[ChangeNotice]:
-    """Poll as the server's watcher does (waiting on the store's socket) until `count`
-    notices came."""
-    notices: list[ChangeNotice] = []
-    deadline = time.monotonic() + timeout
-    while len(notices) < count and time.monotonic() < deadline:
-        fd, longest = store.watch_handle()
-        wait = min(longest, max(0.0, deadline - time.monotonic()))
-        if fd is None:
-            time.sleep(wait)
-        else:
-            select.select([fd], [], [], wait)
-        notices += store.poll()
-    return notices
 
 
 @pytest.fixture
@@ -100,12 +84,12 @@ def test_workspaces_see_only_their_own_sessions_events_and_pushes(opened: Any) -
     assert [p.session for p in ours.sessions()] == ["default"]
     assert [p.session for p in theirs.sessions()] == ["x"]
     assert theirs.load("default").version == 0
-    assert [e["session"] for e in ours.events()] == ["default"]
-    assert poll_until(ours_elsewhere, 1) == [ChangeNotice("default", 1, "agent", [])]
+    assert [e.session for e in ours.events()] == ["default"]
+    assert poll(ours_elsewhere, 1) == [ChangeNotice("default", 1, "agent", [])]
     # A same-named session in another workspace is another session.
     apply(PlanService(theirs), {"op": "append", "phase": "C", "items": ["t"]})
     assert PlanService(ours).get(GetParams())["phases"][0]["name"] == "A"
-    assert poll_until(theirs, 0) == []  # its own change: nothing to report
+    assert poll(theirs, 0) == []  # its own change: nothing to report
     assert ours_elsewhere.poll() == []  # and nothing from the other workspace
 
 
@@ -127,7 +111,7 @@ def test_a_watcher_hears_of_sessions_another_process_pruned(opened: Any) -> None
     watcher.watch_from_now()
     first.kept_sessions = 1
     apply(first, {"op": "append", "phase": "A", "items": ["x"]}, session="new")
-    poll_until(watcher, 1)
+    poll(watcher, 1)
     assert watcher.pruned() == ["old"]
 
 
@@ -244,10 +228,10 @@ def test_the_listener_reconnects_and_reports_what_it_missed(
     writer = opened("w")
     apply(PlanService(writer), {"op": "append", "phase": "A", "items": ["while away"]})
     apply(PlanService(writer), {"op": "done", "task": "while away"}, origin="user")
-    notices = poll_until(watcher, 2)
+    notices = poll(watcher, 2)
     assert [(n.version, n.origin) for n in notices] == [(1, "agent"), (2, "user")]
     apply(PlanService(writer), {"op": "note", "task": "while away", "text": "back"})
-    assert poll_until(watcher, 1) == [ChangeNotice("default", 3, "agent", [])]
+    assert poll(watcher, 1) == [ChangeNotice("default", 3, "agent", [])]
 
 
 def test_a_stopped_database_is_unavailable_and_a_restarted_one_serves_again(

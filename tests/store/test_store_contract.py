@@ -19,12 +19,13 @@ from plansight.core.model import Phase, utc_now
 from plansight.protocol.requests import ApplyParams, GetParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
-from plansight.store.base import ChangeEvent, ChangeNotice
+from plansight.store.base import ChangeEvent, ChangeNotice, summary_of
+from plansight.store.kept import KEPT_IN_MEMORY
 
 from .test_schema_v2 import distinct_values, sample_task
 
 Json = dict[str, Any]
-Opener = Callable[[], Any]
+Opener = Callable[[], TodoStore]
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def reopen(store_location: str) -> Iterator[Opener]:
     """Opens another store on the same location, as another process would."""
     opened: list[TodoStore] = []
 
-    def open_another() -> Any:
+    def open_another() -> TodoStore:
         store = open_store(store_location, workspace="contract")
         opened.append(store)
         return store
@@ -43,12 +44,12 @@ def reopen(store_location: str) -> Iterator[Opener]:
 
 
 @pytest.fixture
-def store(reopen: Opener) -> Any:
+def store(reopen: Opener) -> TodoStore:
     return reopen()
 
 
 @pytest.fixture
-def second_store(reopen: Opener, store: Any) -> Any:
+def second_store(reopen: Opener, store: TodoStore) -> TodoStore:
     return reopen()
 
 
@@ -100,7 +101,7 @@ def build(service: PlanService) -> Json:
 
 
 def test_a_new_store_on_the_same_file_gives_back_everything(
-    reopen: Opener, store: Any, service: PlanService
+    reopen: Opener, store: TodoStore, service: PlanService
 ) -> None:
     before = build(service)
     sessions_before = service.sessions()
@@ -119,9 +120,13 @@ def test_a_new_store_on_the_same_file_gives_back_everything(
         reopened.close()
 
 
-def test_the_event_log_survives_a_restart(reopen: Opener, store: Any, service: PlanService) -> None:
+def test_the_event_log_survives_a_restart(
+    reopen: Opener, store: TodoStore, service: PlanService
+) -> None:
     build(service)
+    apply(service, {"op": "rm", "task": "Compile"})
     events = store.events()
+    assert events[-1].removed == [{"id": "t3", "content": "Compile", "phase": "Build"}]
     store.close()
     reopened = reopen()
     try:
@@ -134,7 +139,7 @@ def test_the_event_log_survives_a_restart(reopen: Opener, store: Any, service: P
 
 
 def test_one_event_per_committed_change_with_gap_free_versions(
-    store: Any, service: PlanService
+    store: TodoStore, service: PlanService
 ) -> None:
     first = {"ops": [{"op": "append", "phase": "A", "items": ["a", "b"]}]}
     service.apply(ApplyParams.validate(first), first)
@@ -144,21 +149,21 @@ def test_one_event_per_committed_change_with_gap_free_versions(
     write(service, [{"content": "a", "activeForm": "a", "status": "completed"}])  # the same
     apply(service, {"op": "append", "phase": "X", "items": ["x"]}, session="other")
     events = store.events("default")
-    assert [e["version"] for e in events] == [1, 2, 3]
-    assert [e["session"] for e in events] == ["default"] * 3
-    assert [e["origin"] for e in events] == ["agent", "user", "agent"]
-    assert [e["method"] for e in events] == [
+    assert [e.version for e in events] == [1, 2, 3]
+    assert [e.session for e in events] == ["default"] * 3
+    assert [e.origin for e in events] == ["agent", "user", "agent"]
+    assert [e.method for e in events] == [
         "plansight/apply",
         "plansight/apply",
         "plansight/write",
     ]
-    assert events[0]["request"] == first
-    assert events[1]["completed"] == [{"id": "t1", "content": "a", "phase": "A"}]
-    assert [e["version"] for e in store.events("other")] == [1]
+    assert events[0].request == first
+    assert events[1].completed == [{"id": "t1", "content": "a", "phase": "A"}]
+    assert [e.version for e in store.events("other")] == [1]
     assert len(store.events()) == 4
 
 
-def test_a_refused_request_leaves_no_event(store: Any, service: PlanService) -> None:
+def test_a_refused_request_leaves_no_event(store: TodoStore, service: PlanService) -> None:
     apply(service, {"op": "append", "phase": "A", "items": ["a"]})
     with pytest.raises(RequestRefused):
         write(
@@ -168,14 +173,14 @@ def test_a_refused_request_leaves_no_event(store: Any, service: PlanService) -> 
                 {"content": "b", "activeForm": "b", "status": "in_progress"},
             ],
         )
-    assert [e["version"] for e in store.events()] == [1]
+    assert [e.version for e in store.events()] == [1]
 
 
 # ---------------------------------------------------------------- pruning
 
 
 def test_sessions_beyond_max_sessions_are_pruned_least_recently_updated_first(
-    store: Any, service: PlanService
+    store: TodoStore, service: PlanService
 ) -> None:
     service.kept_sessions = 3
     for name in ("s1", "s2", "s3"):
@@ -202,11 +207,75 @@ def test_sessions_are_listed_most_recently_updated_first(service: PlanService) -
     assert listed[0]["progress"]["completed"] == 1
 
 
+# ---------------------------------------------------------------- summaries and memory
+
+
+def test_the_summaries_say_what_the_whole_plans_say(store: TodoStore, service: PlanService) -> None:
+    apply(service, {"op": "init", "list": [{"phase": "P", "items": ["a"]}]}, session="empty")
+    apply(service, {"op": "rm", "phase": "P"}, session="empty")
+    apply(
+        service,
+        {
+            "op": "init",
+            "list": [
+                {"phase": "One", "items": ["a", {"content": "b", "status": "completed"}]},
+                {"phase": "Two", "items": ["c", "d", {"content": "e", "status": "abandoned"}]},
+            ],
+        },
+        {"op": "block", "id": "t3", "reason": "waits"},
+        {"op": "update", "id": "t4", "owner": "other", "status": "in_progress"},
+        {"op": "start", "id": "t1"},
+        session="busy",
+    )
+    # Waiting on an unfinished task, then on nothing left unfinished.
+    for session, done in (("waits", []), ("done", [{"op": "done", "id": "t1"}])):
+        apply(
+            service,
+            {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]},
+            {"op": "update", "id": "t2", "blockedBy": ["t1"]},
+            *done,
+            {"op": "start", "id": "t2"},
+            session=session,
+        )
+    listed = service.sessions()["sessions"]
+    # Newest first; sessions written in the same millisecond follow their names.
+    assert sorted(info["session"] for info in listed) == ["busy", "done", "empty", "waits"]
+    assert listed[0]["session"] == "done" or listed[0]["updatedAt"] == listed[1]["updatedAt"]
+    assert store.summaries() == [summary_of(plan) for plan in store.sessions()]
+    waiting = {info["session"]: info["current"]["waiting"] for info in listed if info["current"]}
+    assert waiting == {"busy": False, "waits": True, "done": False}
+
+
+def test_summaries_read_no_plan_whole(reopen: Opener, service: PlanService) -> None:
+    for name in ("a", "b", "c"):
+        apply(service, {"op": "init", "list": [{"phase": "P", "items": ["x", "y"]}]}, session=name)
+    fresh: Any = reopen()
+    assert [s.progress.total for s in fresh.summaries()] == [2, 2, 2]
+    assert len(fresh._kept) == 0  # answered from the tables: no session copied in
+
+
+def test_memory_keeps_only_the_sessions_used_last(store: TodoStore, service: PlanService) -> None:
+    names = [f"s{i}" for i in range(KEPT_IN_MEMORY * 2)]
+    for name in names:
+        apply(service, {"op": "init", "list": [{"phase": "P", "items": [name]}]}, session=name)
+    for name in names:
+        assert [t.content for t in store.load(name).tasks()] == [name]
+    for i in range(100):
+        assert store.load(f"unknown {i}").version == 0
+    assert len(store.sessions()) == len(names)
+    kept: Any = store
+    assert len(kept._kept) == KEPT_IN_MEMORY
+    # A session read again after it left memory is changed as any other.
+    apply(service, {"op": "done", "id": "t1"}, session=names[0])
+    assert [t.status for t in store.load(names[0]).tasks()] == ["completed"]
+    assert store.load(names[0]).version == 2
+
+
 # ---------------------------------------------------------------- two processes
 
 
 def test_two_stores_writing_one_session_alternately_lose_nothing(
-    store: Any, second_store: Any
+    store: TodoStore, second_store: TodoStore
 ) -> None:
     services = [PlanService(store), PlanService(second_store)]
     for round_ in range(10):
@@ -219,11 +288,11 @@ def test_two_stores_writing_one_session_alternately_lose_nothing(
         contents = [t["content"] for phase in state["phases"] for t in phase["tasks"]]
         assert sorted(contents) == sorted(f"{w}-{r}" for w in (0, 1) for r in range(10))
         assert state["progress"]["completed"] == 10
-    assert [e["version"] for e in store.events()] == list(range(1, 31))
+    assert [e.version for e in store.events()] == list(range(1, 31))
     assert len({task_id for task_id in _ids(services[0])}) == 20
 
 
-def poll(store: Any, count: int, timeout: float = 10.0) -> list[ChangeNotice]:
+def poll(store: TodoStore, count: int, timeout: float = 20.0) -> list[ChangeNotice]:
     """What `poll` reports once `count` notices came: a NOTIFY reaches a listener a moment
     after the COMMIT, so wait on what the store says to wait on, as the server does."""
     notices: list[ChangeNotice] = []
@@ -245,7 +314,7 @@ def _ids(service: PlanService) -> list[str]:
 
 
 def test_poll_reports_the_other_stores_commits_and_not_its_own(
-    store: Any, second_store: Any
+    store: TodoStore, second_store: TodoStore
 ) -> None:
     mine, theirs = PlanService(store), PlanService(second_store)
     apply(mine, {"op": "append", "phase": "A", "items": ["early"]})
@@ -263,13 +332,15 @@ def test_poll_reports_the_other_stores_commits_and_not_its_own(
     assert mine.get(GetParams())["version"] == theirs.get(GetParams())["version"] == 4
 
 
-def test_watch_from_now_forgets_earlier_commits(store: Any, second_store: Any) -> None:
+def test_watch_from_now_forgets_earlier_commits(store: TodoStore, second_store: TodoStore) -> None:
     apply(PlanService(second_store), {"op": "append", "phase": "A", "items": ["a"]})
     store.watch_from_now()
     assert store.poll() == []
 
 
-def test_a_read_sees_the_other_stores_latest_commit(store: Any, second_store: Any) -> None:
+def test_a_read_sees_the_other_stores_latest_commit(
+    store: TodoStore, second_store: TodoStore
+) -> None:
     mine, theirs = PlanService(store), PlanService(second_store)
     apply(mine, {"op": "append", "phase": "A", "items": ["a"]})
     assert mine.get(GetParams())["version"] == 1  # cached now
@@ -283,7 +354,7 @@ def test_a_read_sees_the_other_stores_latest_commit(store: Any, second_store: An
 
 
 def test_an_exception_inside_an_edit_leaves_nothing(
-    store: Any, second_store: Any, service: PlanService
+    store: TodoStore, second_store: TodoStore, service: PlanService
 ) -> None:
     before = apply(service, {"op": "append", "phase": "A", "items": ["a"]})
     with pytest.raises(RuntimeError, match="boom"), store.edit("default", "agent", 200) as edit:
@@ -296,13 +367,15 @@ def test_an_exception_inside_an_edit_leaves_nothing(
         state = reader.get(GetParams())
         assert state["version"] == before["version"]
         assert state["phases"] == before["phases"]
-    assert [e["version"] for e in store.events()] == [1]
+    assert [e.version for e in store.events()] == [1]
     after = apply(service, {"op": "append", "phase": "A", "items": ["b"]})
     assert after["version"] == 2
     assert [t["id"] for t in after["phases"][0]["tasks"]] == ["t1", "t2"]
 
 
-def test_an_exception_in_a_new_session_leaves_no_session(store: Any, service: PlanService) -> None:
+def test_an_exception_in_a_new_session_leaves_no_session(
+    store: TodoStore, service: PlanService
+) -> None:
     with pytest.raises(RuntimeError), store.edit("fresh", "agent", 200) as edit:
         edit.plan.phases.append(Phase("P", [edit.plan.new_task("x", utc_now())]))
         edit.commit(ChangeEvent("agent", "plansight/apply", {}))
@@ -314,7 +387,7 @@ def test_an_exception_in_a_new_session_leaves_no_session(store: Any, service: Pl
 
 
 def test_every_task_field_the_title_and_the_snapshot_survive_a_restart(
-    reopen: Opener, store: Any
+    reopen: Opener, store: TodoStore
 ) -> None:
     task = distinct_values(sample_task())
     with store.edit("s", "agent", 200) as edit:

@@ -22,6 +22,7 @@ __all__ = [
     "ChangeEvent",
     "ChangeNotice",
     "LoggedChange",
+    "LoggedEvent",
     "SessionEdit",
     "SessionSummary",
     "TodoStore",
@@ -44,6 +45,24 @@ class ChangeEvent:
     changes: list[str] = field(default_factory=list)  # what changed, in words (history)
     removed: list[dict[str, str]] = field(default_factory=list)
     auto_started: list[str] = field(default_factory=list)  # ids the server itself started
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    """One committed change as the event log keeps it, whole: for audits, replay and
+    copying a session into another store (`plansight migrate`)."""
+
+    session: str
+    version: int
+    origin: Origin
+    method: str
+    request: dict[str, Any]
+    completed: list[dict[str, str]]
+    changes: list[str]
+    removed: list[dict[str, str]]
+    auto_started: list[str]
+    writer: str  # which store instance committed it
+    at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +106,18 @@ class SessionEdit(Protocol):
         """Record that `plan` changed: bump the version, write it and log `event`."""
 
 
+class PendingEdit:
+    """A `SessionEdit` as a store hands it out: the store writes `event` when the block
+    is left, if one was committed."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.event: ChangeEvent | None = None
+
+    def commit(self, event: ChangeEvent) -> None:
+        self.event = event
+
+
 class TodoStore(Protocol):
     path: str
 
@@ -121,6 +152,10 @@ class TodoStore(Protocol):
 
     def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
         """The plan right after `version` as `core.record` writes it, if it is kept."""
+
+    def events(self, session: str | None = None) -> list[LoggedEvent]:
+        """The event log (of `session`, else of every session), oldest first: every
+        committed change, kept as long as its session is."""
 
     def watch_from_now(self) -> None:
         """Forget changes committed so far: `poll` reports only later ones."""

@@ -1,12 +1,13 @@
-"""`plansight migrate`: a local SQLite store's sessions, with their history, copied into a
-team store (PostgreSQL) under one workspace."""
+"""`plansight migrate`: a store's sessions (a local SQLite one's), with their history,
+copied into a team store (PostgreSQL) under one workspace."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from plansight.core.record import Record
+from plansight.store.base import TodoStore
 from plansight.store.postgres import PostgresStore
-from plansight.store.sqlite import SqliteStore
 
 
 @dataclass
@@ -16,20 +17,18 @@ class CopyReport:
     skipped: list[str] = field(default_factory=list)  # names the workspace has already
 
 
-def copy_sessions(source: SqliteStore, target: PostgresStore) -> CopyReport:
+def copy_sessions(source: TodoStore, target: PostgresStore) -> CopyReport:
     """Each session whole (its list, ids, times, versions, event log and the plans kept
-    for `restore`) in one transaction
-    of the target; a name the target's workspace already holds is left alone there."""
+    for `restore`) in one transaction of the target; a name the target's workspace already holds is left alone there."""
     report = CopyReport()
     for plan in reversed(source.sessions()):  # oldest first, as they were written
         events = source.events(plan.session)
-        restorable = {change.version: change for change in source.history(plan.session, 10**9)}
-        for event in events:
-            kept = restorable.get(event["version"])
-            if kept is not None:  # the plan after this change is kept: `restore` can go back
-                event["snapshot"] = source.snapshot(plan.session, event["version"])
-                event["auto_started"] = kept.auto_started
-        if target.adopt(plan, events):
+        kept: dict[int, Record] = {}  # the plans `restore` can go back to
+        for change in source.history(plan.session, 10**9):
+            record = source.snapshot(plan.session, change.version)
+            if record is not None:
+                kept[change.version] = record
+        if target.adopt(plan, events, kept):
             report.copied.append(plan.session)
             report.changes += len(events)
         else:

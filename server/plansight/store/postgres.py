@@ -16,86 +16,44 @@ import secrets
 import select
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from typing import Any
 
-from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Phase, Plan, Task, utc_now
-from plansight.core.record import plan_record
-from plansight.store.base import (
-    ChangeEvent,
-    ChangeNotice,
-    LoggedChange,
-    SessionSummary,
-    summary_of,
-)
+from plansight.core.changes import LoggedChange
+from plansight.core.model import TASK_FIELDS, Origin, Plan, utc_now
+from plansight.core.record import Record, plan_record
+from plansight.store import rows
+from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
 from plansight.store.errors import StoreError
+from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.location import redact_url
 from plansight.store.pg_connect import LOCK_TIMEOUT, connect, require_driver, translate
 from plansight.store.pg_listen import ChangeListener
 from plansight.store.pg_schema import NewerSchema, migrate
 from plansight.store.rules import history_limit, plan_let_go, resets_context_rounds, stamp_commit
+from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
 log = logging.getLogger(__name__)
 
 # The task columns are the Task fields (the model's one list), kept in step with the
-# schema by a test. Lists are kept as JSON text (a note may hold any character).
-_TASK_COLUMNS = ", ".join(TASK_FIELDS)
+# schema by a test.
 _UPSERT_TASK = (
-    f"INSERT INTO plansight_tasks (workspace, session, phase_position, position, {_TASK_COLUMNS}) "
-    f"VALUES (%s, %s, %s, %s, {', '.join(['%s'] * len(TASK_FIELDS))}) "
+    f"INSERT INTO plansight_tasks (workspace, session, {rows.TASK_COLUMNS}) "
+    f"VALUES (%s, %s, {', '.join(['%s'] * rows.TASK_COLUMN_COUNT)}) "
     "ON CONFLICT (workspace, session, id) DO UPDATE SET phase_position = EXCLUDED.phase_position, "
     "position = EXCLUDED.position, "
     + ", ".join(f"{name} = EXCLUDED.{name}" for name in TASK_FIELDS if name != "id")
 )
-
-_EVENT_COLUMNS = (
-    "workspace, session, version, origin, method, request, completed, changes, writer, at, "
-    "removed, auto_started, snapshot"
+_INSERT_EVENT = (
+    f"INSERT INTO plansight_events (workspace, {rows.EVENT_COLUMNS}) "
+    f"VALUES (%s, {', '.join(['%s'] * rows.EVENT_COLUMN_COUNT)})"
 )
-_EVENT_VALUES = ", ".join(["%s"] * 13)
-_LOGGED_COLUMNS = "version, origin, method, at, changes, auto_started"
-
-TaskRow = tuple[Any, ...]
-_dumps_text = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _task_row(task: Task, phase_position: int, position: int) -> TaskRow:
-    values = []
-    for name in TASK_FIELDS:
-        value = getattr(task, name)
-        values.append(_dumps_text(value) if name in LIST_FIELDS else value)
-    return (phase_position, position, *values)
-
-
-def _task(row: TaskRow) -> Task:
-    values = {
-        name: json.loads(value) if name in LIST_FIELDS else value
-        for name, value in zip(TASK_FIELDS, row[2:], strict=True)
-    }
-    return Task(**values)
+# A consistent read of several statements, taking no lock.
+_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 
 def channel_of(workspace: str) -> str:
     """A NOTIFY channel per workspace (an identifier: at most 63 bytes, so a digest)."""
     return "plansight_" + hashlib.sha256(workspace.encode("utf-8")).hexdigest()[:24]
-
-
-@dataclass(slots=True)
-class _Copy:
-    """A session as committed, with the rows it was written as (to write only changes)."""
-
-    plan: Plan
-    rows: dict[str, TaskRow]
-    phase_names: list[str]
-
-
-class _Edit:
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        self.event: ChangeEvent | None = None
-
-    def commit(self, event: ChangeEvent) -> None:
-        self.event = event
 
 
 class PostgresStore:
@@ -107,7 +65,7 @@ class PostgresStore:
         self.channel = channel_of(workspace)
         self.writer = secrets.token_hex(8)  # tells our own commits from other processes'
         self._db: Any = None
-        self._copies: dict[str, _Copy] = {}
+        self._kept = KeptSessions()  # the sessions used last (a bounded cache, not the store)
         self._listener: ChangeListener | None = None
         self._seen: dict[str, int] = {}  # session -> newest version pushed or ours
         self._due: dict[str, int] = {}  # session -> version notified, not yet reported
@@ -150,7 +108,7 @@ class PostgresStore:
             with suppress(Exception):
                 self._db.close()
             self._db = None
-            self._copies.clear()
+            self._kept.clear()
         return translate(exc, self.path)
 
     @contextmanager
@@ -163,9 +121,16 @@ class PostgresStore:
                 db.execute(LOCK_TIMEOUT)
         except Exception as exc:
             raise self._failed(exc) from None
-        try:
+        with self._rolling_back(db):
             yield db
             db.execute("COMMIT")
+
+    @contextmanager
+    def _rolling_back(self, db: Any) -> Iterator[None]:
+        """Leaving by an exception rolls back the transaction `db` began; a psycopg
+        failure leaves as a StoreError with its reason."""
+        try:
+            yield
         except BaseException as exc:
             if not db.broken:
                 with suppress(Exception):
@@ -188,10 +153,10 @@ class PostgresStore:
             )
         except Exception as exc:
             raise self._failed(exc) from None
-        copy = self._copies.get(session)
+        copy = self._kept.get(session)
         if copy is not None and copy.plan.version == (head[0] if head else 0):
             return copy.plan
-        with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") as db:
+        with self._transaction(_READ) as db:
             return self._read(db, session).plan
 
     def sessions(self) -> list[Plan]:
@@ -207,26 +172,59 @@ class PostgresStore:
             )
         except Exception as exc:
             raise self._failed(exc) from None
-        stale = [
-            name
-            for name, version in heads
-            if name not in self._copies or self._copies[name].plan.version != version
-        ]
-        if stale:
-            with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") as db:
-                for name in stale:
-                    self._read(db, name)
-        return [self._copies[name].plan for name, _ in heads if name in self._copies]
+        plans: dict[str, Plan] = {}
+        for name, version in heads:
+            copy = self._kept.get(name)
+            if copy is not None and copy.plan.version == version:
+                plans[name] = copy.plan
+        if len(plans) < len(heads):
+            with self._transaction(_READ) as db:
+                for name, _ in heads:
+                    if name not in plans:
+                        plans[name] = self._read(db, name).plan
+        # A session pruned since the heads were read is not listed.
+        return [plans[name] for name, _ in heads if plans[name].version > 0]
 
     def summaries(self) -> list[SessionSummary]:
-        return [summary_of(plan) for plan in self.sessions()]
+        """From the tables (see `store.summaries`): no plan is read whole."""
+        key = (self.workspace,)
+        with self._transaction(_READ) as db:
+            with db.pipeline():
+                heads, counts, in_progress = db.cursor(), db.cursor(), db.cursor()
+                heads.execute(
+                    "SELECT name, title, version, updated_at FROM plansight_sessions "
+                    "WHERE workspace = %s AND version > 0 ORDER BY updated_at DESC, name",
+                    key,
+                )
+                counts.execute(
+                    "SELECT session, status, count(*) FROM plansight_tasks WHERE workspace = %s "
+                    "GROUP BY session, status",
+                    key,
+                )
+                in_progress.execute(
+                    f"SELECT session, {rows.TASK_COLUMNS} FROM plansight_tasks WHERE workspace = %s "
+                    "AND status = 'in_progress' ORDER BY session, phase_position, position",
+                    key,
+                )
+            current = current_tasks(in_progress)
+            wanted = [
+                (s, task_id) for s, ids in blockers_wanted(current).items() for task_id in ids
+            ]
+            blockers: list[tuple[Any, ...]] = []
+            if wanted:
+                blockers = db.execute(
+                    f"SELECT session, {rows.TASK_COLUMNS} FROM plansight_tasks WHERE workspace = %s "
+                    "AND (session, id) IN (SELECT * FROM unnest(%s::text[], %s::text[]))",
+                    (*key, [s for s, _ in wanted], [task_id for _, task_id in wanted]),
+                ).fetchall()
+            return summaries_of(heads, counts, current, blockers)
 
-    def _read(self, db: Any, session: str, lock: bool = False) -> _Copy:
+    def _read(self, db: Any, session: str, lock: bool = False) -> SessionCopy:
         """The session as `db` sees it now (locked for change with `lock`). One round trip:
         the three queries are pipelined, and the phases and tasks come back only when the
         copy we have is not of that version."""
         key = (self.workspace, session)
-        cached = self._copies.get(session)
+        cached = self._kept.get(session)
         unless_cached = (
             " AND NOT EXISTS (SELECT 1 FROM plansight_sessions "
             "WHERE workspace = %s AND name = %s AND version = %s)"
@@ -246,7 +244,7 @@ class PostgresStore:
                 (*key, *also),
             )
             task_rows.execute(
-                f"SELECT phase_position, position, {_TASK_COLUMNS} FROM plansight_tasks "
+                f"SELECT {rows.TASK_COLUMNS} FROM plansight_tasks "
                 "WHERE workspace = %s AND session = %s"
                 + unless_cached
                 + " ORDER BY phase_position, position",
@@ -254,61 +252,50 @@ class PostgresStore:
             )
         head = heads.fetchone()
         if head is None or head[0] == 0:
-            copy = _Copy(Plan(session), {}, [])
+            copy = empty_copy(session)
         elif cached is not None and cached.plan.version == head[0]:
             return cached
         else:
-            version, next_id, updated_at, title = head
-            names = [row[0] for row in phase_rows]
-            phases = [Phase(name) for name in names]
-            rows: dict[str, TaskRow] = {}
-            for row in task_rows:
-                task = _task(row)
-                rows[task.id] = tuple(row)
-                phases[row[0]].tasks.append(task)
-            copy = _Copy(Plan(session, version, phases, next_id, updated_at, title), rows, names)
-        self._copies[session] = copy
+            copy = copy_of(session, head, [row[0] for row in phase_rows], task_rows)
+        self._kept.keep(copy)
         return copy
 
     # ------------------------------------------------------------ writing
 
     @contextmanager
-    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[_Edit]:
+    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[PendingEdit]:
         db = self._connection()
         doomed: list[str] = []
         try:
-            copy, new = self._lock(db, session)
-            edit = _Edit(copy.plan)
-            yield edit
-            with db.pipeline():  # the change and its COMMIT: one round trip
-                if edit.event is not None:
-                    doomed = self._write(db, copy, edit.event, new, max_sessions)
-                elif new:
-                    # Nothing to commit: the row that held the lock goes with it.
-                    db.execute(
-                        "DELETE FROM plansight_sessions WHERE workspace = %s AND name = %s",
-                        (self.workspace, session),
-                    )
-                if resets_context_rounds(origin):
-                    db.execute(
-                        "UPDATE plansight_context SET rounds = 0 "
-                        "WHERE workspace = %s AND session = %s AND rounds != 0",
-                        (self.workspace, session),
-                    )
-                db.execute("COMMIT")
-        except BaseException as exc:
+            with self._rolling_back(db):
+                copy, new = self._lock(db, session)
+                edit = PendingEdit(copy.plan)
+                yield edit
+                with db.pipeline():  # the change and its COMMIT: one round trip
+                    if edit.event is not None:
+                        doomed = self._write(db, copy, edit.event, new, max_sessions)
+                    elif new:
+                        # Nothing to commit: the row that held the lock goes with it.
+                        db.execute(
+                            "DELETE FROM plansight_sessions WHERE workspace = %s AND name = %s",
+                            (self.workspace, session),
+                        )
+                    if resets_context_rounds(origin):
+                        db.execute(
+                            "UPDATE plansight_context SET rounds = 0 "
+                            "WHERE workspace = %s AND session = %s AND rounds != 0",
+                            (self.workspace, session),
+                        )
+                    db.execute("COMMIT")
+        except BaseException:
             # The copy may hold half of a change: read it again from what was committed.
-            self._copies.pop(session, None)
-            if not db.broken:
-                with suppress(Exception):
-                    db.execute("ROLLBACK")
-            if _is_driver_error(exc):
-                raise self._failed(exc) from None  # type: ignore[arg-type]
+            self._kept.forget(session)
             raise
+        self._kept.keep(copy)
         for name in doomed:
             self._gone(name)
 
-    def _lock(self, db: Any, session: str) -> tuple[_Copy, bool]:
+    def _lock(self, db: Any, session: str) -> tuple[SessionCopy, bool]:
         """Lock the session's row, making one (version 0) for a new session: a concurrent
         writer of the same new session waits on it as on any other row."""
         with db.pipeline():  # BEGIN goes with the reads
@@ -327,7 +314,7 @@ class PostgresStore:
         return copy, copy.plan.version == 0
 
     def _write(
-        self, db: Any, copy: _Copy, event: ChangeEvent, new: bool, max_sessions: int
+        self, db: Any, copy: SessionCopy, event: ChangeEvent, new: bool, max_sessions: int
     ) -> list[str]:
         """Write the changed plan and log `event`; returns the sessions pruned to make
         room for a new one."""
@@ -343,53 +330,28 @@ class PostgresStore:
                 "AND name = %s",
                 (plan.version, plan.next_id, now, plan.title, *((now,) if new else ()), *key),
             )
-            names = [phase.name for phase in plan.phases]
-            if names != copy.phase_names:
+            written = rows.plan_rows(plan, copy.rows, copy.phase_names)
+            if written.phases_changed:
                 db.execute(
                     "DELETE FROM plansight_phases WHERE workspace = %s AND session = %s", key
                 )
-                if names:
+                if written.phase_names:
                     db.cursor().executemany(
                         "INSERT INTO plansight_phases (workspace, session, position, name) "
                         "VALUES (%s, %s, %s, %s)",
-                        [(*key, i, name) for i, name in enumerate(names)],
+                        [(*key, i, name) for i, name in enumerate(written.phase_names)],
                     )
-                copy.phase_names = names
-            new_rows: dict[str, TaskRow] = {}
-            changed: list[TaskRow] = []
-            for phase_position, phase in enumerate(plan.phases):
-                for position, task in enumerate(phase.tasks):
-                    row = _task_row(task, phase_position, position)
-                    new_rows[task.id] = row
-                    if copy.rows.get(task.id) != row:
-                        changed.append(row)
-            gone = [task_id for task_id in copy.rows if task_id not in new_rows]
-            if gone:
+            if written.gone:
                 db.execute(
                     "DELETE FROM plansight_tasks WHERE workspace = %s AND session = %s "
                     "AND id = ANY(%s)",
-                    (*key, gone),
+                    (*key, written.gone),
                 )
-            if changed:
-                db.cursor().executemany(_UPSERT_TASK, [(*key, *row) for row in changed])
-            copy.rows = new_rows
-            db.execute(
-                f"INSERT INTO plansight_events ({_EVENT_COLUMNS}) VALUES ({_EVENT_VALUES})",
-                (
-                    *key,
-                    plan.version,
-                    event.origin,
-                    event.method,
-                    json.dumps(event.request),  # ASCII escapes: keeps whatever a client sent
-                    _dumps_text(event.completed),
-                    _dumps_text(event.changes),
-                    self.writer,
-                    now,
-                    _dumps_text(event.removed),
-                    _dumps_text(event.auto_started),
-                    _dumps_text(plan_record(plan)),
-                ),
-            )
+            if written.changed:
+                db.cursor().executemany(_UPSERT_TASK, [(*key, *row) for row in written.changed])
+            copy.rows, copy.phase_names = written.rows, written.phase_names
+            entry = rows.committed_event(plan, event, self.writer, now)
+            db.execute(_INSERT_EVENT, (self.workspace, *rows.event_row(entry, plan_record(plan))))
             let_go = plan_let_go(plan.version)
             if let_go is not None:
                 db.execute(
@@ -461,9 +423,9 @@ class PostgresStore:
             if count:
                 rounds += 1
             logged = [
-                _logged(columns)
+                rows.change_of(columns)
                 for columns in db.execute(
-                    f"SELECT {_LOGGED_COLUMNS} FROM plansight_events WHERE workspace = %s "
+                    f"SELECT {rows.CHANGE_COLUMNS} FROM plansight_events WHERE workspace = %s "
                     "AND session = %s AND version > %s ORDER BY version",
                     (*key, seen),
                 )
@@ -479,22 +441,22 @@ class PostgresStore:
     # ------------------------------------------------------------ history
 
     def history(self, session: str, limit: int) -> list[LoggedChange]:
-        rows = self._fetch(
-            f"SELECT {_LOGGED_COLUMNS} FROM plansight_events WHERE workspace = %s "
+        found = self._fetch(
+            f"SELECT {rows.CHANGE_COLUMNS} FROM plansight_events WHERE workspace = %s "
             "AND session = %s AND snapshot IS NOT NULL ORDER BY version DESC LIMIT %s",
             (self.workspace, session, history_limit(limit)),
         )
-        return [_logged(row) for row in rows]
+        return [rows.change_of(row) for row in found]
 
     def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
-        rows = self._fetch(
+        found = self._fetch(
             "SELECT snapshot FROM plansight_events WHERE workspace = %s AND session = %s "
             "AND version = %s",
             (self.workspace, session, version),
         )
-        if not rows or rows[0][0] is None:
+        if not found or found[0][0] is None:
             return None
-        record: dict[str, Any] = json.loads(rows[0][0])
+        record: dict[str, Any] = json.loads(found[0][0])
         return record
 
     def _fetch(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -571,7 +533,7 @@ class PostgresStore:
     def _gone(self, session: str) -> None:
         self._seen.pop(session, None)
         self._due.pop(session, None)
-        self._copies.pop(session, None)
+        self._kept.forget(session)
         if self._watching:
             self._pruned.append(session)
 
@@ -596,11 +558,7 @@ class PostgresStore:
                     (self.workspace, session, self._seen.get(session, 0), version),
                 ):
                     if writer != self.writer:
-                        notices.append(
-                            ChangeNotice(
-                                session, number, origin, json.loads(completed), json.loads(removed)
-                            )
-                        )
+                        notices.append(rows.notice_of(session, number, origin, completed, removed))
                 self._seen[session] = max(version, self._seen.get(session, 0))
                 del self._due[session]
         except Exception as exc:
@@ -610,7 +568,7 @@ class PostgresStore:
 
     def _versions(self) -> dict[str, int]:
         try:
-            rows = (
+            found = (
                 self._connection()
                 .execute(
                     "SELECT name, version FROM plansight_sessions WHERE workspace = %s",
@@ -620,17 +578,16 @@ class PostgresStore:
             )
         except Exception as exc:
             raise self._failed(exc) from None
-        return {name: int(version) for name, version in rows}
+        return {name: int(version) for name, version in found}
 
     # ------------------------------------------------------------ copying in
 
-    def adopt(self, plan: Plan, events: list[dict[str, Any]]) -> bool:
-        """Copy a session and its event log from another store, versions, times and the
-        plans kept for `restore` as they were (`events` as `events()` gives them, with
-        `snapshot` and `auto_started` added); False, and nothing written, when this
-        workspace has the name already."""
+    def adopt(self, plan: Plan, events: list[LoggedEvent], kept: dict[int, Record]) -> bool:
+        """Copy a session and its event log from another store, versions and times as they
+        were, with `kept`, the plans kept for `restore` (by version); False, and nothing
+        written, when this workspace has the name already."""
         key = (self.workspace, plan.session)
-        created = events[0]["at"] if events else plan.updated_at
+        created = events[0].at if events else plan.updated_at
         with self._transaction() as db:
             taken = db.execute(
                 "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
@@ -640,39 +597,17 @@ class PostgresStore:
             ).fetchone()
             if taken is None:
                 return False
+            written = rows.plan_rows(plan, {}, None)
             cursor = db.cursor()
             cursor.executemany(
                 "INSERT INTO plansight_phases (workspace, session, position, name) "
                 "VALUES (%s, %s, %s, %s)",
-                [(*key, i, phase.name) for i, phase in enumerate(plan.phases)],
+                [(*key, i, name) for i, name in enumerate(written.phase_names)],
             )
+            cursor.executemany(_UPSERT_TASK, [(*key, *row) for row in written.changed])
             cursor.executemany(
-                _UPSERT_TASK,
-                [
-                    (*key, *_task_row(task, phase_position, position))
-                    for phase_position, phase in enumerate(plan.phases)
-                    for position, task in enumerate(phase.tasks)
-                ],
-            )
-            cursor.executemany(
-                f"INSERT INTO plansight_events ({_EVENT_COLUMNS}) VALUES ({_EVENT_VALUES})",
-                [
-                    (
-                        *key,
-                        event["version"],
-                        event["origin"],
-                        event["method"],
-                        json.dumps(event["request"]),
-                        _dumps_text(event["completed"]),
-                        _dumps_text(event["changes"]),
-                        event["writer"],
-                        event["at"],
-                        _dumps_text(event.get("removed", [])),
-                        _dumps_text(event.get("auto_started", [])),
-                        None if event.get("snapshot") is None else _dumps_text(event["snapshot"]),
-                    )
-                    for event in events
-                ],
+                _INSERT_EVENT,
+                [(self.workspace, *rows.event_row(e, kept.get(e.version))) for e in events],
             )
             payload = json.dumps({"s": plan.session, "v": plan.version, "w": self.writer})
             db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
@@ -680,36 +615,12 @@ class PostgresStore:
 
     # ------------------------------------------------------------ audits
 
-    def events(self, session: str | None = None) -> list[dict[str, Any]]:
-        """The workspace's event log, oldest first (for tests, replay and audits)."""
-        keys = [
-            "seq",
-            "session",
-            "version",
-            "origin",
-            "method",
-            "request",
-            "completed",
-            "changes",
-            "writer",
-            "at",
-        ]
-        query = f"SELECT {', '.join(keys)} FROM plansight_events WHERE workspace = %s"
-        args: tuple[Any, ...] = (self.workspace,)
+    def events(self, session: str | None = None) -> list[LoggedEvent]:
+        query = f"SELECT {rows.LOG_COLUMNS} FROM plansight_events WHERE workspace = %s"
+        args: tuple[str, ...] = (self.workspace,)
         if session is not None:
-            query += " AND session = %s"
-            args += (session,)
-        try:
-            rows = self._connection().execute(query + " ORDER BY seq", args).fetchall()
-        except Exception as exc:
-            raise self._failed(exc) from None
-        out = []
-        for row in rows:
-            item = dict(zip(keys, row, strict=True))
-            for name in ("request", "completed", "changes"):
-                item[name] = json.loads(item[name])
-            out.append(item)
-        return out
+            query, args = query + " AND session = %s", (*args, session)
+        return [rows.event_of(row) for row in self._fetch(query + " ORDER BY seq", args)]
 
     def close(self) -> None:
         if self._listener is not None:
@@ -718,11 +629,6 @@ class PostgresStore:
             with suppress(Exception):
                 self._db.close()
             self._db = None
-
-
-def _logged(row: Any) -> LoggedChange:
-    version, origin, method, at, changes, auto_started = row
-    return LoggedChange(version, origin, method, at, json.loads(changes), json.loads(auto_started))
 
 
 def _ended_by_server(db: Any) -> bool:

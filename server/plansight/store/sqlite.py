@@ -21,27 +21,19 @@ import os
 import secrets
 import sqlite3
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from plansight.core.model import (
-    LIST_FIELDS,
-    TASK_FIELDS,
-    Origin,
-    Phase,
-    Plan,
-    Progress,
-    Task,
-    utc_now,
-)
+from plansight.core.changes import LoggedChange
+from plansight.core.model import Origin, Plan, utc_now
 from plansight.core.record import plan_record
-from plansight.store.base import ChangeEvent, ChangeNotice, LoggedChange, SessionSummary
+from plansight.store import rows
+from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
 from plansight.store.errors import StoreError, StoreFault
 from plansight.store.file_events import FileEvents, open_events
+from plansight.store.kept import KEPT_IN_MEMORY, KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.rules import (
     HISTORY_KEPT,
     history_limit,
@@ -50,6 +42,7 @@ from plansight.store.rules import (
 )
 from plansight.store.schema import SCHEMA_VERSION, migrate
 from plansight.store.snapshots import FULL_PLAN_EVERY, change_record, is_whole, rebuild
+from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
 log = logging.getLogger(__name__)
 
@@ -59,45 +52,15 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05
 EVENTS_FALLBACK_SECONDS = 5.0
 
-# How many sessions' plans a store keeps in memory (the ones used last): memory follows
-# what is asked for, not what is stored.
-KEPT_IN_MEMORY = 32
+__all__ = ["KEPT_IN_MEMORY", "SqliteStore"]
 
-TaskRow = tuple[Any, ...]
-# A column per Task field, named as the field; lists are stored as JSON text.
-_TASK_COLUMNS = "phase_position, position, " + ", ".join(TASK_FIELDS)
-_TASK_PLACEHOLDERS = ", ".join("?" for _ in range(len(TASK_FIELDS) + 2))
-_JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIELDS)
-
-
-# `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
-_dumps_text = json.JSONEncoder(ensure_ascii=False).encode
-
-
-_task_values = attrgetter(*TASK_FIELDS)
-
-
-def _task_row(task: Task, phase_position: int, position: int) -> TaskRow:
-    values = list(_task_values(task))
-    for index in _JSON_AT:
-        values[index] = _dumps_text(values[index]) if values[index] else "[]"
-    return (phase_position, position, *values)
-
-
-def _task_of(row: TaskRow) -> Task:
-    values = list(row[2:])
-    for index in _JSON_AT:
-        values[index] = json.loads(values[index])
-    return Task(*values)
-
-
-class _Edit:
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        self.event: ChangeEvent | None = None
-
-    def commit(self, event: ChangeEvent) -> None:
-        self.event = event
+_UPSERT_TASK = (
+    f"INSERT OR REPLACE INTO tasks (session, {rows.TASK_COLUMNS}) "
+    f"VALUES (?, {', '.join('?' * rows.TASK_COLUMN_COUNT)})"
+)
+_INSERT_EVENT = (
+    f"INSERT INTO events ({rows.EVENT_COLUMNS}) VALUES ({', '.join('?' * rows.EVENT_COLUMN_COUNT)})"
+)
 
 
 FileIdentity = tuple[int, int]  # (device, inode)
@@ -114,10 +77,7 @@ class SqliteStore:
         self.writer = secrets.token_hex(8)  # tells our own events from other processes'
         self._db: sqlite3.Connection | None = None
         self._identity: FileIdentity | None = None
-        # The sessions used last, most recent at the end (a bounded cache, not the store).
-        self._plans: OrderedDict[str, Plan] = OrderedDict()
-        self._rows: dict[str, dict[str, TaskRow]] = {}
-        self._phase_names: dict[str, list[str]] = {}
+        self._kept = KeptSessions()  # the sessions used last (a bounded cache, not the store)
         self._data_version = -1
         self._last_seq = 0
         self._notices: list[ChangeNotice] = []
@@ -182,9 +142,7 @@ class SqliteStore:
             with suppress(sqlite3.Error):
                 self._db.close()
         self._db = self._identity = None
-        self._plans.clear()
-        self._rows.clear()
-        self._phase_names.clear()
+        self._kept.clear()
 
     def _still_at_path(self) -> None:
         """A commit into a file no longer at the path is lost to every other process."""
@@ -217,140 +175,101 @@ class SqliteStore:
             db = self._attach(create=False, read=True)
             if db is None:
                 return Plan(session)
-            plan = self._plans.get(session)
-            if plan is not None and self._read_data_version(db) == self._data_version:
-                self._plans.move_to_end(session)
-                return plan  # nobody committed since it was read
+            copy = self._kept.get(session)
+            if copy is not None and self._read_data_version(db) == self._data_version:
+                return copy.plan  # nobody committed since it was read
             with self._snapshot(db):
                 self._sync(db)
-                return self._plan(db, session)
+                return self._copy(db, session).plan
         except sqlite3.Error as exc:
             fault = _fault_of(exc)
             if fault is None:
                 raise
             raise StoreError(fault) from exc
 
-    def sessions(self) -> list[Plan]:
+    @contextmanager
+    def _committed(self) -> Iterator[sqlite3.Connection | None]:
+        """The file inside one read transaction, caught up with other connections'
+        commits (None: there is no store yet). Storage faults leave as StoreError."""
         with _faults():
             db = self._attach(create=False)
             if db is None:
-                return []
+                yield None
+                return
             with self._snapshot(db):
                 self._sync(db)
-                names = [
-                    row[0]
-                    for row in db.execute(
-                        "SELECT name FROM sessions ORDER BY updated_at DESC, name"
-                    )
-                ]
-                return [self._plan(db, name) for name in names]
+                yield db
+
+    def sessions(self) -> list[Plan]:
+        with self._committed() as db:
+            if db is None:
+                return []
+            names = [
+                row[0]
+                for row in db.execute("SELECT name FROM sessions ORDER BY updated_at DESC, name")
+            ]
+            return [self._copy(db, name).plan for name in names]
 
     def summaries(self) -> list[SessionSummary]:
-        """From the tables, not from plans read whole: a count per status, and the tasks
-        in progress (and those the current one waits on)."""
-        with _faults():
-            db = self._attach(create=False)
-            if db is None:
-                return []
-            with self._snapshot(db):
-                self._sync(db)
-                return self._summaries(db)
+        """From the tables (see `store.summaries`): no plan is read whole."""
+        with self._committed() as db:
+            return [] if db is None else self._summaries(db)
 
     def _summaries(self, db: sqlite3.Connection) -> list[SessionSummary]:
-        counts: dict[str, dict[str, int]] = {}
-        for session, status, count in db.execute(
-            "SELECT session, status, count(*) FROM tasks GROUP BY session, status"
-        ):
-            counts.setdefault(session, {})[status] = count
-        current: dict[str, Task] = {}
-        for session, *row in db.execute(
-            f"SELECT session, {_TASK_COLUMNS} FROM tasks WHERE status = 'in_progress' "
-            "ORDER BY session, phase_position, position"
-        ):
-            task = _task_of(row)
-            # As `Plan.current`: the one started most recently, the first on a tie.
-            if session not in current or task.started_rank > current[session].started_rank:
-                current[session] = task
-        summaries = []
-        for session, title, version, updated_at in db.execute(
-            "SELECT name, title, version, updated_at FROM sessions ORDER BY updated_at DESC, name"
-        ):
-            statuses = counts.get(session, {})
-            progress = Progress(
-                completed=statuses.get("completed", 0),
-                abandoned=statuses.get("abandoned", 0),
-                total=sum(statuses.values()),
-                blocked=statuses.get("blocked", 0),
+        current = current_tasks(
+            db.execute(
+                f"SELECT session, {rows.TASK_COLUMNS} FROM tasks WHERE status = 'in_progress' "
+                "ORDER BY session, phase_position, position"
             )
-            started = current.get(session)
-            waiting = started is not None and bool(started.blocked_by)
-            if started is not None and waiting:
-                waiting = self._waits(db, session, started)
-            summaries.append(
-                SessionSummary(session, title, version, updated_at, progress, started, waiting)
+        )
+        blockers: list[tuple[Any, ...]] = []
+        for session, ids in blockers_wanted(current).items():
+            blockers += db.execute(
+                f"SELECT session, {rows.TASK_COLUMNS} FROM tasks WHERE session = ? "
+                f"AND id IN ({', '.join('?' * len(ids))})",
+                (session, *ids),
             )
-        return summaries
+        return summaries_of(
+            db.execute(
+                "SELECT name, title, version, updated_at FROM sessions "
+                "ORDER BY updated_at DESC, name"
+            ),
+            db.execute("SELECT session, status, count(*) FROM tasks GROUP BY session, status"),
+            current,
+            blockers,
+        )
 
-    def _waits(self, db: sqlite3.Connection, session: str, task: Task) -> bool:
-        """`Plan.is_waiting`, given only the task and those it names."""
-        marks = ", ".join("?" for _ in task.blocked_by)
-        named = [
-            _task_of(row)
-            for row in db.execute(
-                f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session = ? AND id IN ({marks})",
-                (session, *task.blocked_by),
-            )
-        ]
-        return Plan(session, phases=[Phase("", [task, *named])]).is_waiting(task)
+    def _copy(self, db: sqlite3.Connection, session: str) -> SessionCopy:
+        """The kept copy, else read (and kept, unless the session does not exist)."""
+        copy = self._kept.get(session)
+        if copy is None:
+            copy = self._read_copy(db, session)
+            self._kept.keep(copy)
+        return copy
 
-    def _plan(self, db: sqlite3.Connection, session: str) -> Plan:
-        """The cached copy, else read; a session that does not exist is not remembered
-        (reading unknown names must not grow anything)."""
-        plan = self._plans.get(session)
-        if plan is None:
-            plan = self._read_plan(db, session)
-            if plan.version > 0:
-                self._keep(plan)
-        else:
-            self._plans.move_to_end(session)
-        return plan
-
-    def _keep(self, plan: Plan) -> None:
-        self._plans[plan.session] = plan
-        self._plans.move_to_end(plan.session)
-        while len(self._plans) > KEPT_IN_MEMORY:
-            self._forget(next(iter(self._plans)))
-
-    def _read_plan(self, db: sqlite3.Connection, session: str) -> Plan:
+    def _read_copy(self, db: sqlite3.Connection, session: str) -> SessionCopy:
         head = db.execute(
             "SELECT version, next_id, updated_at, title FROM sessions WHERE name = ?", (session,)
         ).fetchone()
         if head is None:
-            return Plan(session)  # nothing kept for it: reading unknown names grows nothing
-        version, next_id, updated_at, title = head
+            return empty_copy(session)
         names = [
             row[0]
             for row in db.execute(
                 "SELECT name FROM phases WHERE session = ? ORDER BY position", (session,)
             )
         ]
-        phases = [Phase(name) for name in names]
-        rows: dict[str, TaskRow] = {}
-        for row in db.execute(
-            f"SELECT {_TASK_COLUMNS} FROM tasks WHERE session = ? ORDER BY phase_position, position",
+        task_rows = db.execute(
+            f"SELECT {rows.TASK_COLUMNS} FROM tasks WHERE session = ? "
+            "ORDER BY phase_position, position",
             (session,),
-        ):
-            task = _task_of(row)
-            rows[task.id] = row
-            phases[row[0]].tasks.append(task)
-        self._rows[session] = rows
-        self._phase_names[session] = names
-        return Plan(session, version, phases, next_id, updated_at, title)
+        )
+        return copy_of(session, head, names, task_rows)
 
     # ------------------------------------------------------------ writing
 
     @contextmanager
-    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[_Edit]:
+    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[PendingEdit]:
         with _faults():
             db = self._attach(create=True)
             assert db is not None
@@ -360,12 +279,12 @@ class SqliteStore:
         try:
             with _faults():
                 self._sync(db)
-                plan = self._plan(db, session)
-            edit = _Edit(plan)
+                copy = self._copy(db, session)
+            edit = PendingEdit(copy.plan)
             yield edit
             with _faults():
                 if edit.event is not None:
-                    doomed = self._write(db, plan, edit.event, max_sessions)
+                    doomed = self._write(db, copy, edit.event, max_sessions)
                 if resets_context_rounds(origin):
                     db.execute(
                         "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0",
@@ -384,8 +303,8 @@ class SqliteStore:
             for name in doomed:
                 self._forget(name)
             raise
-        if plan.version > 0:
-            self._keep(plan)
+        if copy.plan.version > 0:
+            self._kept.keep(copy)
             self._known.add(session)
         for name in doomed:
             self._forget(name)
@@ -394,10 +313,11 @@ class SqliteStore:
                 self._pruned.append(name)
 
     def _write(
-        self, db: sqlite3.Connection, plan: Plan, event: ChangeEvent, max_sessions: int
+        self, db: sqlite3.Connection, copy: SessionCopy, event: ChangeEvent, max_sessions: int
     ) -> list[str]:
         """Write the changed plan and log `event`; returns the sessions pruned to make
         room for a new one."""
+        plan = copy.plan
         session = plan.session
         now = utc_now()
         stamp_commit(plan, now)
@@ -418,60 +338,31 @@ class SqliteStore:
                 "WHERE name = ?",
                 (plan.version, plan.next_id, now, plan.title, session),
             )
-        names = [phase.name for phase in plan.phases]
-        if names != self._phase_names.get(session):
+        written = rows.plan_rows(plan, copy.rows, copy.phase_names)
+        if written.phases_changed:
             db.execute("DELETE FROM phases WHERE session = ?", (session,))
             db.executemany(
                 "INSERT INTO phases (session, position, name) VALUES (?, ?, ?)",
-                [(session, i, name) for i, name in enumerate(names)],
+                [(session, i, name) for i, name in enumerate(written.phase_names)],
             )
-            self._phase_names[session] = names
-        old_rows = self._rows.get(session, {})
-        new_rows: dict[str, TaskRow] = {}
-        changed: list[TaskRow] = []
-        placed: list[tuple[int, int, Task]] = []
-        for phase_position, phase in enumerate(plan.phases):
-            for position, task in enumerate(phase.tasks):
-                row = _task_row(task, phase_position, position)
-                new_rows[task.id] = row
-                if old_rows.get(task.id) != row:
-                    changed.append(row)
-                    placed.append((phase_position, position, task))
-        gone = [task_id for task_id in old_rows if task_id not in new_rows]
-        if gone:
+        if written.gone:
             db.executemany(
                 "DELETE FROM tasks WHERE session = ? AND id = ?",
-                [(session, task_id) for task_id in gone],
+                [(session, task_id) for task_id in written.gone],
             )
-        if changed:
-            db.executemany(
-                f"INSERT OR REPLACE INTO tasks (session, {_TASK_COLUMNS}) "
-                f"VALUES (?, {_TASK_PLACEHOLDERS})",
-                [(session, *row) for row in changed],
+        if written.changed:
+            db.executemany(_UPSERT_TASK, [(session, *row) for row in written.changed])
+        copy.rows, copy.phase_names = written.rows, written.phase_names
+        snapshot = (
+            plan_record(plan)
+            if self._whole_plan_due(db, session, plan.version)
+            else change_record(
+                plan.title, plan.next_id, written.phase_names, written.placed, written.gone
             )
-        self._rows[session] = new_rows
+        )
         cursor = db.execute(
-            "INSERT INTO events (session, version, origin, method, request, completed, changes, "
-            "writer, at, removed, auto_started, snapshot) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                session,
-                plan.version,
-                event.origin,
-                event.method,
-                json.dumps(event.request),  # ASCII escapes: stores whatever a client sent
-                _dumps_text(event.completed),
-                _dumps_text(event.changes),
-                self.writer,
-                now,
-                _dumps_text(event.removed),
-                _dumps_text(event.auto_started),
-                _dumps_text(
-                    plan_record(plan)
-                    if self._whole_plan_due(db, session, plan.version)
-                    else change_record(plan.title, plan.next_id, names, placed, gone)
-                ),
-            ),
+            _INSERT_EVENT,
+            rows.event_row(rows.committed_event(plan, event, self.writer, now), snapshot),
         )
         if plan.version % FULL_PLAN_EVERY == 0:
             self._drop_old_plans(db, session, plan.version)
@@ -528,9 +419,7 @@ class SqliteStore:
         return doomed
 
     def _forget(self, session: str) -> None:
-        self._plans.pop(session, None)
-        self._rows.pop(session, None)
-        self._phase_names.pop(session, None)
+        self._kept.forget(session)
 
     # ------------------------------------------------------------ context rounds
 
@@ -584,11 +473,11 @@ class SqliteStore:
             logged: list[LoggedChange] = []
             last = seen
             for seq, *columns in db.execute(
-                f"SELECT seq, {_LOGGED_COLUMNS} FROM events WHERE session = ? AND seq > ? "
+                f"SELECT seq, {rows.CHANGE_COLUMNS} FROM events WHERE session = ? AND seq > ? "
                 "ORDER BY seq",
                 (session, seen),
             ):
-                logged.append(_logged(columns))
+                logged.append(rows.change_of(columns))
                 last = seq
             exists = db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
             # A session that does not exist gets no row: reading creates nothing.
@@ -610,20 +499,17 @@ class SqliteStore:
     # ------------------------------------------------------------ history
 
     def history(self, session: str, limit: int) -> list[LoggedChange]:
-        with _faults():
-            db = self._attach(create=False)
+        with self._committed() as db:
             if db is None:
                 return []
-            with self._snapshot(db):
-                self._sync(db)
-                return [
-                    _logged(row)
-                    for row in db.execute(
-                        f"SELECT {_LOGGED_COLUMNS} FROM events WHERE session = ? "
-                        "AND snapshot IS NOT NULL ORDER BY version DESC LIMIT ?",
-                        (session, history_limit(limit)),
-                    )
-                ]
+            return [
+                rows.change_of(row)
+                for row in db.execute(
+                    f"SELECT {rows.CHANGE_COLUMNS} FROM events WHERE session = ? "
+                    "AND snapshot IS NOT NULL ORDER BY version DESC LIMIT ?",
+                    (session, history_limit(limit)),
+                )
+            ]
 
     def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
         with _faults():
@@ -638,13 +524,13 @@ class SqliteStore:
                 # may still be stored as the base of a kept one: not restorable).
                 if head is None or not head[0] - HISTORY_KEPT <= version <= head[0]:
                     return None
-                rows = db.execute(
+                found = db.execute(
                     "SELECT snapshot FROM events WHERE session = ? AND version > ? "
                     "AND version <= ? ORDER BY version DESC",
                     (session, version - FULL_PLAN_EVERY, version),
                 ).fetchall()
         changes: list[dict[str, Any]] = []
-        for (text,) in rows:
+        for (text,) in found:
             if text is None:
                 return None
             record: dict[str, Any] = json.loads(text)
@@ -713,14 +599,10 @@ class SqliteStore:
         ):
             self._last_seq = seq
             if writer != self.writer and self._watching:
-                self._notices.append(
-                    ChangeNotice(
-                        session, version, origin, json.loads(completed), json.loads(removed)
-                    )
-                )
+                self._notices.append(rows.notice_of(session, version, origin, completed, removed))
         versions = dict(db.execute("SELECT name, version FROM sessions"))
-        for session, plan in list(self._plans.items()):
-            if versions.get(session, 0) != plan.version:
+        for session, version in self._kept.versions():
+            if versions.get(session, 0) != version:
                 self._forget(session)
         if self._watching:
             self._pruned.extend(sorted(self._known.difference(versions)))
@@ -732,35 +614,16 @@ class SqliteStore:
     def _max_seq(self, db: sqlite3.Connection) -> int:
         return int(db.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
 
-    def events(self, session: str | None = None) -> list[dict[str, Any]]:
-        """The event log, oldest first (for tests, replay and audits)."""
-        db = self._attach(create=False)
-        if db is None:
-            return []
-        query = "SELECT seq, session, version, origin, method, request, completed, changes, writer, at FROM events"
-        args: tuple[Any, ...] = ()
-        if session is not None:
-            query += " WHERE session = ?"
-            args = (session,)
-        keys = (
-            "seq",
-            "session",
-            "version",
-            "origin",
-            "method",
-            "request",
-            "completed",
-            "changes",
-            "writer",
-            "at",
-        )
-        out = []
-        for row in db.execute(query + " ORDER BY seq", args):
-            item = dict(zip(keys, row, strict=False))
-            for key in ("request", "completed", "changes"):
-                item[key] = json.loads(item[key])
-            out.append(item)
-        return out
+    def events(self, session: str | None = None) -> list[LoggedEvent]:
+        with _faults():
+            db = self._attach(create=False)
+            if db is None:
+                return []
+            query = f"SELECT {rows.LOG_COLUMNS} FROM events"
+            args: tuple[str, ...] = ()
+            if session is not None:
+                query, args = query + " WHERE session = ?", (session,)
+            return [rows.event_of(row) for row in db.execute(query + " ORDER BY seq", args)]
 
     def close(self) -> None:
         self._detach()
@@ -856,14 +719,6 @@ def _make_folders(folder: Path) -> None:
         with suppress(FileExistsError):
             os.mkdir(made, 0o700)
             os.chmod(made, 0o700)
-
-
-_LOGGED_COLUMNS = "version, origin, method, at, changes, auto_started"
-
-
-def _logged(row: Any) -> LoggedChange:
-    version, origin, method, at, changes, auto_started = row
-    return LoggedChange(version, origin, method, at, json.loads(changes), json.loads(auto_started))
 
 
 def _connect(path: str, busy_timeout: float = 10.0) -> sqlite3.Connection:

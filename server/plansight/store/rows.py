@@ -1,0 +1,150 @@
+"""How a plan and its event log are laid out in rows, whatever database holds them.
+
+A task is a row of a column per `Task` field (named as the field, lists as JSON text)
+after its place (phase position, position); an event is a row of the columns below. Every
+store writes and reads them through these functions and says only its own SQL, so a field
+added to `Task` or to the log reaches every backend alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+from plansight.core.changes import LoggedChange
+from plansight.core.model import LIST_FIELDS, TASK_FIELDS, Origin, Plan, Task
+from plansight.core.record import Record
+from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent
+
+TaskRow = tuple[Any, ...]  # phase position, position, then a value per Task field
+EventRow = tuple[Any, ...]
+
+TASK_COLUMNS = "phase_position, position, " + ", ".join(TASK_FIELDS)
+TASK_COLUMN_COUNT = len(TASK_FIELDS) + 2
+# The event log's columns: what `events()` reads back, then the plan kept for `restore`.
+LOG_COLUMNS = (
+    "session, version, origin, method, request, completed, changes, removed, auto_started, "
+    "writer, at"
+)
+EVENT_COLUMNS = LOG_COLUMNS + ", snapshot"
+EVENT_COLUMN_COUNT = EVENT_COLUMNS.count(",") + 1
+# What `history` and the context rounds read of each change.
+CHANGE_COLUMNS = "version, origin, method, at, changes, auto_started"
+
+_JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIELDS)
+_task_values = attrgetter(*TASK_FIELDS)
+
+# `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
+dumps_text = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def task_row(task: Task, phase_position: int, position: int) -> TaskRow:
+    values = list(_task_values(task))
+    for index in _JSON_AT:
+        values[index] = dumps_text(values[index]) if values[index] else "[]"
+    return (phase_position, position, *values)
+
+
+def task_of(row: Sequence[Any]) -> Task:
+    """A row of TASK_COLUMNS read back."""
+    values = list(row[2:])
+    for index in _JSON_AT:
+        values[index] = json.loads(values[index])
+    return Task(*values)
+
+
+@dataclass(slots=True)
+class PlanRows:
+    """A plan as rows, against the rows it was last written as: what a commit writes."""
+
+    phase_names: list[str]
+    phases_changed: bool
+    rows: dict[str, TaskRow]  # every task's row, by id
+    changed: list[TaskRow]  # rows new or different: to insert or replace
+    placed: list[tuple[int, int, Task]]  # their tasks, where they stand
+    gone: list[str]  # ids of the tasks removed: rows to delete
+
+
+def plan_rows(plan: Plan, old_rows: dict[str, TaskRow], old_names: list[str] | None) -> PlanRows:
+    names = [phase.name for phase in plan.phases]
+    rows: dict[str, TaskRow] = {}
+    changed: list[TaskRow] = []
+    placed: list[tuple[int, int, Task]] = []
+    for phase_position, phase in enumerate(plan.phases):
+        for position, task in enumerate(phase.tasks):
+            row = task_row(task, phase_position, position)
+            rows[task.id] = row
+            if old_rows.get(task.id) != row:
+                changed.append(row)
+                placed.append((phase_position, position, task))
+    gone = [task_id for task_id in old_rows if task_id not in rows]
+    return PlanRows(names, names != old_names, rows, changed, placed, gone)
+
+
+def committed_event(plan: Plan, event: ChangeEvent, writer: str, at: str) -> LoggedEvent:
+    """The log entry of `plan`'s commit, at `at` (as `rules.stamp_commit` stamped it)."""
+    return LoggedEvent(
+        plan.session,
+        plan.version,
+        event.origin,
+        event.method,
+        event.request,
+        event.completed,
+        event.changes,
+        event.removed,
+        event.auto_started,
+        writer,
+        at,
+    )
+
+
+def event_row(entry: LoggedEvent, snapshot: Record | None) -> EventRow:
+    """The values of EVENT_COLUMNS for `entry` and the plan kept with it (None: none)."""
+    return (
+        entry.session,
+        entry.version,
+        entry.origin,
+        entry.method,
+        json.dumps(entry.request),  # ASCII escapes: keeps whatever a client sent
+        dumps_text(entry.completed),
+        dumps_text(entry.changes),
+        dumps_text(entry.removed),
+        dumps_text(entry.auto_started),
+        entry.writer,
+        entry.at,
+        None if snapshot is None else dumps_text(snapshot),
+    )
+
+
+def event_of(row: Any) -> LoggedEvent:
+    """A row of LOG_COLUMNS read back."""
+    session, version, origin, method, request, completed, changes, removed, auto, writer, at = row
+    return LoggedEvent(
+        session,
+        int(version),
+        origin,
+        method,
+        json.loads(request),
+        json.loads(completed),
+        json.loads(changes),
+        json.loads(removed),
+        json.loads(auto),
+        writer,
+        at,
+    )
+
+
+def notice_of(
+    session: str, version: int, origin: Origin, completed: str, removed: str
+) -> ChangeNotice:
+    """A change another process committed, from its event row: what a watcher pushes."""
+    return ChangeNotice(session, version, origin, json.loads(completed), json.loads(removed))
+
+
+def change_of(row: Any) -> LoggedChange:
+    """A row of CHANGE_COLUMNS read back."""
+    version, origin, method, at, changes, auto_started = row
+    return LoggedChange(version, origin, method, at, json.loads(changes), json.loads(auto_started))
