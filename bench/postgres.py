@@ -3,6 +3,7 @@
     .venv/bin/python bench/postgres.py            # the full run (a few minutes), writes docs/scaling.md
     .venv/bin/python bench/postgres.py --quick    # a smoke run; writes nothing
     .venv/bin/python bench/postgres.py --url postgresql://...   # an existing server instead
+    .venv/bin/python bench/postgres.py --big [--baseline DIR]   # the big store only; prints
 
 Without `--url` it starts a throwaway PostgreSQL cluster (Debian's package, a Unix socket
 only, as the tests do; fsync stays on here, unlike the tests' cluster). Figures:
@@ -11,6 +12,10 @@ only, as the tests do; fsync stays on here, unlike the tests' cluster). Figures:
   has pushed its `didChange` to its own client;
 - throughput: changes committed per second by 1, 8 and 32 writer processes, each on its
   own session, then all on one session.
+- `--big`: a store of 200 sessions × 200 tasks on each backend (`bench/stored.py`, as
+  `bench/run.py` measures SQLite): the first `plansight/sessions` of a fresh server, its
+  peak RSS then, and after a `get` of each session and 1,000 applies over them; with
+  `--baseline DIR`, another checkout's `server/` side by side, each on its own store.
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the test cluster
 
-from report import BEGIN, END, machine
+import stored
+from report import BEGIN, END, Row, load, machine
+from report import table as report_table
 from rpc import Peer
 from workload import Alternator, check_result, new_plan, percentile
 
@@ -213,6 +220,23 @@ def figures(url: str, quick: bool) -> list[tuple[str, str, str]]:
     return rows
 
 
+async def big_stores(url: str, baseline: str | None, folder: Path) -> list[Row]:
+    """The big store on both backends, for this checkout (and `baseline`)."""
+    versions = [stored.Version("this checkout", {})]
+    if baseline:
+        where = str(Path(baseline).resolve())
+        versions.append(stored.Version(f"before: {baseline}", {"PYTHONPATH": where}))
+    rows: list[Row] = []
+    for n, version in enumerate(versions):
+        workspace = f"big{n}"
+        places = [(folder / f"big{n}.sqlite3", None), (url, workspace)]
+        for place, scope in places:
+            await stored.build(version, place, 200, 200, 20, scope)
+        for place, scope in places:
+            await stored.big_store(version, place, 200, 200, 1000, rows, scope)
+    return rows
+
+
 def render(rows: list[tuple[str, str, str]]) -> str:
     lines = ["| figure | SQLite | PostgreSQL |", "|---|---:|---:|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
@@ -223,8 +247,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run; writes nothing")
     parser.add_argument("--url", help="an existing PostgreSQL (default: a throwaway cluster)")
+    parser.add_argument("--big", action="store_true", help="the big store only; writes nothing")
+    parser.add_argument("--baseline", help="with --big: another checkout's server/ beside")
     args = parser.parse_args()
     os.environ.setdefault("PLANSIGHT_LOG_LEVEL", "ERROR")
+    if args.big:
+        before = load()
+        with postgres_url(args.url) as url, tempfile.TemporaryDirectory() as tmp:
+            report = report_table(asyncio.run(big_stores(url, args.baseline, Path(tmp))))
+        print(f"{report}\n\nMachine: {machine()}. Load average {before} before, {load()} after.")
+        return
     with postgres_url(args.url) as url:
         table = render(figures(url, args.quick))
     print(table)
