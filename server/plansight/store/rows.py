@@ -38,13 +38,14 @@ _JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIE
 _task_values = attrgetter(*TASK_FIELDS)
 
 # `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
-dumps_text = json.JSONEncoder(ensure_ascii=False).encode
+_dumps_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def task_row(task: Task, phase_position: int, position: int) -> TaskRow:
+    """`task` as a row of TASK_COLUMNS (lists as JSON text: a note may hold any character)."""
     values = list(_task_values(task))
     for index in _JSON_AT:
-        values[index] = dumps_text(values[index]) if values[index] else "[]"
+        values[index] = _dumps_text(values[index]) if values[index] else "[]"
     return (phase_position, position, *values)
 
 
@@ -69,6 +70,7 @@ class PlanRows:
 
 
 def plan_rows(plan: Plan, old_rows: dict[str, TaskRow], old_names: list[str] | None) -> PlanRows:
+    """What writing `plan` over `old_rows` and `old_names` (None: nothing yet) changes."""
     names = [phase.name for phase in plan.phases]
     rows: dict[str, TaskRow] = {}
     changed: list[TaskRow] = []
@@ -109,13 +111,13 @@ def event_row(entry: LoggedEvent, snapshot: Record | None) -> EventRow:
         entry.origin,
         entry.method,
         json.dumps(entry.request),  # ASCII escapes: keeps whatever a client sent
-        dumps_text(entry.completed),
-        dumps_text(entry.changes),
-        dumps_text(entry.removed),
-        dumps_text(entry.auto_started),
+        _dumps_text(entry.completed),
+        _dumps_text(entry.changes),
+        _dumps_text(entry.removed),
+        _dumps_text(entry.auto_started),
         entry.writer,
         entry.at,
-        None if snapshot is None else dumps_text(snapshot),
+        None if snapshot is None else _dumps_text(snapshot),
     )
 
 

@@ -33,7 +33,7 @@ from plansight.store import rows
 from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
 from plansight.store.errors import StoreError, StoreFault
 from plansight.store.file_events import FileEvents, open_events
-from plansight.store.kept import KEPT_IN_MEMORY, KeptSessions, SessionCopy, copy_of, empty_copy
+from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.rules import (
     HISTORY_KEPT,
     history_limit,
@@ -51,8 +51,6 @@ log = logging.getLogger(__name__)
 # case an event was missed (the folder itself replaced, say).
 POLL_SECONDS = 0.05
 EVENTS_FALLBACK_SECONDS = 5.0
-
-__all__ = ["KEPT_IN_MEMORY", "SqliteStore"]
 
 _UPSERT_TASK = (
     f"INSERT OR REPLACE INTO tasks (session, {rows.TASK_COLUMNS}) "
