@@ -39,7 +39,7 @@ from plansight.protocol.requests import (
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
 from plansight.store.base import KEPT_SESSIONS, ChangeEvent, TodoStore
-from plansight.wire import Json, session_info_json, state_json
+from plansight.wire import Json, change_json, session_info_json, state_json
 
 # `history` without a `limit`: every change whose plan is kept.
 HISTORY_LIMIT = 1000
@@ -47,14 +47,30 @@ HISTORY_LIMIT = 1000
 
 @dataclass(slots=True)
 class Outcome:
-    """What a changing request did: the result to answer with and the state to push."""
+    """What a changing request did, for each face to render once: the plan it left
+    (committed, or as it was when nothing changed), what the agent is told, and what a
+    push says (`plansight/didChange`: the plan's state with origin, completed, removed)."""
 
-    result: Json
+    plan: Plan  # as it is when returned: render before the session changes again
+    summary: str
+    errors: list[str]  # the ops that were skipped, in words
     changed: bool
     origin: Origin
-    completed: list[dict[str, str]]
-    plan: Plan | None = None  # the plan `result` was made from, as it is when returned
-    removed: list[dict[str, str]] | None = None
+    completed: list[dict[str, str]]  # {id, content, phase} of each task it completed
+    removed: list[dict[str, str]]  # and of each unfinished task it removed
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.errors)
+
+    def members(self) -> Json:
+        """What the contract's ApplyResult adds to the plan's TodoState."""
+        return change_json(self.summary, self.errors, self.completed, self.removed, self.changed)
+
+    @property
+    def result(self) -> Json:
+        """The whole ApplyResult as the contract's JSON (`plansight apply --json`)."""
+        return {**state_json(self.plan), **self.members()}
 
 
 class PlanService:
@@ -262,16 +278,8 @@ class PlanService:
                     ChangeEvent(origin, method, request, completed, changes, removed, auto_started)
                 )
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
-        result = state_json(plan)
-        result.update(
-            summary=_with_notices(summarize(plan, errors, headline, removed), notices or []),
-            errors=errors,
-            isError=bool(errors),
-            completedTasks=completed,
-            removedTasks=removed,
-            changed=changed,
-        )
-        return Outcome(result, changed, origin, completed, plan, removed)
+        summary = _with_notices(summarize(plan, errors, headline, removed), notices or [])
+        return Outcome(plan, summary, errors, changed, origin, completed, removed)
 
 
 def _clean_title(raw: str | None, settings: Settings) -> str | None:

@@ -92,3 +92,21 @@ def session_info_json(info: SessionSummary) -> Json:
         "current": task_json(info.current, info.waiting) if info.current else None,
         "updatedAt": info.updated_at,
     }
+
+
+def change_json(
+    summary: str,
+    errors: list[str],
+    completed: list[dict[str, str]],
+    removed: list[dict[str, str]],
+    changed: bool,
+) -> Json:
+    """What an ApplyResult adds to the TodoState it starts with."""
+    return {
+        "summary": summary,
+        "errors": errors,
+        "isError": bool(errors),
+        "completedTasks": completed,
+        "removedTasks": removed,
+        "changed": changed,
+    }

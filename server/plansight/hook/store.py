@@ -65,9 +65,8 @@ def ingest_plan(
         except RequestRefused as exc:
             # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
             return f"refused ({_reason(exc)})", None
-        result = outcome.result
-        done = f"version {result['version']}" + (
-            f" errors {result['errors']}" if result.get("errors") else ""
+        done = f"version {outcome.plan.version}" + (
+            f" errors {outcome.errors}" if outcome.errors else ""
         )
         if not changes:
             return done, None
@@ -96,7 +95,7 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
         update = UpdateOp.named_fields(op="update", id=current.id, add_files=relative)
         params = ApplyParams(session=session, ops=[update])
         outcome = PlanService(store).apply(params, _logged(params))
-        return f"files of {current.id}: version {outcome.result['version']}"
+        return f"files of {current.id}: version {outcome.plan.version}"
     finally:
         store.close()
 

@@ -15,7 +15,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from plansight.core.model import Plan, Task
-from plansight.wire import STATE_KEYS, Json, state_json, task_json
+from plansight.wire import Json, state_json, task_json
 
 _encoder = json.JSONEncoder(separators=(",", ":"))
 # Sessions whose bytes are kept (the ones encoded last): memory follows what is asked for.
@@ -87,13 +87,6 @@ def extend(obj: bytes, members: Json) -> bytes:
     if obj == b"{}":
         return tail
     return obj[:-1] + b"," + tail[1:]
-
-
-def split_state(result: Json) -> tuple[Json, Json]:
-    """A result that starts with a TodoState: (the state's members, the others)."""
-    state = {key: result[key] for key in STATE_KEYS}
-    rest = {key: value for key, value in result.items() if key not in state}
-    return state, rest
 
 
 class StateEncoder:

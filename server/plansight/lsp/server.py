@@ -28,7 +28,7 @@ from pygls.uris import to_fs_path
 
 from plansight import __version__
 from plansight.core.settings import Settings, merge_settings
-from plansight.lsp.encoded import Encoded, StateEncoder, encode, encode_tree, extend, split_state
+from plansight.lsp.encoded import Encoded, StateEncoder, encode_tree, extend
 from plansight.lsp.errors import request_failed, to_rpc_error
 from plansight.lsp.watch import watch_store
 from plansight.paths import workspace_root
@@ -235,21 +235,20 @@ class PlansightServer(LanguageServer):
     def answer_change(self, outcome: Outcome) -> Encoded:
         """The result of a changing request; its push follows the response. The state is
         encoded once for both."""
-        state, rest = split_state(outcome.result)
-        # The plan the result was made from, untouched since: the same JSON, encoded
-        # from the task bytes kept from earlier requests.
-        encoded = self.states.state(outcome.plan) if outcome.plan is not None else encode(state)
+        # The plan as the change left it, encoded from the task bytes kept from earlier
+        # requests.
+        encoded = self.states.state(outcome.plan)
         if outcome.changed:
             # didChange params: TodoState & {origin, completedTasks, removedTasks}.
             members = {
                 "origin": outcome.origin,
                 "completedTasks": outcome.completed,
-                "removedTasks": outcome.removed or [],
+                "removedTasks": outcome.removed,
             }
             self.pushes.append(Encoded(extend(encoded, members)))
             if not self.answering:  # not run by our request path: push once it is done
                 asyncio.get_running_loop().call_soon(self.send_pushes)
-        return Encoded(extend(encoded, rest))
+        return Encoded(extend(encoded, outcome.members()))
 
     def send_pushes(self) -> None:
         """Push the changes answered so far; they go once the response is out, so a

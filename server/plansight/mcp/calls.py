@@ -17,7 +17,7 @@ from plansight.core.summary import summarize
 from plansight.mcp.native import NATIVE_TOOLS
 from plansight.mcp.tools import TODO, TODO_INGEST, TODO_READ, TODO_WRITE
 from plansight.protocol.requests import ApplyParams, GetParams, IngestParams, WriteParams
-from plansight.service import PlanService
+from plansight.service import Outcome, PlanService
 from plansight.store import StoreError
 from plansight.validation import validation_errors
 from plansight.wire import Json
@@ -72,19 +72,19 @@ class PlanTools:
     def _write(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "todos", session)
         outcome = self.service.write(WriteParams.validate(request), request)
-        return self._changed(outcome.result, session)
+        return self._changed(outcome, session)
 
     def _apply(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "ops", session)
         outcome = self.service.apply(ApplyParams.validate(request), request)
-        return self._changed(outcome.result, session)
+        return self._changed(outcome, session)
 
-    def _changed(self, result: Json, session: str) -> ToolReply:
-        text = result["summary"]
-        if result["isError"]:
+    def _changed(self, outcome: Outcome, session: str) -> ToolReply:
+        text = outcome.summary
+        if outcome.is_error:
             # "Task not found" in an empty list is a puzzle unless it says which list.
             text += f"\n\n{_where(session)}"
-        return ToolReply(self._with_news(text, session), result["isError"])
+        return ToolReply(self._with_news(text, session), outcome.is_error)
 
     def _ingest(self, arguments: dict[str, Any], session: str) -> ToolReply:
         request = _request(arguments, "payload", session)
@@ -92,7 +92,7 @@ class PlanTools:
             if key in arguments:
                 request[key] = arguments[key]
         outcome = self.service.ingest(IngestParams.validate(request), request)
-        return self._changed(outcome.result, session)
+        return self._changed(outcome, session)
 
     def _native(self, format_name: str, arguments: dict[str, Any], session: str) -> ToolReply:
         """The agent's own tool: its arguments are the payload of its format."""
@@ -108,7 +108,7 @@ class PlanTools:
             # The model sent these arguments itself: name them as it knows them.
             errors = [FieldError(_unwrapped(e.path), e.message) for e in exc.errors]
             raise RequestRefused(errors) from None
-        return self._changed(outcome.result, session)
+        return self._changed(outcome, session)
 
     def _read(self, session: str) -> ToolReply:
         state = self.service.get(GetParams(session=session))
