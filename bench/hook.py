@@ -1,5 +1,6 @@
-"""`plansight hook` as the agent runs it: a whole process per event, timed from spawn to
-exit, side by side with a bare interpreter start (`python -c pass`) in the same run.
+"""`plansight hook` as the agent runs it, and a one-shot `plansight apply` as a shell agent
+runs it: a whole process per call, timed from spawn to exit, side by side with a bare
+interpreter start (`python -c pass`) in the same run.
 
     .venv/bin/python bench/hook.py            # 40 rounds of each kind (about two minutes)
     .venv/bin/python bench/hook.py --rounds 10
@@ -80,13 +81,30 @@ class Machine:
     def hook(self, payload: bytes) -> float:
         """Seconds from spawn to exit of `plansight hook claude-code` (and its CPU time in
         `self.cpu`, which a loaded machine stretches far less than the wall clock)."""
+        done, elapsed = self.run(["hook", "claude-code"], payload)
+        if done.returncode != 0 or not done.stdout.startswith(b"{"):
+            raise SystemExit(f"the hook misbehaved: {done!r}")
+        return elapsed
+
+    def apply(self) -> float:
+        """The same for a one-shot `plansight apply` of a shell agent (a note on its task)."""
+        ops = json.dumps([{"op": "note", "text": "checked"}])
+        done, elapsed = self.run(["apply", "--session", "shell", "--ops", ops], b"")
+        if done.returncode != 0:
+            raise SystemExit(f"plansight apply misbehaved: {done!r}")
+        return elapsed
+
+    def run(
+        self, args: list[str], stdin: bytes
+    ) -> tuple[subprocess.CompletedProcess[bytes], float]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         warm_before = self._warm_cpu()
         started = time.perf_counter()
         done = subprocess.run(
-            [str(PLANSIGHT), "hook", "claude-code"],
-            input=payload,
+            [str(PLANSIGHT), *args],
+            input=stdin,
             capture_output=True,
+            cwd=self.project,
             env=self.env,
             check=False,
         )
@@ -94,9 +112,7 @@ class Machine:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         self.cpu += self._warm_cpu() - warm_before
-        if done.returncode != 0 or not done.stdout.startswith(b"{"):
-            raise SystemExit(f"the hook misbehaved: {done!r}")
-        return elapsed
+        return done, elapsed
 
     def _warm_cpu(self) -> float:
         """Seconds of CPU the warm process has used so far (0 without one)."""
@@ -126,6 +142,8 @@ def kinds(machine: Machine, way: str) -> dict[str, Callable[[], tuple[float, flo
         if way == WARM and machine.warm_pid is None:
             machine.wait_warm()
     machine.hook(machine.event("PostToolUse-TaskUpdate-in_progress"))
+    init = [{"op": "init", "list": [{"phase": "Work", "items": ["Check the build"]}]}]
+    machine.run(["apply", "--session", "shell", "--ops", json.dumps(init)], b"")
     kinds = {
         "prompt, no plan yet (no store)": lambda: machine.hook(
             machine.event("UserPromptSubmit", session_id=f"fresh-{next(fresh)}")
@@ -135,6 +153,7 @@ def kinds(machine: Machine, way: str) -> dict[str, Callable[[], tuple[float, flo
         "plan tool: TaskUpdate ingested": lambda: machine.hook(
             machine.event("PostToolUse-TaskUpdate-in_progress")
         ),
+        "one-shot `plansight apply` (a shell agent's note)": machine.apply,
     }
 
     def with_cpu(run: Callable[[], float]) -> Callable[[], tuple[float, float]]:

@@ -3,6 +3,9 @@ PostgreSQL cluster for the team store's tests (started once, on first use)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +15,20 @@ from hypothesis import settings as hypothesis_settings
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 from postgres_cluster import Cluster, running_cluster
+
+# Commands the tests run go through the warm hook process as a person's do (the relay of
+# `plansight hook` and of one-shot commands); one a test leaves behind leaves within a
+# minute, and the one of the tests' own settings is stopped when they end.
+os.environ["PLANSIGHT_HOOK_IDLE_SECONDS"] = "60"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "plansight", "hook-daemon", "--stop"],
+        capture_output=True,
+        check=False,
+    )
+
 
 # Property tests must stay quick on a shared two-core machine; timing is never asserted.
 hypothesis_settings.register_profile("plansight", max_examples=200, deadline=None)

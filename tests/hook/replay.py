@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plansight.hook.daemon import running_pid
+from plansight.hook.relay import running_pid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hooks"
 AGENTS = ("claude-code", "codex", "gemini")

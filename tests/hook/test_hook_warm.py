@@ -16,7 +16,7 @@ import pytest
 from replay import Replay
 
 import plansight.hook.store
-from plansight.hook.daemon import running_pid
+from plansight.hook.relay import running_pid
 from plansight.paths import default_store_path
 from plansight.protocol.requests import GetParams
 from plansight.service import PlanService

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 
+from plansight.hook.relay import relayable, run_command, start_warm_process
+
 TYPE_CHECKING = False  # not `typing`'s: importing it costs the hook's relay a few ms
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -19,11 +21,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_hook(arguments[1])
     if arguments[:1] == ["hook-daemon"]:  # started by `plansight hook`, not by people
-        from plansight.hook.daemon import serve, stop
+        from plansight.cli.daemon import serve, stop
 
         if arguments[1:] == ["--stop"]:  # the one for this environment's settings
             return 0 if stop() else 1
         return serve()
-    from plansight.cli.main import main as run_command
+    if relayable(arguments):
+        code = run_command(arguments)
+        if code is not None:
+            return code
+    from plansight.cli.main import main as run_here
 
-    return run_command(arguments)
+    # No frame of its own around `serve`: the language server decodes messages nested
+    # almost as deep as the interpreter's recursion limit allows, at this stack depth.
+    try:
+        return run_here(arguments)
+    finally:
+        if relayable(arguments):
+            start_warm_process()

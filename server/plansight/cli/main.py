@@ -254,12 +254,25 @@ def _parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------- helpers
 
 
+# The stores a command opened, closed when it ends: as its own process would at exit,
+# and in the warm process, which runs one command after another.
+_opened: list[Any] = []
+
+
 def _service(args: argparse.Namespace) -> Any:
     from plansight.service import PlanService
     from plansight.store import open_store
     from plansight.store.location import store_location
 
-    return PlanService(open_store(store_location(args.db, None), None, args.workspace))
+    store = open_store(store_location(args.db, None), None, args.workspace)
+    _opened.append(store)
+    return PlanService(store)
+
+
+def _close_stores() -> None:
+    while _opened:
+        with contextlib.suppress(Exception):  # closing must not hide what the command said
+            _opened.pop().close()
 
 
 def _read_json(value: str, what: str) -> Any:
@@ -600,3 +613,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         logging.getLogger(__name__).debug("internal error", exc_info=True)
         _fail(f"internal error ({exc.__class__.__name__}); run with PLANSIGHT_DEBUG=1 for details")
+    finally:
+        _close_stores()

@@ -6,7 +6,9 @@ a relay: it passes the event's bytes over a Unix socket to a hook process of the
 user and the same settings (`plansight hook-daemon`, started by the first event that
 finds none and gone after ten idle minutes) and prints what it answers. When there is
 none, or it does not answer as it should, the event is handled in this process, exactly
-as the warm one would, and a warm one is started for the next event.
+as the warm one would, and a warm one is started for the next event. The one-shot
+commands shell agents run in a loop (`plansight apply`, `write`, `ingest`...) are relayed
+the same way (`run_command`).
 
 Only the standard library's cheapest modules load here: this module is the whole cost of
 a relayed event (the socket is `_socket`'s, the C module under `socket`, which would
@@ -34,7 +36,16 @@ MAX_REPLY_BYTES = 16 * 1024 * 1024
 # a second time (the warm process may still commit it).
 REPLY_WAIT_SECONDS = 10.0
 CONNECT_WAIT_SECONDS = 0.5
+COMMAND_WAIT_SECONDS = 60  # a one-shot command has no deadline of its own
 STALE = b"stale"  # the warm process's code changed since it started: it exits
+# One-shot commands agents and scripts run in a loop, answered by the warm process too;
+# never the long-running or interactive ones (serve, mcp, watch, show, demo, setup).
+RELAYED_COMMANDS = frozenset(
+    {"apply", "write", "ingest", "clear", "import", "context", "history", "restore", "undo"}
+    | {"export", "sessions"}
+)
+Reply = tuple[int, bytes, bytes]  # exit code, stdout, stderr
+TIMED_OUT: Reply = (-1, b"", b"")
 STARTING_SECONDS = 10.0  # a warm process not listening this long after its start failed
 
 
@@ -87,9 +98,11 @@ def safe_folder(path: str) -> bool:
     )
 
 
-def relay(agent: str, event: bytes, cwd: str) -> bytes | None:
-    """The warm process's reply to `event`, or None when there is no warm process that
-    answers as it should (the caller then handles the event itself)."""
+def relay(kind: str, args: list[str], data: bytes, cwd: str, wait: float) -> Reply | None:
+    """What the warm process answers to one command: `kind` is `hook` (`args`: the agent)
+    or `cli` (`args`: the command line), `data` what it reads on stdin. None when there is
+    no warm process that answers as it should (the caller then runs the command itself);
+    `TIMED_OUT` when it has the command but did not answer within `wait` seconds."""
     path = address()
     if not safe_folder(os.path.dirname(path)):
         return None
@@ -100,21 +113,34 @@ def relay(agent: str, event: bytes, cwd: str) -> bytes | None:
             connection.connect(path)
         except OSError:
             return None  # none yet, or one that left its socket behind
+        mask = os.umask(0o077)  # read, and put back at once: files it creates are made so
+        os.umask(mask)
+        fields = [kind, cwd, str(mask), str(len(args)), *args]
+        header = b"".join(os.fsencode(field) + b"\0" for field in fields)
         try:
-            connection.settimeout(REPLY_WAIT_SECONDS)
-            header = b"\0".join([agent.encode("utf-8", "surrogateescape"), os.fsencode(cwd), b""])
-            connection.sendall(header + event)
+            connection.settimeout(wait)
+            connection.sendall(header + data)
             connection.shutdown(_socket.SHUT_WR)
             reply = _read_all(connection, MAX_REPLY_BYTES)
         except TimeoutError:
-            return b"{}\n"  # it has the event and may still commit it: never run it twice
+            return TIMED_OUT  # it has the command and may still commit it: never run it twice
         except OSError:
-            return None  # it went away before it read the event
-        if not reply.startswith(b"{") or not reply.endswith(b"\n"):
-            return None  # stale, or cut off
-        return reply
+            return None  # it went away before it read the command
+        return _parse_reply(reply)
     finally:
         connection.close()
+
+
+def _parse_reply(reply: bytes) -> Reply | None:
+    """`<exit code> <stdout length>\n<stdout><stderr>`; None for `stale` or a reply cut off."""
+    head, newline, body = reply.partition(b"\n")
+    parts = head.split(b" ")
+    if not newline or len(parts) != 2 or not all(part.isdigit() for part in parts):
+        return None
+    code, length = int(parts[0]), int(parts[1])
+    if length > len(body):
+        return None
+    return code, body[:length], body[length:]
 
 
 def start_warm_process() -> None:
@@ -196,13 +222,11 @@ def run_hook(agent: str) -> int:
         event = b""
     relayed = enabled() and len(event) <= MAX_EVENT_BYTES
     if relayed:
-        reply = relay(agent, event, _cwd())
-        if reply is not None:
-            try:
-                sys.stdout.buffer.write(reply)
-                sys.stdout.flush()
-            except (OSError, ValueError):
-                pass  # the agent closed the pipe: nothing to tell it
+        reply = relay("hook", [agent], event, _cwd(), REPLY_WAIT_SECONDS)
+        if reply is TIMED_OUT:
+            reply = (0, b"{}\n", b"")  # the agent goes on; the warm process logs the rest
+        if reply is not None and reply[1].startswith(b"{") and reply[1].endswith(b"\n"):
+            _write(sys.stdout, reply[1])
             return 0
     import io
 
@@ -212,6 +236,68 @@ def run_hook(agent: str) -> int:
     if relayed:
         start_warm_process()
     return code
+
+
+def relayable(args: list[str]) -> bool:
+    """A one-shot command the warm process may answer (not a request for its help, which
+    fits the caller's terminal)."""
+    return (
+        bool(args)
+        and args[0] in RELAYED_COMMANDS
+        and enabled()
+        and not {"-h", "--help"} & set(args)
+    )
+
+
+def run_command(args: list[str]) -> int | None:
+    """A `relayable` command answered by the warm process: its exit code, its output
+    printed; None when it must run here."""
+    data = b""
+    if "-" in args:  # the command reads stdin: the warm process gets it whole
+        try:
+            data = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+        except OSError:
+            return None
+        too_big = len(data) > MAX_EVENT_BYTES
+        if too_big:
+            data += sys.stdin.buffer.read()
+        sys.stdin = _Replayed(data)  # read again by the command if it runs here after all
+        if too_big:
+            return None
+    reply = relay("cli", args, data, _cwd(), COMMAND_WAIT_SECONDS)
+    if reply is None:
+        return None
+    if reply is TIMED_OUT:
+        _write(
+            sys.stderr,
+            b"plansight: no answer within %d s; whether the change was made, "
+            b"`plansight show` says\n" % COMMAND_WAIT_SECONDS,
+        )
+        return 2
+    code, out, err = reply
+    _write(sys.stdout, out)
+    _write(sys.stderr, err)
+    return code
+
+
+class _Replayed:
+    """stdin, already read for the warm process, read again by the command run here."""
+
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+
+    def read(self, size: int = -1) -> str:
+        return self.buffer.read(size).decode()
+
+
+def _write(stream: object, data: bytes) -> None:
+    try:
+        stream.buffer.write(data)  # type: ignore[attr-defined]
+        stream.flush()  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        pass  # the reader closed the pipe: nothing to tell it
 
 
 def _cwd() -> str:

@@ -88,7 +88,7 @@ def main(
         out.flush()
     except (OSError, ValueError) as exc:  # the agent closed the pipe: nothing to tell it
         outcome += f"; reply not written: {exc.__class__.__name__}"
-    _log(facts, outcome, time.perf_counter() - started)
+    log_line(facts, outcome, time.perf_counter() - started)
     return 0
 
 
@@ -153,6 +153,16 @@ def handle(
             facts["result"] = add_files(cwd, session, paths)
             return {}
     return {}
+
+
+def warm_up() -> None:
+    """Load what the events that touch the store need (`plansight hook-daemon` does it
+    before it listens; one event in its own process loads only what it needs)."""
+    import plansight.context_round
+    import plansight.hook.files
+    import plansight.hook.store
+    import plansight.service
+    import plansight.store.sqlite  # noqa: F401
 
 
 def _session_name(agent: Agent, session_id: str) -> str:
@@ -252,7 +262,7 @@ def _failure(exc: BaseException) -> str:
     return "failed: " + "".join(traceback.format_exception(exc)).rstrip()
 
 
-def _log(facts: dict[str, str], outcome: str, seconds: float) -> None:
+def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
     """Append one line; never raises (a full disk must not hurt the agent either)."""
     try:
         path = log_path()
@@ -262,7 +272,7 @@ def _log(facts: dict[str, str], outcome: str, seconds: float) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         fields = " ".join(
             f"{key}={facts[key]}"
-            for key in ("by", "agent", "event", "tool", "session", "result")
+            for key in ("by", "agent", "event", "tool", "session", "command", "result")
             if key in facts
         )
         with open(path, "a", encoding="utf-8") as log:

@@ -2,7 +2,9 @@
 
 One per user, interpreter, package and settings (its socket's name says which, see
 `relay.address`). It handles one event at a time, exactly as `plansight hook` would in
-its own process (`run.main`, the same store, log and deadline), and leaves:
+its own process (`run.main`, the same store, log and deadline), and the one-shot
+commands relayed to it as `plansight ...` would (`cli.main`, in the caller's folder, with
+its stdin, output and exit code). It leaves:
 - after ten minutes without an event (an idle wait, no wake-ups);
 - when a file of the package it runs changed (an upgrade, an edit in a clone): it answers
   `stale`, the relay handles that event itself and starts a fresh one;
@@ -20,8 +22,16 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
-from plansight.hook.relay import MAX_EVENT_BYTES, STALE, address, make_folder, running_pid
+from plansight.hook.relay import (
+    MAX_EVENT_BYTES,
+    RELAYED_COMMANDS,
+    STALE,
+    address,
+    make_folder,
+    running_pid,
+)
 
 IDLE_SECONDS = 600.0  # PLANSIGHT_HOOK_IDLE_SECONDS overrides it
 REQUEST_WAIT_SECONDS = 5.0  # a relay sends its event at once; one that stalls is dropped
@@ -71,6 +81,7 @@ def serve() -> int:
             with connection:
                 fresh = _unchanged(stamps)
                 _answer(connection, fresh)
+            _source_stamps(into=stamps)  # what the command loaded, watched from now on
             if not fresh or not _still_ours(path, bound):
                 break
     except _Leaving:
@@ -127,8 +138,6 @@ def _leave(signum: int, frame: object) -> None:
 
 
 def _answer(connection: socket.socket, fresh: bool) -> None:
-    from plansight.hook.run import main
-
     connection.settimeout(REQUEST_WAIT_SECONDS)
     try:
         if not _same_user(connection):
@@ -139,15 +148,87 @@ def _answer(connection: socket.socket, fresh: bool) -> None:
         if not fresh:
             connection.sendall(STALE)
             return
-        agent, cwd, event = request
-        out = io.StringIO()
-        main([agent], stdin=io.BytesIO(event), stdout=out, cwd=cwd, warm=True)
-        connection.sendall(out.getvalue().encode("utf-8", "surrogateescape"))
+        args = request.args
+        if request.kind == "hook" and len(args) == 1:
+            run = _run_hook
+        elif request.kind == "cli" and args and args[0] in RELAYED_COMMANDS:
+            run = _run_command
+        else:
+            return  # not a request of ours: the relay runs it itself
+        mask = os.umask(request.umask)
+        try:
+            code, out, err = run(args, request.cwd, request.data)
+        finally:
+            os.umask(mask)
+        connection.sendall(b"%d %d\n" % (code, len(out)) + out + err)
     except OSError:
-        pass  # the relay went away; it prints `{}` or handles the event itself
+        pass  # the relay went away; it prints `{}` or runs the command itself
 
 
-def _read_request(connection: socket.socket) -> tuple[str, str, bytes] | None:
+def _run_hook(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, bytes]:
+    from plansight.hook.run import main
+
+    out = io.StringIO()
+    code = main(args, stdin=io.BytesIO(data), stdout=out, cwd=cwd, warm=True)
+    return code, out.getvalue().encode("utf-8", "surrogateescape"), b""
+
+
+def _run_command(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, bytes]:
+    """`plansight ARGS` as it runs in its own process: in the caller's folder, with its
+    stdin, its output and its exit code (argparse's and `_fail`'s SystemExit included)."""
+    import logging
+    import time
+
+    from plansight.cli.main import main
+    from plansight.hook.run import log_line
+
+    started = time.perf_counter()
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin, sys.stdout, sys.stderr, logging.getLogger().handlers[:]
+    here = os.getcwd()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    sys.stdout, sys.stderr = out, err
+    try:
+        os.chdir(cwd)
+        code = main(args)
+    except SystemExit as leaving:
+        code = _exit_code(leaving.code, err)
+    except OSError:  # the caller's folder is gone: as its own process would have failed
+        err.write("plansight: the current folder cannot be used\n")
+        code = 2
+    except Exception as exc:  # the command's own handler let a bug through
+        err.write(f"plansight: internal error ({exc.__class__.__name__})\n")
+        code = 2
+    finally:
+        sys.stdin, sys.stdout, sys.stderr, handlers = saved
+        logging.getLogger().handlers[:] = handlers
+        os.chdir(here)
+    # The command alone: its arguments may hold a plan, which the store keeps, not the log.
+    log_line({"by": "warm", "command": args[0]}, f"exit {code}", time.perf_counter() - started)
+    encode = "utf-8", "surrogateescape"
+    return code, out.getvalue().encode(*encode), err.getvalue().encode(*encode)
+
+
+def _exit_code(code: object, err: io.StringIO) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    err.write(f"{code}\n")
+    return 1
+
+
+class Request(NamedTuple):
+    """What a relay sends: `kind\0cwd\0umask\0count\0arg\0...arg\0` then stdin's bytes."""
+
+    kind: str  # `hook` or `cli`
+    cwd: str  # the caller's folder
+    umask: int  # the caller's: a store the command creates is made as the caller would
+    args: list[str]
+    data: bytes
+
+
+def _read_request(connection: socket.socket) -> Request | None:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -156,13 +237,17 @@ def _read_request(connection: socket.socket) -> tuple[str, str, bytes] | None:
             break
         chunks.append(chunk)
         size += len(chunk)
-        if size > MAX_EVENT_BYTES + 8192:
+        if size > MAX_EVENT_BYTES + 65536:
             return None
-    agent, separator, rest = b"".join(chunks).partition(b"\0")
-    cwd, separator_2, event = rest.partition(b"\0")
-    if not separator or not separator_2:
+    fields = b"".join(chunks).split(b"\0", 4)
+    if len(fields) != 5 or not fields[2].isdigit() or not fields[3].isdigit():
         return None
-    return agent.decode("utf-8", "surrogateescape"), os.fsdecode(cwd), event
+    kind, cwd, mask, count, rest = fields
+    parts = rest.split(b"\0", int(count))
+    if len(parts) != int(count) + 1:
+        return None
+    args = [os.fsdecode(part) for part in parts[:-1]]
+    return Request(os.fsdecode(kind), os.fsdecode(cwd), int(mask) & 0o777, args, parts[-1])
 
 
 def _same_user(connection: socket.socket) -> bool:
@@ -202,12 +287,9 @@ def _take_lock(path: str) -> int | None:
 
 def _warm_up() -> None:
     """Load what an event needs before the first one arrives."""
-    import plansight.context_round
-    import plansight.hook.files
-    import plansight.hook.run
-    import plansight.hook.store
-    import plansight.service
-    import plansight.store.sqlite  # noqa: F401
+    from plansight.hook.run import warm_up
+
+    warm_up()
 
 
 def _unchanged(stamps: dict[str, int]) -> bool:
@@ -221,12 +303,12 @@ def _unchanged(stamps: dict[str, int]) -> bool:
     return True
 
 
-def _source_stamps() -> dict[str, int]:
-    """When each loaded file of the package last changed."""
-    stamps: dict[str, int] = {}
+def _source_stamps(into: dict[str, int] | None = None) -> dict[str, int]:
+    """When each loaded file of the package last changed (`into`: adding those not in it)."""
+    stamps: dict[str, int] = {} if into is None else into
     for module in list(sys.modules.values()):
         source = getattr(module, "__file__", None)
-        if source and source.startswith(_PACKAGE):
+        if source and source.startswith(_PACKAGE) and source not in stamps:
             try:
                 stamps[source] = os.stat(source).st_mtime_ns
             except OSError:
