@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import MCPError
 from mcp_harness import Rendezvous, mcp_client, session_of, text_of, todo
 
 from plansight.mcp.server import run_mcp
@@ -112,18 +113,39 @@ def test_a_claimed_name_is_not_given_twice(tmp_path: Path) -> None:
     assert list(locks.iterdir()) == []
 
 
-def test_unusable_session_or_store_exits_2_with_one_line(
+def test_an_unusable_session_name_exits_2_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run_mcp(str(tmp_path / "plans.sqlite3"), "x" * 201) == 2
     assert capsys.readouterr().err == "plansight: the session name must be 1 to 200 characters\n"
 
+
+async def test_an_unusable_store_is_told_to_the_model_until_it_is_usable(tmp_path: Path) -> None:
+    """The store is opened by the first call that needs it (the handshake does not wait
+    for it): each call says why it cannot be used, nothing is created, and once the
+    person clears the way the same server writes."""
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    assert run_mcp(str(blocker / "plans.sqlite3"), "s") == 2
-    err = capsys.readouterr().err
-    assert err.startswith("plansight: The plan store's folder is a file") and err.count("\n") == 1
-    assert not os.path.exists(blocker / "plans.sqlite3")
+    db = blocker / "plans.sqlite3"
+    async with mcp_client("--db", str(db)) as client:
+        assert {tool.name for tool in (await client.list_tools()).tools} >= {"todo_write"}
+        for call in (("todo_read", {}), ("todo_write", {"todos": [todo("Ship it", "Shipping")]})):
+            refused = await client.call_tool(*call)
+            assert refused.is_error
+            assert text_of(refused).startswith(
+                "Nothing was changed: the Plansight store cannot be used now. "
+                "The plan store's folder is a file: "
+            )
+            assert str(tmp_path) not in text_of(refused)
+        with pytest.raises(MCPError, match=r"^Nothing was changed: .* folder is a file"):
+            await client.list_resources()
+        assert not os.path.exists(db) and blocker.read_text() == ""
+
+        blocker.unlink()
+        written = await client.call_tool("todo_write", {"todos": [todo("Ship it", "Shipping")]})
+        assert not written.is_error and "Ship it" in text_of(written)
+        session = await session_of(client)
+    assert [task.content for task in SqliteStore(db).load(session).tasks()] == ["Ship it"]
 
 
 async def test_a_server_ended_by_sigterm_frees_its_name(store_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,6 +14,7 @@ from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.model import Plan
 from plansight.core.summary import summarize
 from plansight.mcp.native import NATIVE_TOOLS
+from plansight.mcp.replies import ToolReply, store_fault_text
 from plansight.mcp.tools import TODO, TODO_INGEST, TODO_READ, TODO_WRITE
 from plansight.protocol.requests import ApplyParams, GetParams, IngestParams, WriteParams
 from plansight.service import Outcome, PlanService
@@ -25,16 +25,6 @@ from plansight.wire import Json
 log = logging.getLogger(__name__)
 
 EMPTY = "The todo list is empty."
-
-
-@dataclass(frozen=True, slots=True)
-class ToolReply:
-    """What the model reads (`text`), whether it is an error, and the plan for clients
-    that take structured content (todo_read only)."""
-
-    text: str
-    is_error: bool = False
-    state: Json | None = None
 
 
 def read_text(plan: Plan) -> str:
@@ -129,11 +119,6 @@ class PlanTools:
         except StoreError:
             log.warning("cannot read session %r after a refusal", session)
         return ToolReply(f"{text}\n\n{_where(session)}", is_error=True)
-
-
-def store_fault_text(exc: StoreError) -> str:
-    """A store fault as the model reads it: nothing changed, and what a person can do."""
-    return f"Nothing was changed: the Plansight store cannot be used now. {exc}."
 
 
 def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any]:

@@ -5,6 +5,10 @@ One process serves one client (stdio), so one session per process: the one it is
 minutes that no live server holds (see `session.py`), else one named after the client and
 the start time.
 No network listener.
+
+An agent waits for the server's start before its first turn: the handshake and the tool
+list are answered before the store is opened or the service's code imported (the first
+call that needs them does both), so a start costs little beyond the SDK's own.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ import os
 import signal
 import sys
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -24,8 +29,8 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from plansight import __version__
-from plansight.mcp.calls import PlanTools, ToolReply, store_fault_text
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
+from plansight.mcp.replies import ToolReply, store_fault_text
 from plansight.mcp.resources import (
     EMPTY_MARKDOWN,
     MARKDOWN,
@@ -60,9 +65,12 @@ from plansight.mcp.tools import (
 from plansight.protocol.models import TodoState
 from plansight.protocol.requests import ExportParams
 from plansight.protocol.text import clean_content
-from plansight.service import PlanService
-from plansight.store import StoreError, open_store
+from plansight.store.errors import StoreError
 from plansight.store.location import is_postgres_url, store_location
+
+if TYPE_CHECKING:
+    from plansight.mcp.calls import PlanTools
+    from plansight.service import PlanService
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +115,7 @@ def tool_list(agent: str | None = None) -> list[types.Tool]:
             title="Read the todo list",
             description=TODO_READ_DESCRIPTION,
             input_schema=TODO_READ_SCHEMA,
-            output_schema=TodoState.model_json_schema(by_alias=True, mode="serialization"),
+            output_schema=_todo_state_schema(),
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
         ),
         types.Tool(
@@ -123,22 +131,66 @@ def tool_list(agent: str | None = None) -> list[types.Tool]:
     ]
 
 
+@cache
+def _todo_state_schema() -> dict[str, Any]:
+    return TodoState.model_json_schema(by_alias=True, mode="serialization")
+
+
 class PlanConnection:
-    """The server's state: the service, and the session this process writes to."""
+    """The server's state: the store (opened on first use), and the session this process
+    writes to."""
 
     def __init__(
         self,
-        service: PlanService,
+        location: str,
+        workspace: str | None,
         session: str | None,
         started: datetime,
         agent: str | None = None,
     ) -> None:
-        self.service = service
+        self.location = location
+        self.workspace = workspace
         self.agent = agent  # whose native plan tools to offer; else known from the client
-        self.tools = PlanTools(service)
         self.started = started
-        self.claim = SessionClaim(lock_dir_for(service.store.path))
         self._session = session
+        self._tools: PlanTools | None = None
+        self._claim: SessionClaim | None = None
+
+    @property
+    def tools(self) -> PlanTools:
+        """The plan tools on the store, opened by the first call that needs them; until
+        the store can be opened, each such call raises its StoreError again."""
+        if self._tools is None:
+            # Here, not at the top: the service, the core and the store are most of what
+            # Plansight adds to the SDK's start, and the handshake needs none of them.
+            from plansight.mcp.calls import PlanTools
+            from plansight.service import PlanService
+            from plansight.store import open_store
+
+            store = open_store(self.location, None, self.workspace)
+            self._tools = PlanTools(PlanService(store))
+        return self._tools
+
+    @property
+    def service(self) -> PlanService:
+        return self.tools.service
+
+    @property
+    def claim(self) -> SessionClaim:
+        if self._claim is None:
+            self._claim = SessionClaim(lock_dir_for(self.service.store.path))
+        return self._claim
+
+    def release_session(self) -> None:
+        """Free the session's name, if one was claimed."""
+        if self._claim is not None:
+            self._claim.release()
+
+    def close(self) -> None:
+        """Free the session's name and close the store, if they were taken."""
+        self.release_session()
+        if self._tools is not None:
+            self._tools.service.store.close()
 
     def session(self, ctx: Context) -> str:
         """Named on first use, from the client's name as it introduced itself."""
@@ -179,7 +231,8 @@ class PlanConnection:
         if params.name not in (TODO_WRITE, TODO, TODO_READ, TODO_INGEST, *NATIVE_TOOLS):
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         try:
-            reply = self.tools.call(params.name, params.arguments or {}, self.session(ctx))
+            session = self.session(ctx)
+            reply = self.tools.call(params.name, params.arguments or {}, session)
         except StoreError as exc:
             reply = ToolReply(store_fault_text(exc), is_error=True)
         except Exception:
@@ -195,8 +248,12 @@ class PlanConnection:
     async def list_resources(
         self, ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        own = self.session(ctx)
-        names = [own] + [s.session for s in self.service.store.summaries() if s.session != own]
+        try:
+            own = self.session(ctx)
+            summaries = self.service.store.summaries()
+        except StoreError as exc:
+            raise MCPError(types.INTERNAL_ERROR, store_fault_text(exc)) from None
+        names = [own] + [s.session for s in summaries if s.session != own]
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
@@ -281,15 +338,10 @@ def run_mcp(
             file=sys.stderr,
         )
         return 2
-    try:
-        location = store_location(db_path, None)
-        if not is_postgres_url(location):
-            location = str(Path(location).resolve())
-        store = open_store(location, None, workspace)
-    except StoreError as exc:
-        print(f"plansight: {exc}", file=sys.stderr)
-        return 2
-    connection = PlanConnection(PlanService(store), session, started, agent)
+    location = store_location(db_path, None)
+    if not is_postgres_url(location):
+        location = str(Path(location).resolve())
+    connection = PlanConnection(location, workspace, session, started, agent)
     server = build_server(connection)
 
     async def serve() -> None:
@@ -299,7 +351,7 @@ def run_mcp(
     def on_term(signum: int, frame: object) -> None:
         # An agent may end its servers with SIGTERM, stdin still open (which a clean exit
         # would wait on): free the name, then die of the signal as before.
-        connection.claim.release()
+        connection.release_session()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
@@ -309,6 +361,5 @@ def run_mcp(
     except KeyboardInterrupt:
         pass
     finally:
-        connection.claim.release()
-        store.close()
+        connection.close()
     return 0
