@@ -84,13 +84,14 @@ class McpPeer:
         self._next_id = 0
 
     @classmethod
-    async def spawn(cls, argv: list[str], cwd: Path) -> McpPeer:
+    async def spawn(cls, argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> McpPeer:
         process = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             cwd=cwd,
+            env={**os.environ, **(env or {})},
             limit=rpc.READ_LIMIT,
         )
         if rpc.SERVER_CPUS:
@@ -146,6 +147,7 @@ class Spawned:
 
     argv: list[str]
     first_tool: str
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -161,7 +163,7 @@ class Start:
 async def cold_start(server: Spawned, cwd: Path) -> Start:
     hello = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT}
     started = time.perf_counter()
-    peer = await McpPeer.spawn(server.argv, cwd)
+    peer = await McpPeer.spawn(server.argv, cwd, server.env)
     try:
         await peer.request("initialize", hello)
         initialized = time.perf_counter()
@@ -281,7 +283,7 @@ async def tool_calls(
     return noop, write, read
 
 
-def start_rows(starts: dict[str, list[Start]]) -> list[Row]:
+def start_rows(starts: dict[str, list[Start]], baseline: str | None) -> list[Row]:
     ours, sdk, high = starts["plansight"], starts["sdk"], starts["mcpserver"]
     rows = []
     for what, figure, targeted in (
@@ -309,6 +311,19 @@ def start_rows(starts: dict[str, list[Start]]) -> list[Row]:
             f"{cpu_ratio:.2f}x",
         )
     )
+    if "before" in starts:
+        before = starts["before"]
+        ratio = paired_ratio([s.tools_ms for s in before], [s.tools_ms for s in sdk])
+        rows.append(
+            Row(
+                f"`plansight mcp` cold start p50 to `tools/list` (before: {baseline})",
+                f"{median([s.tools_ms for s in before]):.0f} ms",
+                f"{median([s.tools_ms for s in sdk]):.0f} ms",
+                f"{ratio:.2f}x",
+                f"<= {START_TARGET}x",
+                verdict(ratio <= START_TARGET),
+            )
+        )
     high_ratio = paired_ratio([s.tools_ms for s in high], [s.tools_ms for s in sdk])
     rows.append(
         Row(
@@ -345,18 +360,25 @@ def call_rows(noop: Calls, write: Calls, read: Calls) -> list[Row]:
     return rows
 
 
-async def measure(folder: Path, sizes: Sizes, log: Callable[[str], None]) -> list[Row]:
+async def measure(
+    folder: Path, sizes: Sizes, log: Callable[[str], None], baseline: str | None = None
+) -> list[Row]:
     """The rows of the MCP figures; the servers run from `folder` (kept empty but for the
-    store) so that nothing in the current folder shadows a module."""
+    store) so that nothing in the current folder shadows a module. `baseline`: another
+    checkout's `server/`, whose cold start is measured in the same rounds."""
     db = folder / "mcp.sqlite3"
     servers = {
         "plansight": Spawned(plansight_argv(db), "todo_read"),
         "sdk": Spawned(sdk_argv(), "noop"),
         "mcpserver": Spawned(sdk_argv("mcpserver"), "noop"),
     }
+    if baseline is not None:
+        path = str(Path(baseline).resolve())
+        before = plansight_argv(folder / "before.sqlite3")
+        servers["before"] = Spawned(before, "todo_read", {"PYTHONPATH": path})
     starts = await cold_starts(servers, folder, sizes.spawns, log)
     noop, write, read = await tool_calls(db, folder, sizes, log)
-    return start_rows(starts) + call_rows(noop, write, read)
+    return start_rows(starts, baseline) + call_rows(noop, write, read)
 
 
 def place(placement: str) -> str:
@@ -383,7 +405,7 @@ async def main(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - started:5.1f} s] {message}", file=sys.stderr, flush=True)
 
     with tempfile.TemporaryDirectory(prefix="plansight-mcp-bench-") as folder:
-        rows = await measure(Path(folder), sizes, log)
+        rows = await measure(Path(folder), sizes, log, args.baseline)
     elapsed = time.perf_counter() - started
     print(table(rows).replace("| floor |", "| SDK no-op server |", 1))
     print(
@@ -403,6 +425,11 @@ def parse_args() -> argparse.Namespace:
         choices=("same", "free"),
         default="same",
         help="client and servers on one CPU (default), or wherever the scheduler likes",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also measure the cold start of another checkout's server/ in the same rounds",
     )
     parser.add_argument(
         "--server-path",

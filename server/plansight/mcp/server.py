@@ -6,314 +6,24 @@ minutes that no live server holds (see `session.py`), else one named after the c
 the start time.
 No network listener.
 
-An agent waits for the server's start before its first turn: the handshake and the tool
-list are answered before the store is opened or the service's code imported (the first
-call that needs them does both), so a start costs little beyond the SDK's own.
+An agent waits for its servers' start before its first turn, so this module imports
+nothing heavy: the MCP SDK is imported by `run_mcp` once the arguments are checked, and
+the store and the service by the first tool call (see `connection.py`).
 """
 
 from __future__ import annotations
 
-import logging
+import gc
 import os
 import signal
 import sys
-from datetime import datetime, timezone
-from functools import cache
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-import anyio
-import mcp_types as types
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel.server import Server
-from mcp.shared.exceptions import MCPError
-
-from plansight import __version__
-from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
-from plansight.mcp.replies import ToolReply, store_fault_text
-from plansight.mcp.resources import (
-    EMPTY_MARKDOWN,
-    MARKDOWN,
-    PLAN_TEMPLATE,
-    plan_uri,
-    session_of,
-)
-from plansight.mcp.session import (
-    MAX_SESSION_LENGTH,
-    SessionClaim,
-    connection_session,
-    lock_dir_for,
-    recent_sessions_of,
-    requested_session,
-)
-from plansight.mcp.stdio import checked_stdio
-from plansight.mcp.tools import (
-    INSTRUCTIONS,
-    TODO,
-    TODO_DESCRIPTION,
-    TODO_INGEST,
-    TODO_INGEST_DESCRIPTION,
-    TODO_INGEST_SCHEMA,
-    TODO_READ,
-    TODO_READ_DESCRIPTION,
-    TODO_READ_SCHEMA,
-    TODO_SCHEMA,
-    TODO_WRITE,
-    TODO_WRITE_DESCRIPTION,
-    TODO_WRITE_SCHEMA,
-)
-from plansight.protocol.models import TodoState
-from plansight.protocol.requests import ExportParams
+from plansight.mcp.native import AGENT_TOOLS
+from plansight.mcp.session import MAX_SESSION_LENGTH, requested_session
 from plansight.protocol.text import clean_content
-from plansight.store.errors import StoreError
 from plansight.store.location import is_postgres_url, store_location
-
-if TYPE_CHECKING:
-    from plansight.mcp.calls import PlanTools
-    from plansight.service import PlanService
-
-log = logging.getLogger(__name__)
-
-Context = ServerRequestContext[Any, Any]
-
-
-def tool_list(agent: str | None = None) -> list[types.Tool]:
-    """Plansight's own tools, then those of `agent`'s own plan tools Plansight offers."""
-    native = [
-        types.Tool(
-            name=tool.name,
-            title=tool.title,
-            description=tool.description,
-            input_schema=tool.input_schema,
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, open_world_hint=False
-            ),
-        )
-        for tool in AGENT_TOOLS.get(agent or "", ())
-    ]
-    return [
-        types.Tool(
-            name=TODO_WRITE,
-            title="Write the todo list",
-            description=TODO_WRITE_DESCRIPTION,
-            input_schema=TODO_WRITE_SCHEMA,
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, open_world_hint=False
-            ),
-        ),
-        types.Tool(
-            name=TODO,
-            title="Change the todo list",
-            description=TODO_DESCRIPTION,
-            input_schema=TODO_SCHEMA,
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, open_world_hint=False
-            ),
-        ),
-        types.Tool(
-            name=TODO_READ,
-            title="Read the todo list",
-            description=TODO_READ_DESCRIPTION,
-            input_schema=TODO_READ_SCHEMA,
-            output_schema=_todo_state_schema(),
-            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-        ),
-        types.Tool(
-            name=TODO_INGEST,
-            title="Show a plan in another agent's format",
-            description=TODO_INGEST_DESCRIPTION,
-            input_schema=TODO_INGEST_SCHEMA,
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, open_world_hint=False
-            ),
-        ),
-        *native,
-    ]
-
-
-@cache
-def _todo_state_schema() -> dict[str, Any]:
-    return TodoState.model_json_schema(by_alias=True, mode="serialization")
-
-
-class PlanConnection:
-    """The server's state: the store (opened on first use), and the session this process
-    writes to."""
-
-    def __init__(
-        self,
-        location: str,
-        workspace: str | None,
-        session: str | None,
-        started: datetime,
-        agent: str | None = None,
-    ) -> None:
-        self.location = location
-        self.workspace = workspace
-        self.agent = agent  # whose native plan tools to offer; else known from the client
-        self.started = started
-        self._session = session
-        self._tools: PlanTools | None = None
-        self._claim: SessionClaim | None = None
-
-    @property
-    def tools(self) -> PlanTools:
-        """The plan tools on the store, opened by the first call that needs them; until
-        the store can be opened, each such call raises its StoreError again."""
-        if self._tools is None:
-            # Here, not at the top: the service, the core and the store are most of what
-            # Plansight adds to the SDK's start, and the handshake needs none of them.
-            from plansight.mcp.calls import PlanTools
-            from plansight.service import PlanService
-            from plansight.store import open_store
-
-            store = open_store(self.location, None, self.workspace)
-            self._tools = PlanTools(PlanService(store))
-        return self._tools
-
-    @property
-    def service(self) -> PlanService:
-        return self.tools.service
-
-    @property
-    def claim(self) -> SessionClaim:
-        if self._claim is None:
-            self._claim = SessionClaim(lock_dir_for(self.service.store.path))
-        return self._claim
-
-    def release_session(self) -> None:
-        """Free the session's name, if one was claimed."""
-        if self._claim is not None:
-            self._claim.release()
-
-    def close(self) -> None:
-        """Free the session's name and close the store, if they were taken."""
-        self.release_session()
-        if self._tools is not None:
-            self._tools.service.store.close()
-
-    def session(self, ctx: Context) -> str:
-        """Named on first use, from the client's name as it introduced itself."""
-        if self._session is None:
-            params = ctx.session.client_params
-            client = params.client_info.name if params is not None else None
-            recent = recent_sessions_of(
-                client,
-                ((s.session, s.updated_at) for s in self.service.store.summaries()),
-                datetime.now(timezone.utc),
-            )
-            self._session = self.claim.take_over(recent)
-            if self._session is None:
-                base = connection_session(client, self.started)
-                self._session = self.claim.claim(base, self._in_store)
-            log.info("writing to session %r", self._session)
-        return self._session
-
-    def _in_store(self, session: str) -> bool:
-        return self.service.store.load(session).version > 0
-
-    # ------------------------------------------------------------ handlers
-
-    def agent_of_client(self, ctx: Context) -> str | None:
-        if self.agent is not None:
-            return self.agent
-        params = ctx.session.client_params
-        return agent_of(params.client_info.name if params is not None else None)
-
-    async def list_tools(
-        self, ctx: Context, params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tool_list(self.agent_of_client(ctx)))
-
-    async def call_tool(
-        self, ctx: Context, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        if params.name not in (TODO_WRITE, TODO, TODO_READ, TODO_INGEST, *NATIVE_TOOLS):
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        try:
-            session = self.session(ctx)
-            reply = self.tools.call(params.name, params.arguments or {}, session)
-        except StoreError as exc:
-            reply = ToolReply(store_fault_text(exc), is_error=True)
-        except Exception:
-            # A bug: the model gets a plain sentence, the log gets the traceback.
-            log.exception("internal error in tool %s", params.name)
-            reply = ToolReply("Internal error in the Plansight MCP server; see its log.", True)
-        return types.CallToolResult(
-            content=[types.TextContent(text=reply.text)],
-            structured_content=reply.state,
-            is_error=reply.is_error,
-        )
-
-    async def list_resources(
-        self, ctx: Context, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        try:
-            own = self.session(ctx)
-            summaries = self.service.store.summaries()
-        except StoreError as exc:
-            raise MCPError(types.INTERNAL_ERROR, store_fault_text(exc)) from None
-        names = [own] + [s.session for s in summaries if s.session != own]
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    uri=plan_uri(name),
-                    name=name,
-                    title=f"Plan: {name}" + (" (this agent)" if name == own else ""),
-                    description="The todo list as a markdown checklist",
-                    mime_type=MARKDOWN,
-                )
-                for name in names
-            ]
-        )
-
-    async def list_resource_templates(
-        self, ctx: Context, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    uri_template=PLAN_TEMPLATE,
-                    name="plan",
-                    title="A session's plan",
-                    description="The todo list of a session as a markdown checklist",
-                    mime_type=MARKDOWN,
-                )
-            ]
-        )
-
-    async def read_resource(
-        self, ctx: Context, params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        session = session_of(params.uri)
-        if session is None or len(session) > MAX_SESSION_LENGTH:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {params.uri}")
-        try:
-            text = self.service.export(ExportParams(session=session))["text"]
-        except StoreError as exc:
-            message = store_fault_text(exc)
-            raise MCPError(types.INTERNAL_ERROR, message) from None
-        return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(
-                    uri=params.uri, mime_type=MARKDOWN, text=text or EMPTY_MARKDOWN
-                )
-            ]
-        )
-
-
-def build_server(connection: PlanConnection) -> Server[Any]:
-    return Server(
-        "plansight",
-        version=__version__,
-        title="Plansight",
-        instructions=INSTRUCTIONS,
-        on_list_tools=connection.list_tools,
-        on_call_tool=connection.call_tool,
-        on_list_resources=connection.list_resources,
-        on_list_resource_templates=connection.list_resource_templates,
-        on_read_resource=connection.read_resource,
-    )
 
 
 def run_mcp(
@@ -323,7 +33,8 @@ def run_mcp(
     agent: str | None = None,
 ) -> int:
     """Serve on stdio until the client closes it. Exit 2 (one line on stderr) when the
-    store cannot be opened or the session name is unusable."""
+    session name or the agent is unusable; a store that cannot be used is told to the
+    client by each call that needs it."""
     started = datetime.now().astimezone()
     if agent is not None and agent not in AGENT_TOOLS:
         known = ", ".join(AGENT_TOOLS)
@@ -341,6 +52,19 @@ def run_mcp(
     location = store_location(db_path, None)
     if not is_postgres_url(location):
         location = str(Path(location).resolve())
+    # The SDK's import builds thousands of objects, which set off the cyclic garbage
+    # collector again and again (about a tenth of the start on this machine): paused
+    # while it runs, then what was built is kept out of later full passes.
+    collecting = gc.isenabled()
+    gc.disable()
+    import anyio
+
+    from plansight.mcp.connection import PlanConnection, build_server
+    from plansight.mcp.stdio import checked_stdio
+
+    gc.freeze()
+    if collecting:
+        gc.enable()
     connection = PlanConnection(location, workspace, session, started, agent)
     server = build_server(connection)
 
