@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -59,16 +60,28 @@ def check_line(line: bytes) -> str | Refusal | None:
     if "id" in message and not valid_id(msg_id):
         return Refusal(types.INVALID_REQUEST, "Invalid request: an id is a string or an integer")
     answer_id = msg_id if "method" in message else None
-    path = too_deep(message, MAX_DEPTH)
+    # Each level of nesting opens with a bracket of its own: with no more brackets in all
+    # than the limit, nothing can be deeper, and most messages need no walk.
+    path = too_deep(message, MAX_DEPTH) if _brackets(text) > MAX_DEPTH else None
     if path is not None:
         code = types.INVALID_PARAMS if path.startswith("params") else types.INVALID_REQUEST
         return Refusal(code, f"Invalid params: nested deeper than {MAX_DEPTH} levels", answer_id)
-    message = _without_lone_surrogates(message)
+    if _SURROGATE_ESCAPE.search(text):  # the only way one can be in valid UTF-8 JSON
+        message = _without_lone_surrogates(message)
     try:
         types.jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValueError:
         return Refusal(types.INVALID_REQUEST, "Invalid request: not an MCP message", answer_id)
     return json.dumps(message)
+
+
+# `\uD800` to `\uDFFF`, in either case (an escaped backslash before `u` matches too: a
+# needless walk, never a missed surrogate).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _brackets(text: str) -> int:
+    return text.count("{") + text.count("[")
 
 
 def _not_json(constant: str) -> Any:
