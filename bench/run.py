@@ -23,6 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import mcp as mcp_bench  # bench/mcp.py: this folder comes first on sys.path, not the SDK
+
 import rpc
 import stored
 from report import Row, load, machine, table, verdict, write_doc
@@ -379,6 +381,9 @@ async def main(args: argparse.Namespace) -> int:
             )
         await push_latency(db, sizes, rows, log)
         await cold_starts(db, sizes, rows, log)
+        mcp_sizes = mcp_bench.QUICK if args.quick else mcp_bench.IN_RUN
+        (Path(folder) / "mcp").mkdir()
+        rows += await mcp_bench.measure(Path(folder) / "mcp", mcp_sizes, log)
         await scaling(db, sizes, rows, log)
         for version, path in zip(versions, big, strict=True):
             log(f"history of {sizes.history:,} changes ({version.label})")
