@@ -1,15 +1,17 @@
 """`plansight mcp` against the MCP Python SDK's own no-op server, side by side in one run:
 the cold start an agent waits for, and a tool call. Prints one markdown table.
 
-    .venv/bin/python bench/mcp.py            # 20 spawns of each, 1,000 calls of each (~1 min)
+    .venv/bin/python bench/mcp.py            # 20 spawns and 1,000 calls of each (2 to 3 min)
     .venv/bin/python bench/mcp.py --quick    # a smoke run: 4 spawns, 200 calls
+    .venv/bin/python bench/mcp.py --baseline OTHER/server  # another checkout's start beside
 
 The reference is the SDK's low-level `Server` (the class Plansight builds on) with one
 no-op tool, over the SDK's stdio transport (`bench/reference/mcp_noop_server.py`); the
 SDK's high-level `MCPServer` is measured too, for reference. Every server is spawned the
 same way (`python -m plansight mcp` / `python SCRIPT`, from an empty folder) and spoken
 to by the same minimal client: newline-delimited JSON-RPC, the `initialize` handshake
-today's agents use, then `notifications/initialized` and `tools/list` at once, as they do.
+today's agents use, then `notifications/initialized` and `tools/list` at once, as they do,
+then one tool call.
 Each round spawns each server once, in a shuffled order; a ratio is the median over the
 rounds of each round's ratio, so that a burst of load falls on both sides of it. Never
 fails on a missed target.
