@@ -20,7 +20,6 @@ from plansight.protocol.requests import ApplyParams, GetParams, IngestParams, Wr
 from plansight.service import Outcome, PlanService
 from plansight.store import StoreError
 from plansight.validation import validation_errors
-from plansight.wire import Json
 
 log = logging.getLogger(__name__)
 
