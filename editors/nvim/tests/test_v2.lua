@@ -393,15 +393,18 @@ H.test("plansight/didPrune drops the pruned sessions from the sidebar", function
   H.cli_apply(p.db, { { op = "note", task = "Tag", text = "after fresh" } })
   local python = vim.fs.joinpath(vim.fs.dirname(H.plansight_bin), "python")
   H.ok(vim.fn.executable(python) == 1, "the server's Python next to " .. H.plansight_bin)
+  -- The service as `plansight demo` drives it (one process, 199 changes): the CLI would
+  -- start a process per change.
   local fill = [[
 import sys
-from plansight.protocol.models import ApplyParams
+from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
-from plansight.store.sqlite import SqliteStore
-service = PlanService(SqliteStore(sys.argv[1]))
+from plansight.store import open_store
+service = PlanService(open_store(sys.argv[1]))
 for i in range(199):
     raw = {"session": f"s{i:03}", "ops": [{"op": "append", "phase": "P", "items": ["x"]}]}
-    service.apply(ApplyParams.model_validate(raw), raw)
+    service.apply(ApplyParams.validate(raw), raw)
+service.store.close()
 ]]
   local res = vim.system({ python, "-c", fill, p.db }, { text = true }):wait(60000)
   H.eq(res.code, 0, "filling the store: " .. tostring(res.stderr))
