@@ -17,10 +17,11 @@ local notify = require("plansight.notify")
 ---Reports an answer: an error as an error, skipped operations (`errors`) as a warning.
 ---@param err plansight.ResponseError?
 ---@param result table?
-function M.report(err, result)
+---@param prefix string? put before an error's text (what failed)
+function M.report(err, result, prefix)
   if err then
     if not err.reported then
-      notify(protocol.error_text(err), vim.log.levels.ERROR)
+      notify((prefix or "") .. protocol.error_text(err), vim.log.levels.ERROR)
     end
   elseif type(result) == "table" and result.isError and type(result.errors) == "table" then
     notify(table.concat(result.errors, "\n"), vim.log.levels.WARN)
@@ -42,14 +43,29 @@ function M.apply_user(root, session, ops, cb)
   end)
 end
 
----Adds a task named `text` to `phase`; without one the server puts it where new work goes
----(the phase of the task in progress, else the last phase): the shim keeps no rule of its own.
+---Adds a task named `text` (trimmed; nothing when blank) to `phase`; without one the server
+---puts it where new work goes (the phase of the task in progress, else the last phase): the
+---shim keeps no rule of its own.
 ---@param root string
 ---@param session string
 ---@param phase string?
----@param text string
+---@param text string?
 function M.append_user(root, session, phase, text)
-  M.apply_user(root, session, { { op = "append", phase = phase, items = { text } } })
+  text = text and vim.trim(text) or ""
+  if text ~= "" then
+    M.apply_user(root, session, { { op = "append", phase = phase, items = { text } } })
+  end
+end
+
+---Adds the note `text` to task `id` (nothing when blank; the note is sent as typed).
+---@param root string
+---@param session string
+---@param id string
+---@param text string?
+function M.note_user(root, session, id, text)
+  if text and vim.trim(text) ~= "" then
+    M.apply_user(root, session, { { op = "note", id = id, text = text } })
+  end
 end
 
 ---Clears `session` as a person's edit.
@@ -82,32 +98,62 @@ end
 local TASK = { task = true, note = true, description = true, file = true }
 local TASK_OR_PHASE = { task = true, note = true, description = true, file = true, phase = true }
 
----@param status_op "done"|"drop"
+---An action on the sidebar item under the cursor: `fn(item, root)` runs when the item is of
+---one of `kinds`, else the person is told what to put the cursor on.
+---@param kinds table<string, boolean>
+---@param what string
+---@param fn fun(item: plansight.RenderItem, root: string)
 ---@return fun()
-local function finish(status_op)
+local function on_item(kinds, what, fn)
   return function()
-    local item, root = target(TASK_OR_PHASE, "a task or a phase")
-    if not item or not root then
-      return
-    end
-    if item.task then
-      M.apply_user(root, item.session, { { op = status_op, id = item.task.id } })
-    else
-      M.apply_user(root, item.session, { { op = status_op, phase = item.phase } })
+    local item, root = target(kinds, what)
+    if item and root then
+      fn(item, root)
     end
   end
 end
 
----An action on the task under the cursor: one op naming it by id.
+---An action on the task under the cursor (or on its description, notes and files).
+---@param fn fun(item: plansight.RenderItem, root: string, task: plansight.Task)
+---@return fun()
+local function on_task(fn)
+  return on_item(TASK, "a task", function(item, root)
+    fn(item, root, item.task)
+  end)
+end
+
+---Sends one op as the person's edit of the item's session.
+---@param item plansight.RenderItem
+---@param root string
+---@param op table
+local function send(item, root, op)
+  M.apply_user(root, item.session --[[@as string]], { op })
+end
+
+---An action that sends `op` naming the task under the cursor by id.
 ---@param op "start"|"rm"
 ---@return fun()
-local function on_task(op)
-  return function()
-    local item, root = target(TASK, "a task")
-    if item and root then
-      M.apply_user(root, item.session, { { op = op, id = item.task.id } })
+local function task_op(op)
+  return on_task(function(item, root, task)
+    send(item, root, { op = op, id = task.id })
+  end)
+end
+
+---@param status_op "done"|"drop"
+---@return fun()
+local function finish(status_op)
+  return on_item(TASK_OR_PHASE, "a task or a phase", function(item, root)
+    if item.task then
+      send(item, root, { op = status_op, id = item.task.id })
+    else
+      send(item, root, { op = status_op, phase = item.phase })
     end
-  end
+  end)
+end
+
+---Opens or closes the fold under the cursor (no fold there is not worth an error message).
+local function toggle_fold()
+  pcall(vim.cmd, "normal! za")
 end
 
 ---Opens `path` (relative to `root`) in the window the sidebar was entered from, or in a
@@ -213,36 +259,51 @@ M.confirm = confirm
 ---@return plansight.Task[]
 local function session_tasks(root, session)
   local conn = client.get(root)
-  local state = conn and conn.states[session]
-  local out = {}
-  for _, phase in ipairs(state and state.phases or {}) do
-    for _, task in ipairs(phase.tasks or {}) do
-      out[#out + 1] = task
+  return protocol.tasks(conn and conn.states[session])
+end
+
+---Reads the history of `session` (newest first, at most `limit` events when given);
+---`cb(events)` runs only on an answer, an error is reported.
+---@param root string
+---@param session string
+---@param limit integer?
+---@param cb fun(events: plansight.HistoryEvent[])
+local function read_history(root, session, limit, cb)
+  client.request(root, protocol.methods.history, { session = session, limit = limit }, function(err, result)
+    if err then
+      M.report(err, nil)
+      return
     end
-  end
-  return out
+    cb(type(result) == "table" and result.events or {})
+  end)
+end
+
+---Restores `session` to `version` as the person's edit; `on_done` runs when it went through.
+---@param root string
+---@param session string
+---@param version integer
+---@param on_done fun()?
+local function restore_user(root, session, version, on_done)
+  local params = { session = session, version = version, origin = "user" }
+  client.request(root, protocol.methods.restore, params, function(err, result)
+    M.report(err, result)
+    if not err and on_done then
+      on_done()
+    end
+  end)
 end
 
 ---Undoes the newest change of `session`: restores the version before it, as the person.
 ---@param root string
 ---@param session string
 function M.undo(root, session)
-  client.request(root, protocol.methods.history, { session = session, limit = 2 }, function(err, result)
-    if err then
-      M.report(err, nil)
-      return
-    end
-    local events = type(result) == "table" and result.events or {}
+  read_history(root, session, 2, function(events)
     if #events < 2 then
       notify(("nothing to undo in %q"):format(session), vim.log.levels.WARN)
       return
     end
-    local params = { session = session, version = events[2].version, origin = "user" }
-    client.request(root, protocol.methods.restore, params, function(rerr, res)
-      M.report(rerr, res)
-      if not rerr then
-        notify(("undone: %q is back at version %d"):format(session, events[2].version))
-      end
+    restore_user(root, session, events[2].version, function()
+      notify(("undone: %q is back at version %d"):format(session, events[2].version))
     end)
   end)
 end
@@ -252,12 +313,7 @@ end
 ---@param root string
 ---@param session string
 function M.history(root, session)
-  client.request(root, protocol.methods.history, { session = session }, function(err, result)
-    if err then
-      M.report(err, nil)
-      return
-    end
-    local events = type(result) == "table" and result.events or {}
+  read_history(root, session, nil, function(events)
     if #events == 0 then
       notify(("no history for %q yet"):format(session), vim.log.levels.WARN)
       return
@@ -274,10 +330,7 @@ function M.history(root, session)
         return
       end
       confirm(("Restore %q to version %d? (u undoes it)"):format(session, event.version), "Restore", function()
-        local params = { session = session, version = event.version, origin = "user" }
-        client.request(root, protocol.methods.restore, params, function(rerr, res)
-          M.report(rerr, res)
-        end)
+        restore_user(root, session, event.version)
       end)
     end)
   end)
@@ -292,18 +345,59 @@ local function current_session()
   return (item and item.session) or client.active_session(root), root
 end
 
+---Reads every session of `root` again from the server and draws the sidebar.
+---@param root string
+function M.refresh(root)
+  client.ensure(root)
+  client.refresh(root)
+  require("plansight.sidebar").render()
+end
+
+---Why removing `task` asks first (in progress, notes), or nil when it need not ask.
+---@param task plansight.Task
+---@return string?
+local function removal_risk(task)
+  local why = {}
+  if task.status == "in_progress" then
+    why[#why + 1] = "in progress"
+  end
+  local notes = #(protocol.value(task.notes) or {})
+  if notes > 0 then
+    why[#why + 1] = notes == 1 and "1 note" or (notes .. " notes")
+  end
+  return #why > 0 and table.concat(why, ", ") or nil
+end
+
+---The `blockedBy` of `task` after picking `choice`: an id it waits for is dropped, another
+---is added, `false` (wait for nothing) empties it.
+---@param deps string[]
+---@param has table<string, boolean>
+---@param choice string|false
+---@return string[]
+local function toggled_deps(deps, has, choice)
+  local new = {}
+  if choice then
+    for _, id in ipairs(deps) do
+      if id ~= choice then
+        new[#new + 1] = id
+      end
+    end
+    if not has[choice] then
+      new[#new + 1] = choice
+    end
+  end
+  return new
+end
+
 ---@type table<plansight.ActionName, plansight.Action>
 M.actions = {
   toggle_fold = {
     desc = "Open or close the fold under the cursor",
-    callback = function()
-      -- No fold under the cursor is not worth an error message.
-      pcall(vim.cmd, "normal! za")
-    end,
+    callback = toggle_fold,
   },
   start = {
     desc = "Start the task under the cursor",
-    callback = on_task("start"),
+    callback = task_op("start"),
   },
   done = {
     desc = "Complete the task (or phase) under the cursor",
@@ -315,30 +409,17 @@ M.actions = {
   },
   remove = {
     desc = "Remove the task under the cursor (asks when in progress or with notes)",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if not item or not root then
-        return
-      end
-      local task = item.task
+    callback = on_task(function(item, root, task)
       local function rm()
-        M.apply_user(root, item.session, { { op = "rm", id = task.id } })
+        send(item, root, { op = "rm", id = task.id })
       end
-      local notes = #(protocol.value(task.notes) or {})
-      if task.status ~= "in_progress" and notes == 0 then
+      local why = removal_risk(task)
+      if not why then
         rm()
         return
       end
-      local why = {}
-      if task.status == "in_progress" then
-        why[#why + 1] = "in progress"
-      end
-      if notes > 0 then
-        why[#why + 1] = notes == 1 and "1 note" or (notes .. " notes")
-      end
-      local prompt = ("Remove %q (%s)? u undoes it"):format(task.content, table.concat(why, ", "))
-      confirm(prompt, "Remove", rm)
-    end,
+      confirm(("Remove %q (%s)? u undoes it"):format(task.content, why), "Remove", rm)
+    end),
   },
   open = {
     desc = "Open the file under the cursor (else open or close the fold)",
@@ -348,63 +429,49 @@ M.actions = {
       if item and item.kind == "file" and item.file then
         open_file(sidebar.state.root, item.file)
       else
-        pcall(vim.cmd, "normal! za")
+        toggle_fold()
       end
     end,
   },
   diff = {
     desc = "Diff the file under the cursor against HEAD",
-    callback = function()
-      local item, root = target({ file = true }, "a file of a task")
-      if item and root and item.file then
+    callback = on_item({ file = true }, "a file of a task", function(item, root)
+      if item.file then
         diff_file(root, item.file)
       end
-    end,
+    end),
   },
   block = {
     desc = "Block the task under the cursor (asks for an optional reason)",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if not item or not root then
-        return
-      end
+    callback = on_task(function(item, root, task)
       vim.ui.input({ prompt = "Blocked because (optional): " }, function(text)
         if text == nil then
           return
         end
-        local op = { op = "block", id = item.task.id }
+        local op = { op = "block", id = task.id }
         if vim.trim(text) ~= "" then
           op.reason = text
         end
-        M.apply_user(root, item.session, { op })
+        send(item, root, op)
       end)
-    end,
+    end),
   },
   priority = {
     desc = "Set the priority of the task under the cursor",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if not item or not root then
-        return
-      end
+    callback = on_task(function(item, root, task)
       local choices = vim.list_extend(vim.deepcopy(protocol.PRIORITIES), { "none" })
-      local prompt = ("Priority of %q"):format(item.task.content)
+      local prompt = ("Priority of %q"):format(task.content)
       vim.ui.select(choices, { prompt = prompt }, function(choice)
         if choice then
           local value = choice == "none" and vim.NIL or choice
-          M.apply_user(root, item.session, { { op = "update", id = item.task.id, priority = value } })
+          send(item, root, { op = "update", id = task.id, priority = value })
         end
       end)
-    end,
+    end),
   },
   edit_task = {
     desc = "Edit the content and description of the task under the cursor",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if not item or not root then
-        return
-      end
-      local task = item.task
+    callback = on_task(function(item, root, task)
       vim.ui.input({ prompt = "Task: ", default = task.content }, function(content)
         if content == nil then
           return
@@ -422,27 +489,22 @@ M.actions = {
             op.description = description
           end
           if op.content or op.description then
-            M.apply_user(root, item.session, { op })
+            send(item, root, op)
           end
         end)
       end)
-    end,
+    end),
   },
   depends_on = {
     desc = "Choose a task the task under the cursor waits for (again to drop it)",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if not item or not root then
-        return
-      end
-      local task = item.task
+    callback = on_task(function(item, root, task)
       local deps = protocol.value(task.blockedBy) or {}
       local has = {}
       for _, id in ipairs(deps) do
         has[id] = true
       end
       local choices = {}
-      for _, other in ipairs(session_tasks(root, item.session)) do
+      for _, other in ipairs(session_tasks(root, item.session --[[@as string]])) do
         if other.id ~= task.id then
           choices[#choices + 1] = other
         end
@@ -463,24 +525,12 @@ M.actions = {
           return (has[other.id] and "✓ " or "  ") .. other.content
         end,
       }, function(choice)
-        if not choice then
-          return
+        if choice then
+          -- An empty Lua table goes out as an empty JSON array: no dependencies.
+          send(item, root, { op = "update", id = task.id, blockedBy = toggled_deps(deps, has, choice.id) })
         end
-        local new = {}
-        if choice.id then
-          for _, id in ipairs(deps) do
-            if id ~= choice.id then
-              new[#new + 1] = id
-            end
-          end
-          if not has[choice.id] then
-            new[#new + 1] = choice.id
-          end
-        end
-        -- An empty Lua table goes out as an empty JSON array: no dependencies.
-        M.apply_user(root, item.session, { { op = "update", id = task.id, blockedBy = new } })
       end)
-    end,
+    end),
   },
   undo = {
     desc = "Undo the last change of the session (restores the version before it)",
@@ -499,26 +549,17 @@ M.actions = {
       local phase = item and item.phase
       local prompt = phase and ("New task in %s: "):format(phase) or "New task: "
       vim.ui.input({ prompt = prompt }, function(text)
-        text = text and vim.trim(text) or ""
-        if text ~= "" then
-          M.append_user(root, session, phase, text)
-        end
+        M.append_user(root, session, phase, text)
       end)
     end,
   },
   note = {
     desc = "Add a note to the task under the cursor",
-    callback = function()
-      local item, root = target(TASK, "a task")
-      if not item or not root then
-        return
-      end
+    callback = on_task(function(item, root, task)
       vim.ui.input({ prompt = "Note: " }, function(text)
-        if text and vim.trim(text) ~= "" then
-          M.apply_user(root, item.session, { { op = "note", id = item.task.id, text = text } })
-        end
+        M.note_user(root, item.session --[[@as string]], task.id, text)
       end)
-    end,
+    end),
   },
   edit = {
     desc = "Edit the plan as markdown (:w sends it)",
@@ -530,11 +571,7 @@ M.actions = {
   refresh = {
     desc = "Read every session again from the server",
     callback = function()
-      local sidebar = require("plansight.sidebar")
-      local root = sidebar.state.root or client.resolve_root()
-      client.ensure(root)
-      client.refresh(root)
-      sidebar.render()
+      M.refresh(require("plansight.sidebar").state.root or client.resolve_root())
     end,
   },
   close = {

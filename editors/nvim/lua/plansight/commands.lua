@@ -71,27 +71,48 @@ local function task_command(op)
 end
 
 ---@param ctx plansight.Context
----@param text string
+---@param text string?
 local function add(ctx, text)
-  text = vim.trim(text)
-  if text ~= "" then
-    -- The sidebar's phase when run from there; else the server decides where it goes.
-    actions.append_user(ctx.root, ctx.session, ctx.item and ctx.item.phase or nil, text)
-  end
+  -- The sidebar's phase when run from there; else the server decides where it goes.
+  actions.append_user(ctx.root, ctx.session, ctx.item and ctx.item.phase or nil, text)
 end
 
 ---Task contents of the active session, for completion.
 ---@return string[]
 local function task_contents()
-  local ctx = context()
-  local state = state_of(ctx)
   local out = {}
-  for _, phase in ipairs(state and state.phases or {}) do
-    for _, task in ipairs(phase.tasks) do
-      out[#out + 1] = task.content
-    end
+  for _, task in ipairs(protocol.tasks(state_of(context()))) do
+    out[#out + 1] = task.content
   end
   return out
+end
+
+---A subcommand that runs `fn(root, session)` on the context's session.
+---@param fn fun(root: string, session: string)
+---@return fun(arg: string)
+local function on_session(fn)
+  return function()
+    local ctx = context()
+    fn(ctx.root, ctx.session)
+  end
+end
+
+---The sessions of `root`, most recently updated first.
+---@param root string
+---@return string[]
+local function session_names(root)
+  local names = {}
+  for _, state in ipairs(client.states(root)) do
+    names[#names + 1] = state.session
+  end
+  return names
+end
+
+---Makes `name` the session commands target.
+---@param name string
+local function select_session(name)
+  client.selected_session = name
+  notify(("commands now target session %q"):format(name))
 end
 
 ---@class plansight.Subcommand
@@ -125,17 +146,14 @@ M.subcommands = {
         return
       end
       vim.ui.input({ prompt = "New task: " }, function(text)
-        if text then
-          add(ctx, text)
-        end
+        add(ctx, text)
       end)
     end,
   },
   clear = {
-    run = function()
-      local ctx = context()
-      actions.clear_user(ctx.root, ctx.session)
-    end,
+    run = on_session(function(root, session)
+      actions.clear_user(root, session)
+    end),
   },
   start = { args = "[task]", run = task_command("start"), complete = task_contents },
   done = { args = "[task]", run = task_command("done"), complete = task_contents },
@@ -150,9 +168,7 @@ M.subcommands = {
         return
       end
       local function send(text)
-        if text and vim.trim(text) ~= "" then
-          actions.apply_user(ctx.root, ctx.session, { { op = "note", id = task.id, text = text } })
-        end
+        actions.note_user(ctx.root, ctx.session, task.id, text)
       end
       if arg ~= "" then
         send(arg)
@@ -162,10 +178,9 @@ M.subcommands = {
     end,
   },
   edit = {
-    run = function()
-      local ctx = context()
-      require("plansight.edit").open(ctx.root, ctx.session)
-    end,
+    run = on_session(function(root, session)
+      require("plansight.edit").open(root, session)
+    end),
   },
   export = {
     args = "{path}",
@@ -181,9 +196,7 @@ M.subcommands = {
       local params = { session = ctx.session, format = format }
       client.request(ctx.root, protocol.methods.export, params, function(err, result)
         if err then
-          if not err.reported then
-            notify("export: " .. protocol.error_text(err), vim.log.levels.ERROR)
-          end
+          actions.report(err, nil, "export: ")
           return
         end
         local file, open_err = io.open(path, "wb")
@@ -200,53 +213,31 @@ M.subcommands = {
   session = {
     args = "[name]",
     complete = function()
-      local names = {}
-      for _, state in ipairs(client.states(context().root)) do
-        names[#names + 1] = state.session
-      end
-      return names
+      return session_names(context().root)
     end,
     run = function(arg)
       if arg ~= "" then
-        client.selected_session = arg
-        notify(("commands now target session %q"):format(arg))
+        select_session(arg)
         return
       end
       local ctx = context()
-      local names = {}
-      for _, state in ipairs(client.states(ctx.root)) do
-        names[#names + 1] = state.session
-      end
+      local names = session_names(ctx.root)
       if #names == 0 then
         notify(("current session: %q (no session on the server yet)"):format(ctx.session))
         return
       end
       vim.ui.select(names, { prompt = "Plansight session" }, function(choice)
         if choice then
-          client.selected_session = choice
-          notify(("commands now target session %q"):format(choice))
+          select_session(choice)
         end
       end)
     end,
   },
-  history = {
-    run = function()
-      local ctx = context()
-      actions.history(ctx.root, ctx.session)
-    end,
-  },
-  undo = {
-    run = function()
-      local ctx = context()
-      actions.undo(ctx.root, ctx.session)
-    end,
-  },
+  history = { run = on_session(actions.history) },
+  undo = { run = on_session(actions.undo) },
   refresh = {
     run = function()
-      local ctx = context()
-      client.ensure(ctx.root)
-      client.refresh(ctx.root)
-      require("plansight.sidebar").render()
+      actions.refresh(context().root)
     end,
   },
 }

@@ -42,9 +42,7 @@ function M.reload(buf, cb)
       return
     end
     if err then
-      if not err.reported then
-        notify(protocol.error_text(err), vim.log.levels.ERROR)
-      end
+      require("plansight.actions").report(err, nil)
       return
     end
     if vim.bo[buf].modified then
@@ -75,16 +73,10 @@ function M.write(buf)
     markdown = markdown,
     origin = "user",
   }, function(err, result)
-    if err then
-      if not err.reported then
-        notify("import failed: " .. protocol.error_text(err), vim.log.levels.ERROR)
-      end
-      return
-    end
-    require("plansight.actions").report(nil, result)
-    if type(result) == "table" and result.isError then
-      -- Import replaces the whole list: the person fixes the text and writes again, so
-      -- it stays as typed (and modified) rather than being replaced by the server's.
+    require("plansight.actions").report(err, result, "import failed: ")
+    if err or (type(result) == "table" and result.isError) then
+      -- Import replaces the whole list: on an error the person fixes the text and writes
+      -- again, so it stays as typed (and modified) rather than being replaced by the server's.
       return
     end
     if not vim.api.nvim_buf_is_valid(buf) then

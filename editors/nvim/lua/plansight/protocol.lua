@@ -110,6 +110,19 @@ function M.value(v)
   return v
 end
 
+---The tasks of `state` in phase and task order (none for a missing state).
+---@param state plansight.TodoState?
+---@return plansight.Task[]
+function M.tasks(state)
+  local out = {}
+  for _, phase in ipairs(state and state.phases or {}) do
+    for _, task in ipairs(phase.tasks or {}) do
+      out[#out + 1] = task
+    end
+  end
+  return out
+end
+
 ---The readable lines of an error answer: the message, then each `data.errors[].message`.
 ---@param err plansight.ResponseError|table|string
 ---@return string
