@@ -43,6 +43,16 @@ function H.project()
   return { root = root, db = root .. "/plansight.sqlite3" }
 end
 
+---Loads the plugin in a fresh project (`H.project()`) and sets it up on the project's store,
+---without opening the sidebar on its own.
+---@return {root: string, db: string}
+function H.start()
+  H.load_plugin()
+  local p = H.project()
+  require("plansight").setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
+  return p
+end
+
 ---Runs the plansight CLI; fails the test unless it exits 0.
 ---@param args string[]
 ---@param stdin string?
@@ -71,6 +81,22 @@ end
 ---@param session string?
 function H.cli_apply(db, ops, session)
   return H.cli({ "apply", "--db", db, "--session", session or "default", "--ops", vim.json.encode(ops) })
+end
+
+---The task with this content in the store, as the CLI reads it, and its phase's name.
+---@param db string
+---@param content string
+---@param session string?
+---@return table? task, string? phase
+function H.cli_task(db, content, session)
+  for _, phase in ipairs(H.cli_state(db, session).phases) do
+    for _, task in ipairs(phase.tasks) do
+      if task.content == content then
+        return task, phase.name
+      end
+    end
+  end
+  return nil
 end
 
 function H.eq(got, want, what)
@@ -135,6 +161,30 @@ function H.find_line(text)
     end
   end
   return nil
+end
+
+---Waits until a sidebar line contains `text` (plain); returns that line.
+---@param text string
+---@param what string what is awaited, for the failure message
+---@param ms integer?
+---@return integer lnum
+function H.wait_line(text, what, ms)
+  H.wait(function()
+    return H.find_line(text)
+  end, what, ms)
+  return H.find_line(text) --[[@as integer]]
+end
+
+---Puts the sidebar's cursor on the line holding `text` and focuses the sidebar.
+---@param text string
+---@return integer lnum
+function H.goto_line(text)
+  local sidebar = require("plansight.sidebar")
+  local lnum = H.find_line(text)
+  H.ok(lnum, "no sidebar line holds " .. text .. ":\n" .. table.concat(H.sidebar_lines(), "\n"))
+  vim.api.nvim_set_current_win(sidebar.state.win)
+  vim.api.nvim_win_set_cursor(sidebar.state.win, { lnum, 0 })
+  return lnum --[[@as integer]]
 end
 
 ---Types keys as a user would (mappings apply) and runs them to completion.

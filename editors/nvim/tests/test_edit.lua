@@ -1,9 +1,7 @@
 -- `:Plansight edit` and `:Plansight export` against the real server.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
-H.load_plugin()
-local p = H.project()
+local p = H.start()
 local plansight = require("plansight")
-plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
 local sidebar = require("plansight.sidebar")
 
 local function edit_buf()
@@ -29,9 +27,7 @@ H.test("the markdown edit round trip: :Plansight edit, change, :w", function()
     },
   })
   vim.cmd("Plansight open")
-  H.wait(function()
-    return H.find_line("Run tests")
-  end, "plan in the sidebar")
+  H.wait_line("Run tests", "plan in the sidebar")
   -- From the sidebar, with the cursor in it: the buffer opens in the editing window.
   vim.api.nvim_set_current_win(sidebar.state.win)
   vim.cmd("Plansight edit")
@@ -94,9 +90,7 @@ H.test("an edit buffer with unsaved changes is left alone", function()
   local buf = edit_buf()
   vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "- [ ] Mine" })
   H.cli_apply(p.db, { { op = "append", phase = "Release", items = { "Theirs" } } })
-  H.wait(function()
-    return H.find_line("○ Theirs")
-  end, "the sidebar has the change")
+  H.wait_line("○ Theirs", "the sidebar has the change")
   H.ok(not text(buf):find("Theirs", 1, true), "the person's text is not replaced")
   H.ok(text(buf):find("- [ ] Mine", 1, true), "unsaved text kept")
   vim.bo[buf].modified = false

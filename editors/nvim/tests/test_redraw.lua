@@ -55,18 +55,24 @@ local function random_state(session, version)
   }
 end
 
+---`marks` (`{row, col, end_col, group}`) in buffer order.
+local function in_order(marks)
+  table.sort(marks, function(a, b)
+    return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2])
+  end)
+  return marks
+end
+
 ---The buffer's highlights as `{row, col, end_col, group}`, sorted.
 local function buffer_marks()
   local out = {}
   for _, m in ipairs(vim.api.nvim_buf_get_extmarks(sidebar.state.buf, sidebar.ns, 0, -1, { details = true })) do
     out[#out + 1] = { m[2], m[3], m[4].end_col, m[4].hl_group }
   end
-  table.sort(out, function(a, b)
-    return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2])
-  end)
-  return out
+  return in_order(out)
 end
 
+---The view's highlights that are drawn (not empty), sorted.
 local function view_marks(view)
   local out = {}
   for _, m in ipairs(view.marks) do
@@ -74,10 +80,7 @@ local function view_marks(view)
       out[#out + 1] = { m[1], m[2], m[3], m[4] }
     end
   end
-  table.sort(out, function(a, b)
-    return a[1] < b[1] or (a[1] == b[1] and a[2] < b[2])
-  end)
-  return out
+  return in_order(out)
 end
 
 H.test("changed_runs keeps the unchanged head and tail", function()

@@ -34,14 +34,13 @@ local function progress(tasks)
   }
 end
 
+---A TodoState as the server sends it; `current` is the last task in progress.
 local function state(session, phases, updated)
-  local completed, abandoned, total, current = 0, 0, 0, nil
+  local all, current = {}, nil
   for _, p in ipairs(phases) do
     p.progress = p.progress or progress(p.tasks)
     for _, t in ipairs(p.tasks) do
-      total = total + 1
-      completed = completed + (t.status == "completed" and 1 or 0)
-      abandoned = abandoned + (t.status == "abandoned" and 1 or 0)
+      all[#all + 1] = t
       if t.status == "in_progress" then
         current = t
       end
@@ -51,12 +50,7 @@ local function state(session, phases, updated)
     session = session,
     version = 1,
     phases = phases,
-    progress = {
-      completed = completed,
-      abandoned = abandoned,
-      total = total,
-      percent = total > 0 and math.floor(100 * completed / total) or 0,
-    },
+    progress = progress(all),
     current = current,
     updatedAt = updated or "2025-01-01T00:00:00.000Z",
   }
@@ -255,6 +249,26 @@ H.test("plan text is data: one line each, never split or interpreted", function(
     "      │ second",
     "    ○ %{execute('qa!')}",
   }, "literal lines")
+end)
+
+H.test("the current task is the server's, not the first in progress", function()
+  local s = state("default", {
+    { name = "Build", tasks = { task("t1", "First", "in_progress"), task("t2", "Second", "in_progress") } },
+  })
+  s.current = s.phases[1].tasks[2]
+  local view = render.view({ s }, opts())
+  local marked = {}
+  for lnum, item in ipairs(view.items) do
+    if item.current then
+      marked[#marked + 1] = lnum
+    end
+  end
+  H.eq(marked, { view.index["t\0default\0t2"] }, "only the server's current task is marked")
+  s.current = vim.NIL
+  view = render.view({ s }, opts())
+  for _, item in ipairs(view.items) do
+    H.ok(not item.current, "no current task: none marked")
+  end
 end)
 
 H.test("configured icons are used", function()

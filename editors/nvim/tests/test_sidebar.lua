@@ -1,10 +1,8 @@
 -- The sidebar against the real server: live updates from another process, keys, commands,
 -- folds and cursor across updates, focus, and plan text that looks like commands.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
-H.load_plugin()
-local p = H.project()
+local p = H.start()
 local plansight = require("plansight")
-plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
 local sidebar = require("plansight.sidebar")
 local client = require("plansight.client")
 
@@ -13,27 +11,6 @@ local events = {}
 plansight.on_change(function(state, event)
   events[#events + 1] = { session = state.session, version = state.version, origin = event.origin }
 end)
-
----The task of the CLI's state with this content.
-local function cli_task(content, session)
-  for _, phase in ipairs(H.cli_state(p.db, session).phases) do
-    for _, task in ipairs(phase.tasks) do
-      if task.content == content then
-        return task, phase.name
-      end
-    end
-  end
-  return nil
-end
-
----Puts the sidebar's cursor on the line holding `text` and focuses the sidebar.
-local function goto_line(text)
-  local lnum = H.find_line(text)
-  H.ok(lnum, "no sidebar line holds " .. text .. ":\n" .. table.concat(H.sidebar_lines(), "\n"))
-  vim.api.nvim_set_current_win(sidebar.state.win)
-  vim.api.nvim_win_set_cursor(sidebar.state.win, { lnum, 0 })
-  return lnum
-end
 
 local PLAN = {
   {
@@ -67,16 +44,12 @@ H.test(":Plansight opens the sidebar without taking focus", function()
   H.wait(function()
     return client.get(p.root).loaded
   end, "the session list is read")
-  H.wait(function()
-    return H.find_line("No plan yet")
-  end, "empty state")
+  H.wait_line("No plan yet", "empty state")
 end)
 
 H.test("a plan applied by another process appears with its icons and header", function()
   H.cli_apply(p.db, PLAN)
-  H.wait(function()
-    return H.find_line("● Running tests")
-  end, "the plan in the sidebar")
+  H.wait_line("● Running tests", "the plan in the sidebar")
   local lines = H.sidebar_lines()
   H.eq(lines[1], "▾ default  1/5 ██░░░░░░░░", "header: session, progress, bar")
   H.eq(lines[2], "  ▾ Build  1/3", "phase")
@@ -99,13 +72,11 @@ H.test("a plan applied by another process appears with its icons and header", fu
 end)
 
 H.test("x on a task completes it, as the user, and the CLI reads it back", function()
-  goto_line("○ Fix lint")
+  H.goto_line("○ Fix lint")
   events = {}
   H.feed("x")
-  H.wait(function()
-    return H.find_line("✓ Fix lint")
-  end, "Fix lint completed in the sidebar")
-  H.eq(cli_task("Fix lint").status, "completed", "CLI reads the completion")
+  H.wait_line("✓ Fix lint", "Fix lint completed in the sidebar")
+  H.eq(H.cli_task(p.db, "Fix lint").status, "completed", "CLI reads the completion")
   H.wait(function()
     return #events > 0
   end, "a change event")
@@ -118,48 +89,42 @@ H.test("s starts, d drops, D removes, a adds, n notes", function()
   vim.ui.input = function(_, on_confirm)
     on_confirm(table.remove(answers, 1))
   end
-  goto_line("○ Tag release")
+  H.goto_line("○ Tag release")
   H.feed("s")
   H.wait(function()
-    return cli_task("Tag release").status == "in_progress"
+    return H.cli_task(p.db, "Tag release").status == "in_progress"
   end, "s starts the task")
-  H.eq(cli_task("Run tests").status, "pending", "the other in-progress task is demoted")
+  H.eq(H.cli_task(p.db, "Run tests").status, "pending", "the other in-progress task is demoted")
 
-  H.wait(function()
-    return H.find_line("○ Write docs")
-  end, "Write docs in the sidebar")
-  goto_line("○ Write docs")
+  H.wait_line("○ Write docs", "Write docs in the sidebar")
+  H.goto_line("○ Write docs")
   H.feed("d")
   H.wait(function()
-    return cli_task("Write docs").status == "abandoned"
+    return H.cli_task(p.db, "Write docs").status == "abandoned"
   end, "d drops the task")
-  H.wait(function()
-    return H.find_line("✗ Write docs")
-  end, "dropped icon")
+  H.wait_line("✗ Write docs", "dropped icon")
 
-  goto_line("✗ Write docs")
+  H.goto_line("✗ Write docs")
   answers = { "Publish the wheel" }
   H.feed("a")
   H.wait(function()
-    local task, phase = cli_task("Publish the wheel")
+    local task, phase = H.cli_task(p.db, "Publish the wheel")
     return task and phase == "Ship"
   end, "a appends to the phase under the cursor")
 
-  H.wait(function()
-    return H.find_line("○ Publish the wheel")
-  end, "added task shown")
-  goto_line("○ Publish the wheel")
+  H.wait_line("○ Publish the wheel", "added task shown")
+  H.goto_line("○ Publish the wheel")
   answers = { "needs a token" }
   H.feed("n")
   H.wait(function()
-    local task = cli_task("Publish the wheel")
+    local task = H.cli_task(p.db, "Publish the wheel")
     return task and task.notes[1] == "needs a token"
   end, "n adds a note")
 
-  goto_line("✗ Write docs")
+  H.goto_line("✗ Write docs")
   H.feed("D")
   H.wait(function()
-    return cli_task("Write docs") == nil
+    return H.cli_task(p.db, "Write docs") == nil
   end, "D removes the task")
   H.wait(function()
     return not H.find_line("Write docs")
@@ -173,11 +138,11 @@ H.test("folds and cursor survive a live update that moves every line", function(
     return H.find_line("○ Fix lint") and H.find_line("○ Write docs")
   end, "fresh plan")
   -- The user opens Fix lint's notes, closes the Ship phase, and leaves the cursor on Fix lint.
-  local fix = goto_line("○ Fix lint")
+  local fix = H.goto_line("○ Fix lint")
   H.feed("za")
-  local ship = goto_line("▾ Ship")
+  local ship = H.goto_line("▾ Ship")
   H.feed("za")
-  goto_line("○ Fix lint")
+  H.goto_line("○ Fix lint")
   vim.api.nvim_win_call(sidebar.state.win, function()
     H.eq(vim.fn.foldclosed(fix), -1, "Fix lint's notes opened by the user")
     H.eq(vim.fn.foldclosed(ship), ship, "Ship closed by the user")
@@ -218,27 +183,23 @@ H.test(":Plansight add and :Plansight clear", function()
   vim.cmd("Plansight session default")
   vim.cmd("Plansight add Write the changelog")
   H.wait(function()
-    return cli_task("Write the changelog") ~= nil
+    return H.cli_task(p.db, "Write the changelog") ~= nil
   end, "added through the command")
-  H.wait(function()
-    return H.find_line("○ Write the changelog")
-  end, "shown in the sidebar")
+  H.wait_line("○ Write the changelog", "shown in the sidebar")
   vim.cmd("Plansight done Configure")
   vim.cmd("Plansight start Write the changelog")
   H.wait(function()
-    return cli_task("Write the changelog").status == "in_progress"
+    return H.cli_task(p.db, "Write the changelog").status == "in_progress"
   end, ":Plansight start {task}")
   -- The next commands target the current task as the plugin knows it.
-  H.wait(function()
-    return H.find_line("● Write the changelog")
-  end, "started task shown")
+  H.wait_line("● Write the changelog", "started task shown")
   vim.cmd("Plansight note remember the date")
   H.wait(function()
-    return cli_task("Write the changelog").notes[1] == "remember the date"
+    return H.cli_task(p.db, "Write the changelog").notes[1] == "remember the date"
   end, ":Plansight note goes to the current task")
   vim.cmd("Plansight done")
   H.wait(function()
-    return cli_task("Write the changelog").status == "completed"
+    return H.cli_task(p.db, "Write the changelog").status == "completed"
   end, ":Plansight done completes the current task")
 
   vim.cmd("Plansight clear")
@@ -275,24 +236,22 @@ H.test("plan text is shown as text, never run as commands or keys", function()
     "\27:cq\r",
   }
   H.cli_apply(p.db, { { op = "init", list = { { phase = "<C-w>q", items = hostile } } } }, "evil")
-  H.wait(function()
-    return H.find_line("<CR>:qa!<CR>")
-  end, "hostile plan shown")
+  H.wait_line("<CR>:qa!<CR>", "hostile plan shown")
   H.ok(H.find_line("▾ <C-w>q"), "phase name literal")
   H.ok(H.find_line("○ <Esc>ZZ"), "keys literal")
   H.ok(H.find_line("%{execute('qa!')}"), "expression literal")
   -- Work on them with the sidebar keys: the text is only ever data.
-  goto_line(":qa!")
+  H.goto_line(":qa!")
   H.feed("x")
   H.wait(function()
-    return cli_task(":qa!", "evil") and cli_task(":qa!", "evil").status == "completed"
+    return H.cli_task(p.db, ":qa!", "evil") and H.cli_task(p.db, ":qa!", "evil").status == "completed"
   end, "x on ':qa!' completes it")
-  goto_line("<CR>:qa!<CR>")
+  H.goto_line("<CR>:qa!<CR>")
   H.feed("x")
   H.wait(function()
-    return cli_task("<CR>:qa!<CR>", "evil").status == "completed"
+    return H.cli_task(p.db, "<CR>:qa!<CR>", "evil").status == "completed"
   end, "x on '<CR>:qa!<CR>' completes it")
-  goto_line("▾ <C-w>q")
+  H.goto_line("▾ <C-w>q")
   H.feed("za")
   vim.api.nvim_win_call(sidebar.state.win, function()
     local l = H.find_line("▾ <C-w>q")
@@ -303,7 +262,7 @@ H.test("plan text is shown as text, never run as commands or keys", function()
   vim.cmd("Plansight session evil")
   vim.cmd("Plansight start %{execute('qa!')}")
   H.wait(function()
-    return cli_task("%{execute('qa!')}", "evil").status == "in_progress"
+    return H.cli_task(p.db, "%{execute('qa!')}", "evil").status == "in_progress"
   end, "started by name")
   H.wait(function()
     return plansight.statusline():find("execute", 1, true)
@@ -312,7 +271,7 @@ H.test("plan text is shown as text, never run as commands or keys", function()
   H.eq(plansight.statusline({ escape = false }), "● %{execute('qa!')} 2/5", "unescaped on request")
   vim.cmd("Plansight add <CR>:qa!<CR> | echo 'x'")
   H.wait(function()
-    return cli_task("<CR>:qa!<CR> | echo 'x'", "evil") ~= nil
+    return H.cli_task(p.db, "<CR>:qa!<CR> | echo 'x'", "evil") ~= nil
   end, "a command argument is text too, bar included")
   client.selected_session = nil
   H.eq(#vim.api.nvim_list_wins(), 2, "no window was closed")
@@ -324,18 +283,14 @@ H.test("a server that dies is reported in the sidebar, and r starts it again", f
   H.wait(function()
     return conn.status == "exited"
   end, "the exit is seen")
-  H.wait(function()
-    return H.find_line("Server stopped")
-  end, "the sidebar says so")
-  goto_line("Server stopped")
+  H.wait_line("Server stopped", "the sidebar says so")
+  H.goto_line("Server stopped")
   H.feed("r")
   H.wait(function()
     return conn.status == "ready" and not H.find_line("Server stopped")
   end, "running again")
   H.cli_apply(p.db, { { op = "append", phase = "Research", items = { "After the restart" } } }, "agent-2")
-  H.wait(function()
-    return H.find_line("○ After the restart")
-  end, "live updates again")
+  H.wait_line("○ After the restart", "live updates again")
   vim.api.nvim_set_current_win(main_win)
 end)
 
@@ -347,9 +302,7 @@ H.test("opened from another tab page, the sidebar moves there", function()
   H.ok(sidebar.is_open(), "shown in the new tab page")
   H.eq(vim.api.nvim_get_current_win(), tab2_win, "focus stays")
   H.eq(#vim.api.nvim_tabpage_list_wins(vim.api.nvim_list_tabpages()[1]), 1, "gone from the first tab page")
-  H.wait(function()
-    return H.find_line("▾ default")
-  end, "drawn")
+  H.wait_line("▾ default", "drawn")
   vim.cmd("tabclose")
   H.eq(vim.api.nvim_get_current_win(), main_win, "back in the first tab page")
   vim.cmd("Plansight open")
@@ -357,7 +310,7 @@ H.test("opened from another tab page, the sidebar moves there", function()
 end)
 
 H.test("q closes the sidebar, :Plansight toggles it back with folds remembered", function()
-  goto_line("▾ Research")
+  H.goto_line("▾ Research")
   H.feed("za")
   H.feed("q")
   H.ok(not sidebar.is_open(), "closed")
@@ -365,9 +318,7 @@ H.test("q closes the sidebar, :Plansight toggles it back with folds remembered",
   vim.cmd("Plansight toggle")
   H.ok(sidebar.is_open(), "open again")
   H.eq(vim.api.nvim_get_current_win(), main_win, "still no focus taken")
-  H.wait(function()
-    return H.find_line("▾ Research")
-  end, "content back")
+  H.wait_line("▾ Research", "content back")
   vim.api.nvim_win_call(sidebar.state.win, function()
     local l = H.find_line("▾ Research")
     H.eq(vim.fn.foldclosed(l), l, "the phase closed before is closed again")

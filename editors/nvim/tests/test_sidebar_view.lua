@@ -1,10 +1,8 @@
 -- What the sidebar keeps in view against the real server: the newest change when the
 -- sidebar is not focused, the cursor's task when it is; headers and the empty state fit.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
-H.load_plugin()
-local p = H.project()
+local p = H.start()
 local plansight = require("plansight")
-plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
 local sidebar = require("plansight.sidebar")
 local client = require("plansight.client")
 
@@ -78,14 +76,10 @@ H.test("unfocused, in a short window: the newest session's current task is in vi
     items[i] = { content = ("long%02d"):format(i), status = i < 15 and "completed" or (i == 15 and "in_progress" or "pending") }
   end
   write("long", items)
-  H.wait(function()
-    return H.find_line("● long15")
-  end, "the long plan drawn")
+  H.wait_line("● long15", "the long plan drawn")
   vim.api.nvim_win_set_height(sidebar.state.win, 6)
   act("start", "long16", "long")
-  H.wait(function()
-    return H.find_line("● long16")
-  end, "long16 started")
+  H.wait_line("● long16", "long16 started")
   H.eq(H.find_line("▾ long"), 1, "the changed session is first")
   in_view(H.find_line("● long16"), "the task in progress")
   H.eq(vim.api.nvim_get_current_win(), main_win, "focus not taken")
@@ -116,9 +110,7 @@ end)
 H.test("a long session name is cut with … and the bar and count always fit", function()
   local name = "claude-code 2026-11-23 12:52"
   write(name, { { content = "a", status = "completed" }, "b", "c" })
-  H.wait(function()
-    return H.find_line("1/3")
-  end, "the long-named session drawn")
+  H.wait_line("1/3", "the long-named session drawn")
   local width = vim.api.nvim_win_get_width(sidebar.state.win)
   local line = H.sidebar_lines()[H.find_line("1/3")]
   H.ok(vim.fn.strdisplaywidth(line) <= width, ("header wider than %d cells: %q"):format(width, line))

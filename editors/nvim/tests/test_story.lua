@@ -3,10 +3,8 @@
 -- of a real server on the same store watches; then a person completes a task with `x` and
 -- the agent's next prompt is told so, once.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
-H.load_plugin()
-local p = H.project()
+local p = H.start()
 local plansight = require("plansight")
-plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
 local sidebar = require("plansight.sidebar")
 
 -- Recorded from the real CLI: tests/fixtures/hooks/README.md says how.

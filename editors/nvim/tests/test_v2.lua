@@ -1,10 +1,8 @@
 -- Protocol version 2 in the sidebar, against the real server: blocked, waiting, priorities,
 -- owners, the title, files (open, diff), the keys b p E gD u D, :Plansight history and undo.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
-H.load_plugin()
-local p = H.project()
+local p = H.start()
 local plansight = require("plansight")
-plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false })
 local sidebar = require("plansight.sidebar")
 local client = require("plansight.client")
 
@@ -49,25 +47,6 @@ vim.ui.select = function(items, opts, on_choice)
   on_choice(nil, nil)
 end
 
-local function cli_task(content, session)
-  for _, phase in ipairs(H.cli_state(p.db, session).phases) do
-    for _, task in ipairs(phase.tasks) do
-      if task.content == content then
-        return task, phase.name
-      end
-    end
-  end
-  return nil
-end
-
-local function goto_line(text)
-  local lnum = H.find_line(text)
-  H.ok(lnum, "no sidebar line holds " .. text .. ":\n" .. table.concat(H.sidebar_lines(), "\n"))
-  vim.api.nvim_set_current_win(sidebar.state.win)
-  vim.api.nvim_win_set_cursor(sidebar.state.win, { lnum, 0 })
-  return lnum
-end
-
 ---The virtual text at the end of a sidebar line, joined.
 local function virt_text(lnum)
   local marks = vim.api.nvim_buf_get_extmarks(sidebar.state.buf, sidebar.ns, { lnum - 1, 0 }, { lnum - 1, -1 }, { details = true })
@@ -94,7 +73,7 @@ H.test("the plan's v2 fields as the server sends them: title, blocked, waiting, 
   H.cli({ "import", "--db", p.db, "-" }, MARKDOWN)
   local ids = {}
   for _, c in ipairs({ "Run the build", "Ask for the signing key", "Deploy" }) do
-    ids[c] = cli_task(c).id
+    ids[c] = H.cli_task(p.db, c).id
   end
   H.cli_apply(p.db, {
     { op = "update", id = ids["Run the build"], priority = "high", owner = "lead", addFiles = { "src/app.py", "NOTES.md" } },
@@ -122,7 +101,7 @@ H.test("the plan's v2 fields as the server sends them: title, blocked, waiting, 
 end)
 
 H.test("<CR> on a file opens it in the editing window", function()
-  goto_line("◦ src/app.py")
+  H.goto_line("◦ src/app.py")
   H.feed("<CR>")
   H.eq(vim.api.nvim_get_current_win(), main_win, "opened in the window the person came from")
   H.eq(vim.api.nvim_buf_get_name(0), p.root .. "/src/app.py", "the file")
@@ -131,7 +110,7 @@ end)
 
 H.test("gd diffs a file against HEAD in a scratch buffer (no fugitive)", function()
   H.eq(vim.fn.exists(":Gvdiffsplit"), 0, "fugitive is not loaded here")
-  goto_line("◦ src/app.py")
+  H.goto_line("◦ src/app.py")
   H.feed("gd")
   local file_win = vim.api.nvim_get_current_win()
   H.eq(vim.api.nvim_buf_get_name(0), p.root .. "/src/app.py", "the file's window keeps focus")
@@ -153,7 +132,7 @@ H.test("gd diffs a file against HEAD in a scratch buffer (no fugitive)", functio
   H.flush()
   H.eq(vim.wo[file_win].diff, false, "the file leaves diff mode")
   -- A file that is not in HEAD is all added: an empty HEAD side.
-  goto_line("◦ NOTES.md")
+  H.goto_line("◦ NOTES.md")
   H.feed("gd")
   local new_head
   for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
@@ -173,25 +152,23 @@ H.test("gd uses :Gvdiffsplit when fugitive is there", function()
   vim.api.nvim_create_user_command("Gvdiffsplit", function()
     called = vim.api.nvim_buf_get_name(0)
   end, {})
-  goto_line("◦ src/app.py")
+  H.goto_line("◦ src/app.py")
   H.feed("gd")
   H.eq(called, p.root .. "/src/app.py", ":Gvdiffsplit run in the file's buffer")
   vim.api.nvim_del_user_command("Gvdiffsplit")
 end)
 
 H.test("b blocks with an optional reason, cancelling sends nothing", function()
-  goto_line("○ Write the changelog")
+  H.goto_line("○ Write the changelog")
   answers = { "needs the release date" }
   H.feed("b")
   H.wait(function()
-    local t = cli_task("Write the changelog")
+    local t = H.cli_task(p.db, "Write the changelog")
     return t.status == "blocked" and t.notes[1] == "needs the release date"
   end, "b blocks with the reason as a note")
-  H.wait(function()
-    return H.find_line("⊘ Write the changelog")
-  end, "blocked icon")
+  H.wait_line("⊘ Write the changelog", "blocked icon")
   local version = H.cli_state(p.db).version
-  goto_line("⊘ Write the changelog")
+  H.goto_line("⊘ Write the changelog")
   answers = {} -- the prompt is cancelled
   H.feed("b")
   H.flush()
@@ -199,49 +176,43 @@ H.test("b blocks with an optional reason, cancelling sends nothing", function()
 end)
 
 H.test("p sets and clears the priority", function()
-  goto_line("⊘ Write the changelog")
+  H.goto_line("⊘ Write the changelog")
   answers = { "low" }
   H.feed("p")
   H.wait(function()
-    return cli_task("Write the changelog").priority == "low"
+    return H.cli_task(p.db, "Write the changelog").priority == "low"
   end, "priority low")
   H.eq(prompts[#prompts].items, { "high", "medium", "low", "none" }, "the priorities offered")
-  H.wait(function()
-    return H.find_line("⊘ ↓ Write the changelog")
-  end, "the low mark")
-  goto_line("Write the changelog")
+  H.wait_line("⊘ ↓ Write the changelog", "the low mark")
+  H.goto_line("Write the changelog")
   answers = { "none" }
   H.feed("p")
   H.wait(function()
-    return cli_task("Write the changelog").priority == vim.NIL
+    return H.cli_task(p.db, "Write the changelog").priority == vim.NIL
   end, "priority cleared")
 end)
 
 H.test("E edits the content and the description", function()
-  goto_line("Write the changelog")
+  H.goto_line("Write the changelog")
   answers = { "Write the release notes", "Everything since 1.4, user-facing first" }
   H.feed("E")
   H.wait(function()
-    local t = cli_task("Write the release notes")
+    local t = H.cli_task(p.db, "Write the release notes")
     return t and t.description == "Everything since 1.4, user-facing first"
   end, "content and description updated")
-  H.wait(function()
-    return H.find_line("≡ Everything since 1.4, user-facing first")
-  end, "the description under its task")
+  H.wait_line("≡ Everything since 1.4, user-facing first", "the description under its task")
   H.eq(prompts[#prompts - 1].default, "Write the changelog", "the content is offered for editing")
   H.eq(prompts[#prompts].default, "", "the (empty) description too")
 end)
 
 H.test("gD picks a task to wait for from the session's tasks, and again to drop it", function()
-  H.wait(function()
-    return H.find_line("Write the release notes")
-  end, "renamed task shown")
-  goto_line("Write the release notes")
+  H.wait_line("Write the release notes", "renamed task shown")
+  H.goto_line("Write the release notes")
   answers = { "Deploy" }
   H.feed("gD")
-  local deploy = cli_task("Deploy")
+  local deploy = H.cli_task(p.db, "Deploy")
   H.wait(function()
-    return vim.deep_equal(cli_task("Write the release notes").blockedBy, { deploy.id })
+    return vim.deep_equal(H.cli_task(p.db, "Write the release notes").blockedBy, { deploy.id })
   end, "waits for Deploy")
   local offered = prompts[#prompts].items
   H.ok(vim.tbl_contains(offered, "  Run the build") and vim.tbl_contains(offered, "  Deploy"), vim.inspect(offered))
@@ -251,7 +222,7 @@ H.test("gD picks a task to wait for from the session's tasks, and again to drop 
     return l and virt_text(l):find('waits for "Deploy"', 1, true)
   end, "waits for shown")
   -- A cycle is the server's to refuse: the person is told, nothing changes.
-  goto_line("○ Deploy")
+  H.goto_line("○ Deploy")
   answers = { "Write the release notes" }
   H.messages = {}
   H.feed("gD")
@@ -262,24 +233,22 @@ H.test("gD picks a task to wait for from the session's tasks, and again to drop 
       end
     end
   end, "the server's cycle error shown")
-  goto_line("Write the release notes")
+  H.goto_line("Write the release notes")
   answers = { "Wait for nothing" }
   H.feed("gD")
   H.wait(function()
-    return #cli_task("Write the release notes").blockedBy == 0
+    return #H.cli_task(p.db, "Write the release notes").blockedBy == 0
   end, "dependencies cleared")
 end)
 
 H.test("u undoes the last change, as the person", function()
-  goto_line("○ Deploy")
+  H.goto_line("○ Deploy")
   H.feed("x")
-  H.wait(function()
-    return H.find_line("✓ Deploy")
-  end, "Deploy done")
-  goto_line("✓ Deploy")
+  H.wait_line("✓ Deploy", "Deploy done")
+  H.goto_line("✓ Deploy")
   H.feed("u")
   H.wait(function()
-    return cli_task("Deploy").status == "pending"
+    return H.cli_task(p.db, "Deploy").status == "pending"
   end, "u restores the version before")
   local history = vim.json.decode(H.cli({ "history", "--db", p.db, "--json", "--limit", "1" }))
   local newest = history.events or history
@@ -305,72 +274,64 @@ H.test(":Plansight history lists the changes and restores the one picked after c
   answers = { ("v%d "):format(first.version), "Restore" }
   vim.cmd("Plansight history")
   H.wait(function()
-    local t = cli_task("Write the changelog")
+    local t = H.cli_task(p.db, "Write the changelog")
     return t and t.status == "pending" and t.priority == vim.NIL
   end, "the plan as it was after the import")
   H.eq(prompts[#prompts].items, { "Restore", "Cancel" }, "asked before restoring")
-  H.eq(cli_task("Run the build").owner, vim.NIL, "every field as it was")
+  H.eq(H.cli_task(p.db, "Run the build").owner, vim.NIL, "every field as it was")
 end)
 
 H.test(":Plansight undo undoes the restore", function()
   vim.cmd("Plansight undo")
   H.wait(function()
-    return cli_task("Write the release notes") ~= nil
+    return H.cli_task(p.db, "Write the release notes") ~= nil
   end, "back to before the restore")
 end)
 
 H.test("D asks before removing a task in progress or with notes, not otherwise", function()
-  H.wait(function()
-    return H.find_line("● !! Run the build")
-  end, "plan shown")
-  goto_line("● !! Run the build")
+  H.wait_line("● !! Run the build", "plan shown")
+  H.goto_line("● !! Run the build")
   answers = { "Cancel" }
   local asked = #prompts
   H.feed("D")
   H.eq(#prompts, asked + 1, "asked")
-  H.ok(cli_task("Run the build"), "Cancel keeps the task")
+  H.ok(H.cli_task(p.db, "Run the build"), "Cancel keeps the task")
   H.ok(prompts[#prompts].prompt:find("in progress", 1, true), "says why it asks: " .. prompts[#prompts].prompt)
   H.ok(prompts[#prompts].prompt:find("u undoes it", 1, true), "and how to undo")
   answers = { "Remove" }
   H.feed("D")
   H.wait(function()
-    return cli_task("Run the build") == nil
+    return H.cli_task(p.db, "Run the build") == nil
   end, "Remove removes it")
   -- A task with notes asks too.
-  H.wait(function()
-    return H.find_line("Ask for the signing key")
-  end, "blocked task shown")
-  goto_line("Ask for the signing key")
+  H.wait_line("Ask for the signing key", "blocked task shown")
+  H.goto_line("Ask for the signing key")
   asked = #prompts
   answers = { "Remove" }
   H.feed("D")
   H.wait(function()
-    return cli_task("Ask for the signing key") == nil
+    return H.cli_task(p.db, "Ask for the signing key") == nil
   end, "removed after the question")
   H.ok(prompts[#prompts].prompt:find("1 note", 1, true) and #prompts == asked + 1, "asked about its note")
   -- A plain pending task goes at once.
-  H.wait(function()
-    return H.find_line("○ Deploy")
-  end, "shown")
-  goto_line("○ Deploy")
+  H.wait_line("○ Deploy", "shown")
+  H.goto_line("○ Deploy")
   asked = #prompts
   H.feed("D")
   H.wait(function()
-    return cli_task("Deploy") == nil
+    return H.cli_task(p.db, "Deploy") == nil
   end, "removed without a question")
   H.eq(#prompts, asked, "no question")
 end)
 
 H.test(":Plansight add outside the sidebar: the server puts the task where the work is", function()
   H.cli_apply(p.db, { { op = "append", phase = "Ship", items = { "Tag" } } })
-  H.wait(function()
-    return H.find_line("▾ Ship")
-  end, "the new phase shown")
+  H.wait_line("▾ Ship", "the new phase shown")
   vim.api.nvim_set_current_win(main_win)
   local asked = #prompts
   vim.cmd("Plansight add Announce it")
   H.wait(function()
-    local _, phase = cli_task("Announce it")
+    local _, phase = H.cli_task(p.db, "Announce it")
     return phase == "Ship"
   end, "the phase of the task in progress (Tag, auto-started there)")
   H.eq(#prompts, asked, "nothing asked")
@@ -378,16 +339,14 @@ H.test(":Plansight add outside the sidebar: the server puts the task where the w
   client.selected_session = "fresh"
   vim.cmd("Plansight add First thing")
   H.wait(function()
-    local _, phase = cli_task("First thing", "fresh")
+    local _, phase = H.cli_task(p.db, "First thing", "fresh")
     return phase ~= nil
   end, "added to a fresh session")
   client.selected_session = nil
 end)
 
 H.test("plansight/didPrune drops the pruned sessions from the sidebar", function()
-  H.wait(function()
-    return H.find_line("▾ fresh")
-  end, "the fresh session shown")
+  H.wait_line("▾ fresh", "the fresh session shown")
   -- "fresh" becomes the least recently updated session; then another process fills the
   -- store to 201 sessions, the store prunes the oldest, and the server says so.
   H.cli_apply(p.db, { { op = "note", task = "Tag", text = "after fresh" } })

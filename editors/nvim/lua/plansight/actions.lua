@@ -345,6 +345,16 @@ local function current_session()
   return (item and item.session) or client.active_session(root), root
 end
 
+---An action on the session under the cursor (else the active one): `fn(root, session)`.
+---@param fn fun(root: string, session: string)
+---@return fun()
+local function on_session(fn)
+  return function()
+    local session, root = current_session()
+    fn(root, session)
+  end
+end
+
 ---Reads every session of `root` again from the server and draws the sidebar.
 ---@param root string
 function M.refresh(root)
@@ -534,10 +544,9 @@ M.actions = {
   },
   undo = {
     desc = "Undo the last change of the session (restores the version before it)",
-    callback = function()
-      local session, root = current_session()
+    callback = on_session(function(root, session)
       M.undo(root, session)
-    end,
+    end),
   },
   add = {
     desc = "Add a task to the phase under the cursor",
@@ -563,10 +572,9 @@ M.actions = {
   },
   edit = {
     desc = "Edit the plan as markdown (:w sends it)",
-    callback = function()
-      local session, root = current_session()
+    callback = on_session(function(root, session)
       require("plansight.edit").open(root, session)
-    end,
+    end),
   },
   refresh = {
     desc = "Read every session again from the server",

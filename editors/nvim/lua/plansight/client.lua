@@ -61,34 +61,35 @@ local function touch(root)
   end
 end
 
----Registers `fn(state, event)`, called for every newer state of any session.
----@param fn fun(state: plansight.TodoState, event: plansight.ChangeEvent)
+---Adds `fn` to `list`; returns the function that takes it out again.
+---@generic F
+---@param list F[]
+---@param fn F
 ---@return fun() unsubscribe
-function M.on_change(fn)
-  listeners[#listeners + 1] = fn
+local function subscribe(list, fn)
+  list[#list + 1] = fn
   return function()
-    for i, f in ipairs(listeners) do
+    for i, f in ipairs(list) do
       if f == fn then
-        table.remove(listeners, i)
+        table.remove(list, i)
         return
       end
     end
   end
 end
 
+---Registers `fn(state, event)`, called for every newer state of any session.
+---@param fn fun(state: plansight.TodoState, event: plansight.ChangeEvent)
+---@return fun() unsubscribe
+function M.on_change(fn)
+  return subscribe(listeners, fn)
+end
+
 ---Registers `fn(root)`, called whenever the cache of `root` changes (internal).
 ---@param fn fun(root: string)
 ---@return fun() unsubscribe
 function M.watch(fn)
-  watchers[#watchers + 1] = fn
-  return function()
-    for i, f in ipairs(watchers) do
-      if f == fn then
-        table.remove(watchers, i)
-        return
-      end
-    end
-  end
+  return subscribe(watchers, fn)
 end
 
 ---The workspace root of a buffer: the one a Plansight buffer belongs to, else the nearest

@@ -15,6 +15,7 @@ local M = {}
 ---@field phase string?
 ---@field task plansight.Task?
 ---@field file string? a file the task touched (workspace-relative), on a "file" line
+---@field current true? on the line of the session's current task (the server's `current`)
 ---@field marker_col integer? byte column of the fold marker (sessions and phases)
 ---@field fold plansight.Fold? the fold starting on this line
 
@@ -48,43 +49,38 @@ local M = {}
 ---@field message string? shown instead of an empty plan (connecting, server missing, ...)
 ---@field width integer? the window's text width: headers and messages are fitted to it
 
-M.hl = {
-  pending = "PlansightPending",
-  in_progress = "PlansightActive",
-  completed = "PlansightDone",
-  abandoned = "PlansightDropped",
-  blocked = "PlansightBlocked",
-  note = "PlansightNote",
-  description = "PlansightDescription",
-  phase = "PlansightPhase",
-  header = "PlansightHeader",
-  waiting = "PlansightWaiting",
-  owner = "PlansightOwner",
-  file = "PlansightFile",
-  priority = {
-    high = "PlansightPriorityHigh",
-    medium = "PlansightPriorityMedium",
-    low = "PlansightPriorityLow",
-  },
-}
-
 ---Highlight groups and the groups they link to by default.
-M.links = {
-  PlansightPending = "Normal",
-  PlansightActive = "DiagnosticWarn",
-  PlansightDone = "DiagnosticOk",
-  PlansightDropped = "Comment",
-  PlansightBlocked = "DiagnosticError",
-  PlansightNote = "Comment",
-  PlansightDescription = "Comment",
-  PlansightPhase = "Title",
-  PlansightHeader = "Function",
-  PlansightWaiting = "DiagnosticHint",
-  PlansightOwner = "Special",
-  PlansightFile = "Directory",
-  PlansightPriorityHigh = "DiagnosticError",
-  PlansightPriorityMedium = "DiagnosticWarn",
-  PlansightPriorityLow = "Comment",
+---@type table<string, string>
+M.links = {}
+
+---Names highlight group `name`, linked to `link` unless a colour scheme or the user sets it.
+---@param name string
+---@param link string
+---@return string name
+local function group(name, link)
+  M.links[name] = link
+  return name
+end
+
+---The highlight group of each role a piece of the sidebar plays.
+M.hl = {
+  pending = group("PlansightPending", "Normal"),
+  in_progress = group("PlansightActive", "DiagnosticWarn"),
+  completed = group("PlansightDone", "DiagnosticOk"),
+  abandoned = group("PlansightDropped", "Comment"),
+  blocked = group("PlansightBlocked", "DiagnosticError"),
+  note = group("PlansightNote", "Comment"),
+  description = group("PlansightDescription", "Comment"),
+  phase = group("PlansightPhase", "Title"),
+  header = group("PlansightHeader", "Function"),
+  waiting = group("PlansightWaiting", "DiagnosticHint"),
+  owner = group("PlansightOwner", "Special"),
+  file = group("PlansightFile", "Directory"),
+  priority = {
+    high = group("PlansightPriorityHigh", "DiagnosticError"),
+    medium = group("PlansightPriorityMedium", "DiagnosticWarn"),
+    low = group("PlansightPriorityLow", "Comment"),
+  },
 }
 
 local INDENT_PHASE = "  "
@@ -206,14 +202,12 @@ end
 ---@return boolean
 function M.mixed_owners(state)
   local first, seen = nil, false
-  for _, phase in ipairs(state.phases or {}) do
-    for _, task in ipairs(phase.tasks or {}) do
-      local owner = protocol.value(task.owner) or ""
-      if not seen then
-        first, seen = owner, true
-      elseif owner ~= first then
-        return true
-      end
+  for _, task in ipairs(protocol.tasks(state)) do
+    local owner = protocol.value(task.owner) or ""
+    if not seen then
+      first, seen = owner, true
+    elseif owner ~= first then
+      return true
     end
   end
   return false
@@ -248,13 +242,27 @@ end
 ---@return plansight.View
 function M.view(states, opts)
   local icons = opts.icons
-  local lines, marks, items, levels, folds, index, active, first_mark = {}, {}, {}, {}, {}, {}, {}, {}
-  local virt = {}
+  ---@type plansight.View
+  local view = {
+    lines = {},
+    marks = {},
+    items = {},
+    folds = {},
+    levels = {},
+    index = {},
+    active = {},
+    first_mark = {},
+    virt = {},
+  }
+  local lines, marks, items, levels, folds = view.lines, view.marks, view.items, view.levels, view.folds
+  local index, active, first_mark, virt = view.index, view.active, view.first_mark, view.virt
   local n = 0
 
+  ---Appends a line; returns its row (0-based).
   ---@param text string
   ---@param item plansight.RenderItem
   ---@param level string|integer
+  ---@return integer row
   local function add(text, item, level)
     n = n + 1
     lines[n] = text
@@ -266,29 +274,24 @@ function M.view(states, opts)
     end
     return n - 1
   end
+  ---@param row integer 0-based
+  ---@param col integer start byte column
+  ---@param end_col integer end byte column
+  ---@param hl string highlight group
   local function mark(row, col, end_col, hl)
     marks[#marks + 1] = { row, col, end_col, hl }
   end
+  ---Starts a fold on the last line added; the caller sets its `finish`.
   ---@param item plansight.RenderItem
+  ---@param key string
+  ---@param level integer
+  ---@param closed boolean
+  ---@return plansight.Fold
   local function open_fold(item, key, level, closed)
     local fold = { key = key, start = n, finish = n, level = level, closed = closed }
     folds[#folds + 1] = fold
     item.fold = fold
     return fold
-  end
-
-  local function view()
-    return {
-      lines = lines,
-      marks = marks,
-      items = items,
-      folds = folds,
-      levels = levels,
-      index = index,
-      active = active,
-      first_mark = first_mark,
-      virt = virt,
-    }
   end
 
   ---A message, wrapped to the window so none of it is cut off.
@@ -300,9 +303,35 @@ function M.view(states, opts)
     end
   end
 
+  ---A line under the task of `titem` (a description, note or file line): its icon, then
+  ---`text`, in `hl`; `tag` tells the task's lines apart in the key. A file line marks its
+  ---icon and its path apart.
+  ---@param titem plansight.RenderItem the task's line
+  ---@param kind plansight.ItemKind
+  ---@param tag string
+  ---@param icon string
+  ---@param text string
+  ---@param hl string
+  ---@param file string?
+  local function add_detail(titem, kind, tag, icon, text, hl, file)
+    local line = INDENT_NOTE .. icon .. " " .. text
+    local row = add(line, {
+      kind = kind,
+      key = titem.key .. "\0" .. tag,
+      session = titem.session,
+      phase = titem.phase,
+      task = titem.task,
+      file = file,
+    }, 3)
+    if file then
+      mark(row, #INDENT_NOTE, #INDENT_NOTE + #icon, hl)
+    end
+    mark(row, #INDENT_NOTE + (file and #icon + 1 or 0), #line, hl)
+  end
+
   if #states == 0 then
     add_message(opts.message or "No plan yet: an agent's todo list shows up here.")
-    return view()
+    return view
   end
   if opts.message then
     add_message(opts.message)
@@ -354,11 +383,11 @@ function M.view(states, opts)
     end
 
     local by_id = {}
-    for _, phase in ipairs(state.phases or {}) do
-      for _, task in ipairs(phase.tasks or {}) do
-        by_id[task.id] = task
-      end
+    for _, task in ipairs(protocol.tasks(state)) do
+      by_id[task.id] = task
     end
+    local current = protocol.value(state.current)
+    local current_id = type(current) == "table" and current.id or nil
     local show_owner = M.mixed_owners(state)
     local seen_phase = {}
     for _, phase in ipairs(state.phases or {}) do
@@ -394,6 +423,9 @@ function M.view(states, opts)
         local files = protocol.value(task.files) or {}
         local description = protocol.value(task.description) or ""
         local titem = { kind = "task", key = tkey, session = state.session, phase = phase.name, task = task }
+        if task.id == current_id then
+          titem.current = true
+        end
         local priority = protocol.value(task.priority)
         local pmark = priority and icons["priority_" .. priority] or nil
         if pmark == "" then
@@ -433,44 +465,18 @@ function M.view(states, opts)
         -- The description first (what the task is), then notes and files (what happened).
         if description ~= "" then
           for d, part in ipairs(split_lines(description)) do
-            local dtext = INDENT_NOTE .. icons.description .. " " .. part
-            row = add(dtext, {
-              kind = "description",
-              key = tkey .. "\0d" .. d,
-              session = state.session,
-              phase = phase.name,
-              task = task,
-            }, 3)
-            mark(row, #INDENT_NOTE, #dtext, M.hl.description)
+            add_detail(titem, "description", "d" .. d, icons.description, part, M.hl.description)
           end
         end
         local k = 0
         for _, note in ipairs(notes) do
           for _, part in ipairs(split_lines(note)) do
             k = k + 1
-            local ntext = INDENT_NOTE .. icons.note .. " " .. part
-            row = add(ntext, {
-              kind = "note",
-              key = tkey .. "\0n" .. k,
-              session = state.session,
-              phase = phase.name,
-              task = task,
-            }, 3)
-            mark(row, #INDENT_NOTE, #ntext, M.hl.note)
+            add_detail(titem, "note", "n" .. k, icons.note, part, M.hl.note)
           end
         end
         for f, path in ipairs(files) do
-          local ftext = INDENT_NOTE .. icons.file .. " " .. one_line(path)
-          row = add(ftext, {
-            kind = "file",
-            key = tkey .. "\0f" .. f,
-            session = state.session,
-            phase = phase.name,
-            task = task,
-            file = path,
-          }, 3)
-          mark(row, #INDENT_NOTE, #INDENT_NOTE + #icons.file, M.hl.file)
-          mark(row, #INDENT_NOTE + #icons.file + 1, #ftext, M.hl.file)
+          add_detail(titem, "file", "f" .. f, icons.file, one_line(path), M.hl.file, path)
         end
         if tfold then
           tfold.finish = n
@@ -480,7 +486,7 @@ function M.view(states, opts)
     end
     sfold.finish = n
   end
-  return view()
+  return view
 end
 
 ---The text of a closed fold as `[text, hl]` chunks: its first line, with the closed marker

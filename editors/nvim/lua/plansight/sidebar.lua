@@ -321,8 +321,8 @@ local function write_lines(buf, view, from, old_to, new_to, all)
   end
 end
 
----The line to show of the newest session (the first): its task in progress, else its
----header.
+---The line to show of the newest session (the first): its current task (the server's),
+---else its header.
 ---@param view plansight.View
 ---@return integer
 local function newest_line(view)
@@ -333,7 +333,7 @@ local function newest_line(view)
         break
       end
       header = lnum
-    elseif header and item.kind == "task" and item.task.status == "in_progress" then
+    elseif header and item.current then
       return lnum
     end
   end
