@@ -99,6 +99,19 @@ function H.cli_task(db, content, session)
   return nil
 end
 
+---Waits until the CLI reads the task with this content at `status`.
+---@param db string
+---@param content string
+---@param status string
+---@param what string what is awaited, for the failure message
+---@param session string?
+function H.wait_status(db, content, status, what, session)
+  H.wait(function()
+    local task = H.cli_task(db, content, session)
+    return task and task.status == status
+  end, what)
+end
+
 function H.eq(got, want, what)
   if not vim.deep_equal(got, want) then
     error(("%s\n  want: %s\n  got:  %s"):format(what or "not equal", vim.inspect(want), vim.inspect(got)), 2)

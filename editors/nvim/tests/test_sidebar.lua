@@ -91,17 +91,13 @@ H.test("s starts, d drops, D removes, a adds, n notes", function()
   end
   H.goto_line("○ Tag release")
   H.feed("s")
-  H.wait(function()
-    return H.cli_task(p.db, "Tag release").status == "in_progress"
-  end, "s starts the task")
+  H.wait_status(p.db, "Tag release", "in_progress", "s starts the task")
   H.eq(H.cli_task(p.db, "Run tests").status, "pending", "the other in-progress task is demoted")
 
   H.wait_line("○ Write docs", "Write docs in the sidebar")
   H.goto_line("○ Write docs")
   H.feed("d")
-  H.wait(function()
-    return H.cli_task(p.db, "Write docs").status == "abandoned"
-  end, "d drops the task")
+  H.wait_status(p.db, "Write docs", "abandoned", "d drops the task")
   H.wait_line("✗ Write docs", "dropped icon")
 
   H.goto_line("✗ Write docs")
@@ -188,9 +184,7 @@ H.test(":Plansight add and :Plansight clear", function()
   H.wait_line("○ Write the changelog", "shown in the sidebar")
   vim.cmd("Plansight done Configure")
   vim.cmd("Plansight start Write the changelog")
-  H.wait(function()
-    return H.cli_task(p.db, "Write the changelog").status == "in_progress"
-  end, ":Plansight start {task}")
+  H.wait_status(p.db, "Write the changelog", "in_progress", ":Plansight start {task}")
   -- The next commands target the current task as the plugin knows it.
   H.wait_line("● Write the changelog", "started task shown")
   vim.cmd("Plansight note remember the date")
@@ -198,9 +192,7 @@ H.test(":Plansight add and :Plansight clear", function()
     return H.cli_task(p.db, "Write the changelog").notes[1] == "remember the date"
   end, ":Plansight note goes to the current task")
   vim.cmd("Plansight done")
-  H.wait(function()
-    return H.cli_task(p.db, "Write the changelog").status == "completed"
-  end, ":Plansight done completes the current task")
+  H.wait_status(p.db, "Write the changelog", "completed", ":Plansight done completes the current task")
 
   vim.cmd("Plansight clear")
   H.wait(function()
@@ -248,9 +240,7 @@ H.test("plan text is shown as text, never run as commands or keys", function()
   end, "x on ':qa!' completes it")
   H.goto_line("<CR>:qa!<CR>")
   H.feed("x")
-  H.wait(function()
-    return H.cli_task(p.db, "<CR>:qa!<CR>", "evil").status == "completed"
-  end, "x on '<CR>:qa!<CR>' completes it")
+  H.wait_status(p.db, "<CR>:qa!<CR>", "completed", "x on '<CR>:qa!<CR>' completes it", "evil")
   H.goto_line("▾ <C-w>q")
   H.feed("za")
   vim.api.nvim_win_call(sidebar.state.win, function()
@@ -261,9 +251,7 @@ H.test("plan text is shown as text, never run as commands or keys", function()
   vim.api.nvim_set_current_win(main_win)
   vim.cmd("Plansight session evil")
   vim.cmd("Plansight start %{execute('qa!')}")
-  H.wait(function()
-    return H.cli_task(p.db, "%{execute('qa!')}", "evil").status == "in_progress"
-  end, "started by name")
+  H.wait_status(p.db, "%{execute('qa!')}", "in_progress", "started by name", "evil")
   H.wait(function()
     return plansight.statusline():find("execute", 1, true)
   end, "statusline follows")

@@ -59,6 +59,16 @@ local function virt_text(lnum)
   return table.concat(out)
 end
 
+---The window of this tab page whose buffer name holds `name`, if any.
+local function window_showing(name)
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):find(name, 1, true) then
+      return win
+    end
+  end
+  return nil
+end
+
 local MARKDOWN = [[
 # Release the app
 
@@ -115,12 +125,7 @@ H.test("gd diffs a file against HEAD in a scratch buffer (no fugitive)", functio
   local file_win = vim.api.nvim_get_current_win()
   H.eq(vim.api.nvim_buf_get_name(0), p.root .. "/src/app.py", "the file's window keeps focus")
   H.eq(vim.wo[file_win].diff, true, "the file is in diff mode")
-  local head_win
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):find("plansight://HEAD/src/app.py", 1, true) then
-      head_win = win
-    end
-  end
+  local head_win = window_showing("plansight://HEAD/src/app.py")
   H.ok(head_win, "a HEAD buffer beside it")
   local head_buf = vim.api.nvim_win_get_buf(head_win)
   H.eq(vim.api.nvim_buf_get_lines(head_buf, 0, -1, false), { "one", "two", "three" }, "HEAD's text")
@@ -134,12 +139,7 @@ H.test("gd diffs a file against HEAD in a scratch buffer (no fugitive)", functio
   -- A file that is not in HEAD is all added: an empty HEAD side.
   H.goto_line("◦ NOTES.md")
   H.feed("gd")
-  local new_head
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):find("plansight://HEAD/NOTES.md", 1, true) then
-      new_head = win
-    end
-  end
+  local new_head = window_showing("plansight://HEAD/NOTES.md")
   H.ok(new_head, "a HEAD side for the new file")
   H.eq(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(new_head), 0, -1, false), { "" }, "empty: the file is new")
   vim.cmd("diffoff!")
@@ -247,9 +247,7 @@ H.test("u undoes the last change, as the person", function()
   H.wait_line("✓ Deploy", "Deploy done")
   H.goto_line("✓ Deploy")
   H.feed("u")
-  H.wait(function()
-    return H.cli_task(p.db, "Deploy").status == "pending"
-  end, "u restores the version before")
+  H.wait_status(p.db, "Deploy", "pending", "u restores the version before")
   local history = vim.json.decode(H.cli({ "history", "--db", p.db, "--json", "--limit", "1" }))
   local newest = history.events or history
   H.eq(newest[1].method, "plansight/restore", "undo is a restore")

@@ -28,19 +28,29 @@ function M.report(err, result, prefix)
   end
 end
 
+---Sends a change request as the person's edit (`origin = "user"`), reports its answer,
+---then calls `cb` with it.
+---@param root string
+---@param method string one of `protocol.methods`
+---@param params table
+---@param cb fun(err: plansight.ResponseError?, result: table?)?
+local function request_user(root, method, params, cb)
+  params.origin = "user"
+  client.request(root, method, params, function(err, result)
+    M.report(err, result)
+    if cb then
+      cb(err, result)
+    end
+  end)
+end
+
 ---Sends `ops` as a person's edit of `session`.
 ---@param root string
 ---@param session string
 ---@param ops table[]
 ---@param cb fun(err: plansight.ResponseError?, result: table?)?
 function M.apply_user(root, session, ops, cb)
-  local params = { session = session, ops = ops, origin = "user" }
-  client.request(root, protocol.methods.apply, params, function(err, result)
-    M.report(err, result)
-    if cb then
-      cb(err, result)
-    end
-  end)
+  request_user(root, protocol.methods.apply, { session = session, ops = ops }, cb)
 end
 
 ---Adds a task named `text` (trimmed; nothing when blank) to `phase`; without one the server
@@ -73,12 +83,7 @@ end
 ---@param session string
 ---@param cb fun(err: plansight.ResponseError?, result: table?)?
 function M.clear_user(root, session, cb)
-  client.request(root, protocol.methods.clear, { session = session, origin = "user" }, function(err, result)
-    M.report(err, result)
-    if cb then
-      cb(err, result)
-    end
-  end)
+  request_user(root, protocol.methods.clear, { session = session }, cb)
 end
 
 ---The sidebar item under the cursor, with its root, or nil with a message.
@@ -284,9 +289,7 @@ end
 ---@param version integer
 ---@param on_done fun()?
 local function restore_user(root, session, version, on_done)
-  local params = { session = session, version = version, origin = "user" }
-  client.request(root, protocol.methods.restore, params, function(err, result)
-    M.report(err, result)
+  request_user(root, protocol.methods.restore, { session = session, version = version }, function(err)
     if not err and on_done then
       on_done()
     end
