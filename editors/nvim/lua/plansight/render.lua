@@ -64,11 +64,18 @@ end
 
 ---The highlight group of each role a piece of the sidebar plays.
 M.hl = {
+  -- A task's status (its icon and text), then its priority mark.
   pending = group("PlansightPending", "Normal"),
   in_progress = group("PlansightActive", "DiagnosticWarn"),
   completed = group("PlansightDone", "DiagnosticOk"),
   abandoned = group("PlansightDropped", "Comment"),
   blocked = group("PlansightBlocked", "DiagnosticError"),
+  priority = {
+    high = group("PlansightPriorityHigh", "DiagnosticError"),
+    medium = group("PlansightPriorityMedium", "DiagnosticWarn"),
+    low = group("PlansightPriorityLow", "Comment"),
+  },
+  -- The other parts of the sidebar.
   note = group("PlansightNote", "Comment"),
   description = group("PlansightDescription", "Comment"),
   phase = group("PlansightPhase", "Title"),
@@ -76,11 +83,6 @@ M.hl = {
   waiting = group("PlansightWaiting", "DiagnosticHint"),
   owner = group("PlansightOwner", "Special"),
   file = group("PlansightFile", "Directory"),
-  priority = {
-    high = group("PlansightPriorityHigh", "DiagnosticError"),
-    medium = group("PlansightPriorityMedium", "DiagnosticWarn"),
-    low = group("PlansightPriorityLow", "Comment"),
-  },
 }
 
 local INDENT_PHASE = "  "
