@@ -108,6 +108,12 @@ H.test("statusline", function()
   H.eq(plansight.statusline(), "● Coding 1/2", "current task and progress")
   H.eq(plansight.statusline({ session = "agent" }), "● Write 1/2", "another session")
   H.eq(plansight.statusline({ session = "nope" }), "", "empty without a plan")
+  H.eq(plansight.statusline({ max_width = 4 }), "● Cod… 1/2", "the task cut to max_width cells")
+  -- Cells, not characters: each of these takes two.
+  local ops = { { op = "init", list = { { phase = "P", items = { "計画を立てる" } } } }, { op = "start", task = "計画を立てる" } }
+  local err = sync(plansight.apply, ops, { session = "wide" })
+  H.eq(err, nil, "the wide plan applied")
+  H.eq(plansight.statusline({ session = "wide", max_width = 7 }), "● 計画を… 0/1", "wide characters fit in max_width cells")
   require("plansight.client").selected_session = nil
 end)
 

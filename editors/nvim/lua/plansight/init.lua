@@ -208,11 +208,7 @@ function M.statusline(opts)
   local text
   if current then
     local render = require("plansight.render")
-    local label = render.task_text(current)
-    local max = opts.max_width or 40
-    if vim.fn.strdisplaywidth(label) > max then
-      label = vim.fn.strcharpart(label, 0, max - 1) .. "…"
-    end
+    local label = render.fit_name(render.task_text(current), opts.max_width or 40)
     text = ("%s %s %s"):format(icons.in_progress, label, count)
   elseif progress.completed + progress.abandoned >= progress.total then
     text = ("%s %s"):format(icons.completed, count)
