@@ -123,7 +123,7 @@ end
 ---@return fun()
 local function on_task(fn)
   return on_item(TASK, "a task", function(item, root)
-    fn(item, root, item.task)
+    fn(item, root, item.task --[[@as plansight.Task]])
   end)
 end
 
@@ -133,15 +133,6 @@ end
 ---@param op table
 local function send(item, root, op)
   M.apply_user(root, item.session --[[@as string]], { op })
-end
-
----An action that sends `op` naming the task under the cursor by id.
----@param op "start"|"rm"
----@return fun()
-local function task_op(op)
-  return on_task(function(item, root, task)
-    send(item, root, { op = op, id = task.id })
-  end)
 end
 
 ---@param status_op "done"|"drop"
@@ -410,7 +401,9 @@ M.actions = {
   },
   start = {
     desc = "Start the task under the cursor",
-    callback = task_op("start"),
+    callback = on_task(function(item, root, task)
+      send(item, root, { op = "start", id = task.id })
+    end),
   },
   done = {
     desc = "Complete the task (or phase) under the cursor",
