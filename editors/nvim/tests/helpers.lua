@@ -246,10 +246,14 @@ function H.run()
   -- stdin, an `:qa` run by mistake) fails instead of passing with half its cases unrun.
   io.stdout:write(("  ran   %s: %d cases\n"):format(file, #cases))
   io.stdout:flush()
-  -- Stop servers so their processes do not outlive the test.
+  -- Stop servers so their processes do not outlive the test, and the warm process the
+  -- CLI calls (H.cli) start for this environment.
   for _, c in ipairs(vim.lsp.get_clients({ name = "plansight" })) do
     c:stop(true)
   end
+  pcall(function()
+    vim.system({ H.plansight_bin, "hook-daemon", "--stop" }):wait(20000)
+  end)
   if failed > 0 then
     vim.cmd("cquit 1")
   else

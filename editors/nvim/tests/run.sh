@@ -65,6 +65,12 @@ for file in "$here"/test_*.lua; do
     echo "--- $name failed; its stderr:"
     tail -n 40 "$log"
   fi
+  # The CLI calls of a test start a warm process for its environment (see README, "plansight
+  # hook-daemon"); H.run stops it, this stops it too when the file ended before H.run.
+  (cd "$home" && env HOME="$home" TMPDIR="$home/tmp" \
+    XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
+    XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" \
+    "$plansight_bin" hook-daemon --stop >/dev/null 2>&1) || true
 done
 
 if [[ -z "$filter" ]]; then
