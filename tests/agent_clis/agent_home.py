@@ -48,6 +48,8 @@ class AgentHome:
             XDG_CACHE_HOME=str(self.home / ".cache"),
             PATH=f"{CLIS}:{env.get('PATH', '')}",
             NO_COLOR="1",
+            # The agent's hooks start a warm hook process: it leaves within a minute.
+            PLANSIGHT_HOOK_IDLE_SECONDS="60",
         )
         env.update(extra)
         return env
