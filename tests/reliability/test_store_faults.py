@@ -379,7 +379,8 @@ def test_reading_unknown_sessions_creates_nothing(store_path: Path) -> None:
     assert service.sessions()["sessions"][0]["session"] == "default"
     assert len(service.sessions()["sessions"]) == 1
     with closing(sqlite3.connect(store_path)) as db:
-        assert db.execute("SELECT count(*) FROM context").fetchone()[0] == 0
+        unknown = "SELECT count(*) FROM context WHERE session NOT IN (SELECT name FROM sessions)"
+        assert db.execute(unknown).fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
     assert len(store._kept) == 1  # no copy kept of a session that does not exist
     store.close()

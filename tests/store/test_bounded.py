@@ -37,6 +37,20 @@ def test_reading_the_unseen_changes_writes_nothing_when_there_are_none(
     assert "Update your todos" not in service.context(ContextParams(session="s"))["text"]
 
 
+def test_after_an_agents_own_change_the_look_for_a_persons_writes_nothing(
+    service: PlanService, store_path: Path
+) -> None:
+    """`todo_write` and the like look for the person's changes after every write of the
+    agent's: the agent's own change was marked seen in its commit, so the look is a read."""
+    apply(service, "s", {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]})
+    with sqlite3.connect(store_path) as watcher:
+        for op in ({"op": "start", "id": "t2"}, {"op": "note", "text": "n"}):
+            apply(service, "s", op)
+            before = watcher.execute("PRAGMA data_version").fetchone()[0]
+            assert service.user_changes("s") == []
+            assert watcher.execute("PRAGMA data_version").fetchone()[0] == before
+
+
 def test_what_runs_on_every_call_is_served_by_an_index(store: SqliteStore) -> None:
     service = PlanService(store)
     apply(service, "s", {"op": "init", "list": [{"phase": "P", "items": ["a"]}]})
@@ -45,6 +59,7 @@ def test_what_runs_on_every_call_is_served_by_an_index(store: SqliteStore) -> No
         "SELECT 1 FROM events WHERE session = 's' AND seq > 5 LIMIT 1",
         "SELECT seq FROM events WHERE session = 's' AND seq > 5 ORDER BY seq",
         "SELECT max(seq) FROM events WHERE session = 's'",
+        "SELECT 1 FROM events WHERE session = 's' AND origin = 'user' AND seq > 5",
     ):
         plan = " ".join(row[-1] for row in store._db.execute("EXPLAIN QUERY PLAN " + query))
         assert "events_by_session_seq" in plan and "SCAN" not in plan, (query, plan)

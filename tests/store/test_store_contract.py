@@ -403,3 +403,17 @@ def test_every_task_field_the_title_and_the_snapshot_survive_a_restart(
     assert record is not None
     assert record["title"] == "Ship the release"
     assert record["phases"][0]["tasks"][0] == json.loads(json.dumps(dataclasses.asdict(task)))
+
+
+def test_an_agents_own_change_is_seen_and_a_persons_is_told_once(service: PlanService) -> None:
+    """The agent's change counts as seen when it is committed; a person's change made
+    before it is still told, once, whatever the agent changed after it."""
+    apply(service, {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}, session="s")
+    assert service.user_changes("s") == []
+    apply(service, {"op": "done", "task": "a"}, session="s", origin="user")
+    apply(service, {"op": "note", "task": "b", "text": "later"}, session="s")
+    told = service.user_changes("s")
+    assert len(told) == 1 and '"a"' in told[0], told
+    assert service.user_changes("s") == []
+    apply(service, {"op": "done", "task": "b"}, session="s")
+    assert service.user_changes("s") == []

@@ -29,10 +29,30 @@ from plansight.store.location import redact_url
 from plansight.store.pg_connect import LOCK_TIMEOUT, connect, require_driver, translate
 from plansight.store.pg_listen import ChangeListener
 from plansight.store.pg_schema import NewerSchema, migrate
-from plansight.store.rules import history_limit, plan_let_go, resets_context_rounds, stamp_commit
+from plansight.store.rules import (
+    history_limit,
+    plan_let_go,
+    resets_context_rounds,
+    seen_by_its_agent,
+    stamp_commit,
+)
 from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
 log = logging.getLogger(__name__)
+
+# The session's changes up to the one just committed are seen, unless a person's waits
+# in them (`rules.seen_by_its_agent`).
+_SEEN_BY_ITS_AGENT = """
+    INSERT INTO plansight_context (workspace, session, rounds, seen_version)
+    SELECT %(workspace)s, %(session)s, 0, %(version)s
+    WHERE NOT EXISTS (
+        SELECT 1 FROM plansight_events
+        WHERE workspace = %(workspace)s AND session = %(session)s AND origin = 'user'
+        AND version > coalesce((SELECT seen_version FROM plansight_context
+            WHERE workspace = %(workspace)s AND session = %(session)s), 0)
+    )
+    ON CONFLICT (workspace, session) DO UPDATE SET seen_version = excluded.seen_version
+"""
 
 # The task columns are the Task fields (the model's one list), kept in step with the
 # schema by a test.
@@ -285,6 +305,15 @@ class PostgresStore:
                             "UPDATE plansight_context SET rounds = 0 "
                             "WHERE workspace = %s AND session = %s AND rounds != 0",
                             (self.workspace, session),
+                        )
+                    if edit.event is not None and seen_by_its_agent(origin):
+                        db.execute(
+                            _SEEN_BY_ITS_AGENT,
+                            {
+                                "workspace": self.workspace,
+                                "session": session,
+                                "version": copy.plan.version,
+                            },
                         )
                     db.execute("COMMIT")
         except BaseException:

@@ -21,6 +21,13 @@ def resets_context_rounds(origin: Origin) -> bool:
     return origin == "agent"
 
 
+def seen_by_its_agent(origin: Origin) -> bool:
+    """An agent's own change is no news to it: committed while nothing of a person's
+    waits to be told, it counts as seen, so the agent's next look is a read (no write
+    transaction to mark it). With a person's change waiting, nothing is marked."""
+    return origin == "agent"
+
+
 def plan_let_go(version: int) -> int | None:
     """The version whose kept plan goes once `version` is committed. One more plan than
     listed is kept: the oldest listed change is told against it."""

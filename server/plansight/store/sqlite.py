@@ -38,6 +38,7 @@ from plansight.store.rules import (
     HISTORY_KEPT,
     history_limit,
     resets_context_rounds,
+    seen_by_its_agent,
     stamp_commit,
 )
 from plansight.store.schema import SCHEMA_VERSION, migrate
@@ -64,6 +65,20 @@ _INSERT_EVENT = (
 FileIdentity = tuple[int, int]  # (device, inode)
 # As often as a watching server polls for other processes' changes.
 IDENTITY_RECHECK_SECONDS = 0.05
+
+
+# The session's changes up to the one just committed are seen, unless a person's waits
+# in them (`rules.seen_by_its_agent`); the changes it looks at are only those since the
+# last seen one, few, through the (session, seq) index.
+_SEEN_BY_ITS_AGENT = """
+    INSERT INTO context (session, rounds, seen_seq)
+    SELECT :session, 0, (SELECT max(seq) FROM events WHERE session = :session)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM events WHERE session = :session AND origin = 'user' AND seq > coalesce(
+            (SELECT seen_seq FROM context WHERE session = :session), 0)
+    )
+    ON CONFLICT (session) DO UPDATE SET seen_seq = excluded.seen_seq
+"""
 
 
 class SqliteStore:
@@ -288,6 +303,8 @@ class SqliteStore:
                         "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0",
                         (session,),
                     )
+                if edit.event is not None and seen_by_its_agent(origin):
+                    db.execute(_SEEN_BY_ITS_AGENT, {"session": session})
                 db.execute("COMMIT")
             self._still_at_path()
         except BaseException:
