@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from plansight.lsp import transport
+from plansight.lsp.pygls_private import request_runner
 from plansight.lsp.server import PlansightServer, build_server
 from plansight.protocol.models import METHODS
 from plansight.protocol.requests import ApplyParams
@@ -96,9 +97,10 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
     sink = Sink()
     protocol.set_writer(sink)
     methods = frozenset(METHODS)
+    run = request_runner(protocol)
 
     def dispatch(message: dict[str, Any]) -> None:
-        transport._dispatch(protocol, json.dumps(message).encode(), methods)
+        transport._dispatch(protocol, json.dumps(message).encode(), methods, run)
 
     options = {"plansight": {"maxTasks": 5000}}
     init = {"processId": None, "rootUri": None, "capabilities": {}}
@@ -139,14 +141,16 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
     rows.append(
         (
             "`get`, whole request",
-            best(count, lambda i: transport._dispatch(protocol, get_message, methods)),
+            best(count, lambda i: transport._dispatch(protocol, get_message, methods, run)),
         )
     )
     get_body = frame_body(sink.messages[-1])
     rows.append(
         (
             "`apply` + its push, whole request",
-            best(count, lambda i: transport._dispatch(protocol, apply_messages[i % 2], methods)),
+            best(
+                count, lambda i: transport._dispatch(protocol, apply_messages[i % 2], methods, run)
+            ),
         )
     )
     apply_bodies = [frame_body(message) for message in sink.messages[-2:]]

@@ -63,10 +63,11 @@ async def start_client(
     root: Path | None = None,
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
+    server: list[str] | None = None,
 ) -> PlansightClient:
     client = PlansightClient()
     register_lsp_features(client)
-    command = SERVER + (["--db", str(db)] if db is not None else [])
+    command = (server or SERVER) + (["--db", str(db)] if db is not None else [])
     await client.start_io(*command, cwd=str(cwd) if cwd else None, env=env)
     client.initialize_result = await client.initialize_session(
         types.InitializeParams(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import inspect
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -14,22 +12,19 @@ from typing import Any, cast
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.exceptions import (
-    FeatureRequestError,
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidRequest,
 )
-from pygls.feature_manager import is_thread_function
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
-from pygls.protocol.language_server import lsp_method
+from pygls.protocol import lsp_method
 from pygls.uris import to_fs_path
 
 from plansight import __version__
 from plansight.core.settings import Settings, merge_settings
-from plansight.lsp.encoded import Encoded, StateEncoder, encode_tree, extend
+from plansight.lsp.encoded import Encoded, StateEncoder, extend
 from plansight.lsp.errors import request_failed, to_rpc_error
+from plansight.lsp.pygls_private import FencedProtocol
 from plansight.lsp.watch import watch_store
 from plansight.paths import workspace_root
 from plansight.protocol.models import DID_CHANGE, DID_PRUNE, METHODS, PROTOCOL_VERSION
@@ -53,42 +48,8 @@ from plansight.store.location import store_location
 log = logging.getLogger(__name__)
 
 
-class PlansightProtocol(LanguageServerProtocol):
-    def _send_data(self, data: Any) -> None:
-        """Encode responses and notifications in one pass.
-
-        pygls hands the whole message to its cattrs converter through `json.dumps`'s
-        `default` hook, which walks and copies every value of a plain-JSON result: for a
-        plan that costs more than the rest of the request together. Values that are not
-        plain JSON (the `initialize` result) still go through the same hook, so the bytes
-        mean the same; `Encoded` values are spliced in as they are; other messages
-        (errors) take the stock path."""
-        kind = type(data)
-        if kind is JsonRPCResponseMessage:
-            head: dict[str, Any] = {"id": data.id, "jsonrpc": data.jsonrpc}
-            key, value = "result", data.result
-        elif kind is JsonRPCNotification:
-            head = {"method": data.method, "jsonrpc": data.jsonrpc}
-            key, value = "params", data.params
-        else:
-            super()._send_data(data)
-            return
-        if self.writer is None:
-            super()._send_data(data)  # logs that there is no transport
-            return
-        try:
-            head[key] = value
-            if type(value) is Encoded:
-                body = encode_tree(head)
-            else:
-                text = json.dumps(head, separators=(",", ":"), default=self._serialize_message)
-                body = text.encode(self.CHARSET)
-        except Exception:
-            super()._send_data(data)  # reports the failure as pygls does
-            return
-        self.writer.write(_header(len(body), self._include_headers) + body)
-
-    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+class PlansightProtocol(FencedProtocol):
+    def answer_request(self, msg_id: Any, method_name: str, params: Any) -> bool:
         """Plansight's own requests run their (synchronous) handler and answer at once.
 
         That is what pygls does for a synchronous handler, minus the per-request Future,
@@ -96,12 +57,13 @@ class PlansightProtocol(LanguageServerProtocol):
         errors are answered and reported as pygls answers and reports them."""
         handlers = self.__dict__.get("_plansight_handlers")
         if handlers is None:  # features are all registered by the first request
-            handlers = self.__dict__["_plansight_handlers"] = self._synchronous_handlers()
+            handlers = self.__dict__["_plansight_handlers"] = self.synchronous_handlers(
+                "plansight/"
+            )
         handler = handlers.get(method_name)
         if handler is None:
-            super()._handle_request(msg_id, method_name, params)
-            return
-        server = cast("PlansightServer", self._server)
+            return False
+        server = cast("PlansightServer", self.owner)
         server.answering = True
         error: JsonRpcException | None = None
         try:
@@ -112,30 +74,16 @@ class PlansightProtocol(LanguageServerProtocol):
             error = to_rpc_error(exc, method_name)
         finally:
             server.answering = False
-        if error is None and type(result) is Encoded and self.writer is not None:
-            # What `_send_response` and `_send_data` make of it, minus the message object.
-            body = encode_tree({"id": msg_id, "jsonrpc": self.VERSION, "result": result})
-            self.writer.write(_header(len(body), self._include_headers) + body)
-        elif error is None:
-            self._send_response(msg_id, result=result)
+        if error is None:
+            self.send_result(msg_id, result)
         else:
-            self._send_response(msg_id, error=error.to_response_error())
-            server._report_server_error(error, FeatureRequestError)
+            self.send_error(msg_id, error)
         server.send_pushes()  # right behind the response
-
-    def _synchronous_handlers(self) -> dict[str, Callable[[Any], Any]]:
-        return {
-            method: handler
-            for method, handler in self.fm.features.items()
-            if method.startswith("plansight/")
-            and not asyncio.iscoroutinefunction(handler)
-            and not is_thread_function(handler)  # type: ignore[no-untyped-call]
-            and not inspect.isgeneratorfunction(handler)
-        }
+        return True
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
-        if isinstance(self._server, PlansightServer) and self._server.service is not None:
+        if isinstance(self.owner, PlansightServer) and self.owner.service is not None:
             # A second store and watcher would push every change twice.
             raise JsonRpcInvalidRequest(message="The server is already initialized")
         try:
@@ -166,6 +114,7 @@ class PlansightServer(LanguageServer):
             protocol_cls=PlansightProtocol,
             converter_factory=get_converter,
         )
+        self.fenced = cast("PlansightProtocol", self.protocol)  # the protocol, as its own class
         self.db_path = db_path
         self.workspace_key = workspace  # a team store's workspace key (default: from the root)
         self.settings = Settings()
@@ -173,7 +122,7 @@ class PlansightServer(LanguageServer):
         self.watcher: asyncio.Task[None] | None = None
         self.states = StateEncoder()
         self.pushes: list[Encoded] = []  # didChange of changes being answered
-        self.answering = False  # a request is running in PlansightProtocol._handle_request
+        self.answering = False  # a request is running in PlansightProtocol.answer_request
 
     # ------------------------------------------------------------ life cycle
 
@@ -262,15 +211,6 @@ class PlansightServer(LanguageServer):
         log.error("server error: %s", error.__class__.__name__)
 
 
-def _header(length: int, include_headers: bool) -> bytes:
-    if not include_headers:
-        return b""
-    return (
-        b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
-        % length
-    )
-
-
 def _kind(exc: Exception) -> str:
     """What went wrong, in words that carry no path: the exception's class."""
     return exc.__class__.__name__
@@ -292,9 +232,10 @@ def _request(method: str, handle: Callable[[PlansightServer, dict[str, Any]], An
 
     def handler(ls: PlansightServer, params: Any) -> Any:
         try:
-            return handle(ls, params if isinstance(params, dict) else {})
+            result = handle(ls, params if isinstance(params, dict) else {})
         except Exception as exc:
             raise to_rpc_error(exc, method) from None
+        return ls.fenced.wire_value(result)
 
     handler.__name__ = method.replace("/", "_")
     return handler
@@ -327,6 +268,7 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: PlansightServer, *args: Any) -> None:
+        ls.fenced.shut_down = True  # later requests are refused, not left unanswered
         if ls.watcher is not None:
             ls.watcher.cancel()
 

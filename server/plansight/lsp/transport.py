@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from pygls.protocol import JsonRPCProtocol
 
+from plansight.lsp.pygls_private import more_buffered, request_runner
 from plansight.protocol.transport import MAX_MESSAGE_BYTES, valid_id
 
 log = logging.getLogger(__name__)
@@ -86,13 +87,6 @@ class _StdoutWriter:
         self.flush()
         with contextlib.suppress(OSError):
             self._stream.close()
-
-
-def _more_buffered(reader: asyncio.StreamReader) -> bool:
-    """Whether more of the client's bytes are already read and waiting (maybe not a
-    whole message). StreamReader has no public way to ask; without its buffer every
-    answer waits for the next turn of the event loop."""
-    return bool(getattr(reader, "_buffer", True))
 
 
 async def _open_stdin(stream: BinaryIO) -> asyncio.StreamReader:
@@ -173,7 +167,15 @@ def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
 
 
-def _dispatch(protocol: JsonRPCProtocol, body: bytes, plansight_methods: frozenset[str]) -> None:
+RequestRunner = Callable[[Any, str, Any], None]
+
+
+def _dispatch(
+    protocol: JsonRPCProtocol,
+    body: bytes,
+    plansight_methods: frozenset[str],
+    run_request: RequestRunner | None,
+) -> None:
     try:
         raw = json.loads(body, parse_constant=_not_json)
     except (ValueError, RecursionError):
@@ -224,15 +226,14 @@ def _dispatch(protocol: JsonRPCProtocol, body: bytes, plansight_methods: frozens
         return
     try:
         if (
-            raw.get("method") in plansight_methods
+            run_request is not None
+            and raw.get("method") in plansight_methods
             and type(raw.get("id")) in (int, str)
-            and not getattr(protocol, "_shutdown", False)
+            and not _shut_down(protocol)
         ):
             # What pygls's `handle_message` would do for this request, without turning
             # the dict into a message object and back (a third of a `get`).
-            contextvars.copy_context().run(
-                protocol._handle_request, raw["id"], raw["method"], raw["params"]
-            )
+            run_request(raw["id"], raw["method"], raw["params"])
             return
         message = protocol.structure_message(raw)
         refusal = _unanswerable(protocol, raw, message)
@@ -256,9 +257,14 @@ def _unanswerable(protocol: JsonRPCProtocol, raw: dict[str, Any], message: Any) 
         return None
     if not hasattr(message, "id"):
         return f"Invalid request: {raw['method']} is a notification and takes no id"
-    if getattr(protocol, "_shutdown", False):
+    if _shut_down(protocol):
         return "Invalid request: the server is shutting down"
     return None
+
+
+def _shut_down(protocol: JsonRPCProtocol) -> bool:
+    """Whether the client asked the server to shut down (`FencedProtocol.shut_down`)."""
+    return bool(getattr(protocol, "shut_down", False))
 
 
 async def serve(
@@ -272,6 +278,7 @@ async def serve(
     writer = _StdoutWriter(out)
     protocol.set_writer(writer)
     reader = await _open_stdin(stdin or sys.stdin.buffer)
+    run_request = request_runner(protocol)
     try:
         while True:
             try:
@@ -290,8 +297,8 @@ async def serve(
             if body is None:
                 return
             writer.hold()
-            _dispatch(protocol, body, plansight_methods)
-            if _more_buffered(reader):
+            _dispatch(protocol, body, plansight_methods, run_request)
+            if more_buffered(reader):
                 writer.flush_soon()  # more may be answered first, or the bytes wait there
             else:
                 writer.flush()
