@@ -101,6 +101,7 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
 
     def dispatch(message: dict[str, Any]) -> None:
         transport._dispatch(protocol, json.dumps(message).encode(), methods, run)
+        transport.run_after(server.after_answer)  # as the transport does
 
     options = {"plansight": {"maxTasks": 5000}}
     init = {"processId": None, "rootUri": None, "capabilities": {}}

@@ -30,24 +30,32 @@ WORKLOADS = ("get", "apply", "flood-get", "flood-apply", "start", "imports")
 
 
 async def imports() -> None:
-    """Import time of `plansight serve` until its `initialize` answer, per top package."""
+    """Import time of `plansight serve` per top package: until its `initialize` answer (the
+    store is opened last, and says so in the log), and after it."""
     with tempfile.TemporaryDirectory(prefix="plansight-profile-") as folder:
         argv = [sys.executable, "-X", "importtime", "-m", "plansight", "serve"]
-        peer = await Peer.spawn([*argv, "--db", str(Path(folder) / "plans.sqlite3")], stderr=PIPE)
+        peer = await Peer.spawn(
+            [*argv, "--db", str(Path(folder) / "plans.sqlite3")],
+            stderr=PIPE,
+            env={"PLANSIGHT_LOG_LEVEL": "INFO"},
+        )
         assert peer.process.stderr is not None
         stderr_read = asyncio.ensure_future(peer.process.stderr.read())  # never let it fill
         check_result(await peer.initialize(), "initialize")
+        check_result(await peer.request("plansight/sessions", {}), "sessions")
         await peer.close()
         report = (await stderr_read).decode()
-    per_package: Counter[str] = Counter()
-    for line in report.splitlines():
-        match = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s+(\S+)", line)
-        if match:
-            per_package[match[2].split(".")[0]] += int(match[1])
-    total = sum(per_package.values())
-    print(f"{total / 1000:8.1f} ms  all imports (self times, with -X importtime's own cost)")
-    for package, micros in per_package.most_common(15):
-        print(f"{micros / 1000:8.1f} ms  {package}  ({100 * micros / total:.0f}%)")
+    before, _, after = report.partition("plan store:")
+    for title, part in (("before the `initialize` answer", before), ("after it", after)):
+        per_package: Counter[str] = Counter()
+        for line in part.splitlines():
+            match = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s+(\S+)", line)
+            if match:
+                per_package[match[2].split(".")[0]] += int(match[1])
+        total = sum(per_package.values())
+        print(f"{total / 1000:8.1f} ms  all imports {title} (self times, -X importtime's cost in)")
+        for package, micros in per_package.most_common(12):
+            print(f"{micros / 1000:8.1f} ms  {package}  ({100 * micros / total:.0f}%)")
 
 
 async def profile(args: argparse.Namespace) -> None:

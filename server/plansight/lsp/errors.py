@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 
-from pydantic import ValidationError
 from pygls.exceptions import (
     JsonRpcContentModified,
     JsonRpcException,
@@ -17,9 +16,8 @@ from pygls.exceptions import (
 )
 
 from plansight.core.errors import RequestRefused, VersionConflict
-from plansight.protocol.models import METHODS
+from plansight.protocol.methods import METHODS
 from plansight.store.errors import StoreError
-from plansight.validation import validation_errors
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +42,13 @@ def invalid_params(
 def to_rpc_error(exc: Exception, method: str) -> JsonRpcException:
     if isinstance(exc, JsonRpcException):
         return exc
+    # Imported here: the server answers `initialize` before it loads pydantic, and only a
+    # request's params can fail its validation (cold start).
+    from pydantic import ValidationError
+
     if isinstance(exc, ValidationError):
+        from plansight.validation import validation_errors
+
         return invalid_params(validation_errors(exc))
     if isinstance(exc, RequestRefused):
         errors = [{"path": e.path, "message": e.message} for e in exc.errors]

@@ -6,8 +6,9 @@ import asyncio
 import gc
 import logging
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -21,29 +22,18 @@ from pygls.protocol import lsp_method
 from pygls.uris import to_fs_path
 
 from plansight import __version__
-from plansight.core.settings import Settings, merge_settings
 from plansight.lsp.encoded import Encoded, StateEncoder, extend
 from plansight.lsp.errors import request_failed, to_rpc_error
 from plansight.lsp.pygls_private import FencedProtocol
 from plansight.lsp.watch import watch_store
 from plansight.paths import workspace_root
-from plansight.protocol.models import DID_CHANGE, DID_PRUNE, METHODS, PROTOCOL_VERSION
-from plansight.protocol.requests import (
-    FORMATS,
-    ApplyParams,
-    ClearParams,
-    ContextParams,
-    ExportParams,
-    GetParams,
-    HistoryParams,
-    ImportParams,
-    IngestParams,
-    RestoreParams,
-    WriteParams,
-)
-from plansight.service import Outcome, PlanService
-from plansight.store import ChangeNotice, StoreError, open_store
+from plansight.protocol.methods import DID_CHANGE, DID_PRUNE, FORMATS, METHODS, PROTOCOL_VERSION
+from plansight.store import ChangeNotice, StoreError, TodoStore, open_store
 from plansight.store.location import store_location
+
+if TYPE_CHECKING:
+    from plansight.core.settings import Settings
+    from plansight.service import Outcome, PlanService
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +73,7 @@ class PlansightProtocol(FencedProtocol):
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
-        if isinstance(self.owner, PlansightServer) and self.owner.service is not None:
+        if isinstance(self.owner, PlansightServer) and self.owner.store is not None:
             # A second store and watcher would push every change twice.
             raise JsonRpcInvalidRequest(message="The server is already initialized")
         try:
@@ -117,16 +107,22 @@ class PlansightServer(LanguageServer):
         self.fenced = cast("PlansightProtocol", self.protocol)  # the protocol, as its own class
         self.db_path = db_path
         self.workspace_key = workspace  # a team store's workspace key (default: from the root)
-        self.settings = Settings()
+        self.settings: Settings | None = None  # the defaults until a client sends some
+        self.store: TodoStore | None = None
         self.service: PlanService | None = None
         self.watcher: asyncio.Task[None] | None = None
         self.states = StateEncoder()
         self.pushes: list[Encoded] = []  # didChange of changes being answered
         self.answering = False  # a request is running in PlansightProtocol.answer_request
+        # Work that waits until the answer being sent has left, and runs before the next
+        # message is read (the transport runs it): see `initialize`.
+        self.after_answer: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------ life cycle
 
     def open_store(self, root: str | None) -> None:
+        """Open the store and watch it from now: every change committed after the
+        `initialize` answer is pushed."""
         folder = root or workspace_root()
         try:
             store = open_store(store_location(self.db_path, folder), folder, self.workspace_key)
@@ -134,13 +130,30 @@ class PlansightServer(LanguageServer):
         except StoreError as exc:
             raise request_failed(exc) from None
         log.info("plan store: %s", store.path)  # a URL's password never reaches the log
-        self.service = PlanService(store, self.settings)
+        self.store = store
+
+    def start_service(self) -> None:
+        """The service over the opened store, its watcher, and the request handlers (the
+        core, the request models, pydantic): loaded once `initialize` is answered, while
+        the client reads the answer, so the answer does not wait for them."""
+        from plansight.core.settings import Settings
+        from plansight.service import PlanService
+
+        assert self.store is not None
+        self.service = PlanService(self.store, self.settings or Settings())
         self.watcher = asyncio.get_running_loop().create_task(
-            watch_store(store, self.push_notice, self.push_prune)
+            watch_store(self.store, self.push_notice, self.push_prune)
         )
+        request_handlers()
+        from pydantic import TypeAdapter  # noqa: F401 (what a request's validation builds on)
+
+        # What was just loaded lives as long as the process too (see `run_stdio`).
+        gc.freeze()
 
     def apply_settings(self, raw: Any) -> None:
-        self.settings, problems = merge_settings(self.settings, raw)
+        from plansight.core.settings import Settings, merge_settings
+
+        self.settings, problems = merge_settings(self.settings or Settings(), raw)
         if self.service is not None:
             self.service.settings = self.settings
         for problem in problems:
@@ -227,11 +240,16 @@ def _root_of(params: types.InitializeParams) -> str | None:
 Handler = Callable[[PlansightServer, dict[str, Any]], Any]
 
 
-def _request(method: str, handle: Callable[[PlansightServer, dict[str, Any]], Any]) -> Handler:
-    """Wrap a handler so every failure leaves as a contract error."""
+def _request(method: str) -> Callable[[PlansightServer, Any], Any]:
+    """The handler of `method` as registered with pygls: every failure leaves as a contract
+    error."""
+    handle: Handler | None = None
 
     def handler(ls: PlansightServer, params: Any) -> Any:
+        nonlocal handle
         try:
+            if handle is None:
+                handle = request_handlers()[method]
             result = handle(ls, params if isinstance(params, dict) else {})
         except Exception as exc:
             raise to_rpc_error(exc, method) from None
@@ -246,11 +264,15 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: PlansightServer, params: types.InitializeParams) -> None:
+        # Only the store is opened before the answer; the settings (validated by pydantic)
+        # and the service follow it, before any other message is read (cold start).
         try:
             options = params.initialization_options
             if isinstance(options, dict):
-                ls.apply_settings(options.get("plansight"))
+                raw = options.get("plansight")
+                ls.after_answer.append(lambda: ls.apply_settings(raw))
             ls.open_store(_root_of(params))
+            ls.after_answer.append(ls.start_service)
         except JsonRpcException:
             raise
         except Exception as exc:  # a root path the OS refuses, say: never a traceback
@@ -271,6 +293,29 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
         ls.fenced.shut_down = True  # later requests are refused, not left unanswered
         if ls.watcher is not None:
             ls.watcher.cancel()
+
+    for method in METHODS:
+        server.feature(method)(_request(method))
+    return server
+
+
+@cache
+def request_handlers() -> dict[str, Handler]:
+    """Each request's handler: loaded on first use, with the request models and the service,
+    so that `initialize` is answered without them."""
+    from plansight.protocol.requests import (
+        ApplyParams,
+        ClearParams,
+        ContextParams,
+        ExportParams,
+        GetParams,
+        HistoryParams,
+        ImportParams,
+        IngestParams,
+        RestoreParams,
+        WriteParams,
+    )
+    from plansight.service import PlanService
 
     def change(
         model: type[Any], run: Callable[[PlanService, Any, dict[str, Any]], Outcome]
@@ -301,9 +346,7 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
             ContextParams.validate(raw)
         ),
     }
-    for method in METHODS:
-        server.feature(method)(_request(method, handlers[method]))
-    return server
+    return handlers
 
 
 def run_stdio(db_path: str | None = None, workspace: str | None = None) -> int:
@@ -318,12 +361,14 @@ def run_stdio(db_path: str | None = None, workspace: str | None = None) -> int:
     # garbage collector's full passes, which would otherwise walk lsprotocol's classes.
     gc.freeze()
     try:
-        asyncio.run(serve(server.protocol, frozenset(METHODS), stdout=wire))
+        asyncio.run(
+            serve(server.protocol, frozenset(METHODS), stdout=wire, after=server.after_answer)
+        )
     except (SystemExit, KeyboardInterrupt):
         pass
     finally:
         if server.watcher is not None:
             server.watcher.cancel()
-        if server.service is not None:
-            server.service.store.close()
+        if server.store is not None:
+            server.store.close()
     return 0

@@ -272,8 +272,10 @@ async def serve(
     plansight_methods: frozenset[str],
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
+    after: list[Callable[[], None]] | None = None,
 ) -> None:
-    """Read and dispatch messages until the client closes stdin or sends `exit`."""
+    """Read and dispatch messages until the client closes stdin or sends `exit`. Work a
+    message leaves in `after` runs once its answer has left, before the next message."""
     out = stdout or sys.stdout.buffer
     writer = _StdoutWriter(out)
     protocol.set_writer(writer)
@@ -298,12 +300,25 @@ async def serve(
                 return
             writer.hold()
             _dispatch(protocol, body, plansight_methods, run_request)
+            if after:
+                writer.flush()
+                run_after(after)
             if more_buffered(reader):
                 writer.flush_soon()  # more may be answered first, or the bytes wait there
             else:
                 writer.flush()
     finally:
         writer.flush()
+
+
+def run_after(work: list[Callable[[], None]]) -> None:
+    """Run and forget each piece of `work`, in order; a failure is logged, never raised
+    (the answer it followed is out already)."""
+    while work:
+        try:
+            work.pop(0)()
+        except Exception:
+            log.exception("could not finish what a message started")
 
 
 def detach_stdout() -> BinaryIO:

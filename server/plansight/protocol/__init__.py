@@ -1,6 +1,7 @@
 """The wire contract, at the bottom of the house: it imports nothing else of Plansight.
 
 - `vocabulary`: the contract's words (statuses, priorities, origins, default names);
+- `methods`: the protocol's version, its request and notification names, ingest formats;
 - `text`: how contents, notes and names are cleaned (the contract's Limits section);
 - `transport`: how big a message may be, how deep it may nest, which ids are ids;
 - `requests`: every request, op and item as a plain dataclass (`shape`: how pydantic

@@ -12,6 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+# Re-exported: the names every face imports with the models.
+from plansight.protocol.methods import DID_CHANGE as DID_CHANGE
+from plansight.protocol.methods import DID_PRUNE as DID_PRUNE
+from plansight.protocol.methods import METHODS as METHODS
+from plansight.protocol.methods import PROTOCOL_VERSION as PROTOCOL_VERSION
 from plansight.protocol.requests import (
     ApplyParams,
     ClearParams,
@@ -27,10 +32,6 @@ from plansight.protocol.requests import (
 )
 from plansight.protocol.shape import WireShape, camel
 from plansight.protocol.vocabulary import Origin, Priority, TaskStatus
-
-PROTOCOL_VERSION = 2
-DID_CHANGE = "plansight/didChange"
-DID_PRUNE = "plansight/didPrune"
 
 
 class WireModel(BaseModel):
@@ -160,7 +161,8 @@ REQUESTS: dict[str, tuple[type[WireShape], type[WireModel]]] = {
     "plansight/restore": (RestoreParams, ApplyResult),
     "plansight/ingest": (IngestParams, ApplyResult),
 }
-METHODS: tuple[str, ...] = tuple(REQUESTS)
+if tuple(REQUESTS) != METHODS:  # the names the server announces before it loads this module
+    raise ImportError("plansight.protocol.methods.METHODS differs from the requests here")
 
 
 class DidPruneParams(WireModel):

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args, get_type_hints
 
+# Re-exported: the ingest formats are announced at `initialize`, before this module loads.
+from plansight.protocol.methods import FORMATS as FORMATS
+from plansight.protocol.methods import Format as Format
 from plansight.protocol.shape import Bounds, Labelled, Tagged, WireShape
 from plansight.protocol.text import MAX_NAME_LENGTH, clean_name
 from plansight.protocol.vocabulary import DEFAULT_SESSION, Origin, Priority, TaskStatus
@@ -208,21 +211,6 @@ class HistoryParams(SessionParams):
 class RestoreParams(SessionParams):
     version: int
     origin: Origin = "agent"
-
-
-# Every agent format `plansight/ingest` reads (one adapter each in `plansight.agents`).
-Format = Literal[
-    "claude-todowrite",
-    "claude-tasks",
-    "codex-plan",
-    "gemini-todos",
-    "opencode-todos",
-    "acp-plan",
-    "vscode-todos",
-    "roo-todos",
-    "markdown",
-]
-FORMATS: tuple[str, ...] = get_args(Format)
 
 
 @dataclass(kw_only=True, eq=False)
