@@ -107,11 +107,25 @@ async def flood(peer: Peer, method: str, params: Any, total: int, window: int, p
     return total / (time.perf_counter() - started)
 
 
-async def cold_start(argv: list[str], options: Json | None = None) -> float:
+async def cold_start(
+    argv: list[str], options: Json | None = None, env: dict[str, str] | None = None
+) -> float:
     """Milliseconds from spawning the process to reading its `initialize` response."""
     started = time.perf_counter()
-    peer = await Peer.spawn(argv)
+    peer = await Peer.spawn(argv, env)
     check_result(await peer.initialize(options), "initialize")
+    elapsed = (time.perf_counter() - started) * 1000
+    await peer.close()
+    return elapsed
+
+
+async def first_answer(argv: list[str], env: dict[str, str] | None = None) -> float:
+    """Milliseconds from spawning a Plansight server to the answer of a `plansight/get`
+    sent right behind `initialized`: when a client can first show a plan."""
+    started = time.perf_counter()
+    peer = await Peer.spawn(argv, env)
+    check_result(await peer.initialize(), "initialize")
+    check_result(await peer.request("plansight/get", {"session": "cold"}), "get")
     elapsed = (time.perf_counter() - started) * 1000
     await peer.close()
     return elapsed

@@ -27,10 +27,15 @@ async def watch_store(
     """Until cancelled: each change another process commits (the newest per session) goes
     to `on_change`, each set of pruned sessions to `on_prune`."""
     loop = asyncio.get_running_loop()
+    # The first look does not wait: what was committed since the store was opened, before
+    # there was anything to wait on, is pushed now, not at the next look.
+    first = True
     while True:
         try:
             fd, longest = store.watch_handle()
-            if fd is None:
+            if first:
+                first = False
+            elif fd is None:
                 await asyncio.sleep(longest)
             else:
                 await _readable(loop, fd, longest)
