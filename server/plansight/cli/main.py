@@ -345,6 +345,12 @@ def _require_session(service: Any, args: argparse.Namespace) -> str:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import gc
+
+    # What the server imports lives as long as the process: no collector passes over it
+    # while it loads (they were a tenth of the start-up); `run_stdio` freezes it all and
+    # turns the collector back on.
+    gc.disable()
     from plansight.lsp.server import run_stdio
 
     return run_stdio(args.db, args.workspace)

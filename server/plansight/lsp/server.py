@@ -360,6 +360,7 @@ def run_stdio(db_path: str | None = None, workspace: str | None = None) -> int:
     # Everything imported so far lives as long as the process: keep it out of the
     # garbage collector's full passes, which would otherwise walk lsprotocol's classes.
     gc.freeze()
+    gc.enable()  # `plansight serve` turned it off while the server loaded
     try:
         asyncio.run(
             serve(server.protocol, frozenset(METHODS), stdout=wire, after=server.after_answer)
