@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 from collections.abc import Callable
@@ -141,13 +142,19 @@ class PlansightServer(LanguageServer):
 
         assert self.store is not None
         self.service = PlanService(self.store, self.settings or Settings())
+        with contextlib.suppress(StoreError):  # the watcher tries again and says why
+            self.store.watch_handle()  # set up now rather than in the first request's way
         self.watcher = asyncio.get_running_loop().create_task(
             watch_store(self.store, self.push_notice, self.push_prune)
         )
         request_handlers()
         from pydantic import TypeAdapter  # noqa: F401 (what a request's validation builds on)
 
-        # What was just loaded lives as long as the process too (see `run_stdio`).
+        # The garbage of start-up (the collector was off while the server loaded, see
+        # `plansight serve`) goes now, in one pass; what is left lives as long as the
+        # process and is kept out of later passes (see `run_stdio`).
+        gc.unfreeze()
+        gc.collect()
         gc.freeze()
 
     def apply_settings(self, raw: Any) -> None:
