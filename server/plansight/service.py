@@ -36,6 +36,7 @@ from plansight.protocol.requests import (
     RestoreParams,
     WriteParams,
 )
+from plansight.protocol.shape import WireShape
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
 from plansight.store.base import KEPT_SESSIONS, ChangeEvent, TodoStore
@@ -280,6 +281,19 @@ class PlanService:
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         summary = _with_notices(summarize(plan, errors, headline, removed), notices or [])
         return Outcome(plan, summary, errors, changed, origin, completed, removed)
+
+
+# Every request that changes a plan: the shape of its params and the service's method,
+# the one table each face answers them from.
+ChangeRun = Callable[[PlanService, Any, Json], Outcome]
+CHANGES: dict[str, tuple[type[WireShape], ChangeRun]] = {
+    "plansight/apply": (ApplyParams, PlanService.apply),
+    "plansight/write": (WriteParams, PlanService.write),
+    "plansight/clear": (ClearParams, PlanService.clear),
+    "plansight/import": (ImportParams, PlanService.import_markdown),
+    "plansight/restore": (RestoreParams, PlanService.restore),
+    "plansight/ingest": (IngestParams, PlanService.ingest),
+}
 
 
 def _clean_title(raw: str | None, settings: Settings) -> str | None:

@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -312,19 +312,11 @@ def _session_args(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 
 def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> int:
-    from plansight.protocol.models import REQUESTS
+    from plansight.service import CHANGES
 
     service = _service(args)
-    model = REQUESTS[method][0]
-    run: Callable[..., Any] = {
-        "plansight/apply": service.apply,
-        "plansight/write": service.write,
-        "plansight/clear": service.clear,
-        "plansight/import": service.import_markdown,
-        "plansight/restore": service.restore,
-        "plansight/ingest": service.ingest,
-    }[method]
-    outcome = run(model.validate(params), params)
+    shape, run = CHANGES[method]
+    outcome = run(service, shape.validate(params), params)
     return _print_result(outcome.result, args.json)
 
 

@@ -310,19 +310,8 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
 def request_handlers() -> dict[str, Handler]:
     """Each request's handler: loaded on first use, with the request models and the service,
     so that `initialize` is answered without them."""
-    from plansight.protocol.requests import (
-        ApplyParams,
-        ClearParams,
-        ContextParams,
-        ExportParams,
-        GetParams,
-        HistoryParams,
-        ImportParams,
-        IngestParams,
-        RestoreParams,
-        WriteParams,
-    )
-    from plansight.service import PlanService
+    from plansight.protocol.requests import ContextParams, ExportParams, GetParams, HistoryParams
+    from plansight.service import CHANGES
 
     def change(
         model: type[Any], run: Callable[[PlanService, Any, dict[str, Any]], Outcome]
@@ -335,15 +324,12 @@ def request_handlers() -> dict[str, Handler]:
         return handle
 
     handlers: dict[str, Callable[[PlansightServer, dict[str, Any]], Any]] = {
-        "plansight/apply": change(ApplyParams, PlanService.apply),
-        "plansight/write": change(WriteParams, PlanService.write),
-        "plansight/clear": change(ClearParams, PlanService.clear),
-        "plansight/import": change(ImportParams, PlanService.import_markdown),
-        "plansight/restore": change(RestoreParams, PlanService.restore),
+        method: change(shape, run) for method, (shape, run) in CHANGES.items()
+    }
+    handlers |= {
         "plansight/history": lambda ls, raw: ls.require_service().history(
             HistoryParams.validate(raw)
         ),
-        "plansight/ingest": change(IngestParams, PlanService.ingest),
         "plansight/get": lambda ls, raw: Encoded(
             ls.encoded_state(GetParams.validate(raw).session)[1]
         ),

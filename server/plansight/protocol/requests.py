@@ -29,6 +29,7 @@ SessionName = Annotated[str, Bounds(min_length=1, max_length=MAX_NAME_LENGTH, af
 
 @dataclass(kw_only=True, eq=False)
 class ItemSpec(WireShape):
+    records_named: ClassVar[bool] = True
     content: str
     active_form: str | None = None
     status: TaskStatus | None = None
@@ -50,6 +51,7 @@ class PhaseSpec(WireShape):
 
 @dataclass(kw_only=True, eq=False)
 class WriteItem(WireShape):
+    records_named: ClassVar[bool] = True
     content: str
     active_form: str
     status: TaskStatus
@@ -129,6 +131,8 @@ class NoteOp(WireShape):
 @dataclass(kw_only=True, eq=False)
 class UpdateOp(WireShape):
     """Only the fields it names change: a field sent as null is cleared, one left out stays."""
+
+    records_named: ClassVar[bool] = True
 
     op: Literal["update"]
     task: str | None = None

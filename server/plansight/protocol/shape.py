@@ -29,16 +29,18 @@ def camel(name: str) -> str:
 
 
 class WireShape:
-    """Base of every request shape (a frozen, keyword-only dataclass).
+    """Base of every request shape (a keyword-only dataclass).
 
     `named` holds the fields a request named, to tell a field sent as null from one left
-    out (`update` changes only what it names): from the client's keys when validated,
-    from the keyword arguments given to `named_fields`, else every field not at its
-    default."""
+    out (`update` changes only what it names): from the client's keys when validated
+    (for the shapes that say `records_named`), from the keyword arguments given to
+    `named_fields`, else every field not at its default."""
 
     # Wire names that are not the camelCase of the field's name (a field cannot be `list`).
     wire_names: ClassVar[dict[str, str]] = {}
-    named: ClassVar[frozenset[str]] = frozenset()
+    # Validation records the client's keys (a Python call per object validated: only
+    # where a null and a field left out mean different things).
+    records_named: ClassVar[bool] = False
     _adapter: ClassVar[Any] = None  # its pydantic TypeAdapter, made on first use
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -53,19 +55,22 @@ class WireShape:
         }
         cls._adapter = None
 
-    def __post_init__(self) -> None:
-        named = frozenset(
+    @property
+    def named(self) -> frozenset[str]:
+        recorded: frozenset[str] | None = self.__dict__.get("_named")
+        if recorded is not None:
+            return recorded
+        return frozenset(
             field.name
             for field in dataclasses.fields(self)  # type: ignore[arg-type]
             if getattr(self, field.name) != field.default
         )
-        object.__setattr__(self, "named", named)
 
     @classmethod
     def named_fields(cls, **values: Any) -> Self:
         """The shape with exactly `values` named (a null among them included)."""
         shape = cls(**values)
-        object.__setattr__(shape, "named", frozenset(values))
+        shape.__dict__["_named"] = frozenset(values)
         return shape
 
     @classmethod
@@ -108,16 +113,19 @@ class WireShape:
         if schema.get("type") == "dataclass":
             # Strict applies to the fields; the object itself comes as a JSON object.
             schema["strict"] = False
+        if not cls.records_named:
+            return schema  # type: ignore[no-any-return]
         by_wire_name = {
             cls.wire_names.get(field.name, camel(field.name)): field.name
             for field in dataclasses.fields(cls)  # type: ignore[arg-type]
         }
+        fields = frozenset(by_wire_name.values())
 
         def record_named(raw: Any, validate: Callable[[Any], Any]) -> Any:
             shape = validate(raw)
             if isinstance(raw, dict):
                 named = frozenset(by_wire_name.get(key, key) for key in raw)
-                object.__setattr__(shape, "named", named & set(by_wire_name.values()))
+                shape.__dict__["_named"] = named & fields
             return shape
 
         return core_schema.no_info_wrap_validator_function(record_named, schema)
