@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from plansight.agents import read_payload
@@ -318,10 +319,14 @@ def _with_notices(summary: str, notices: list[str]) -> str:
 Stamps = tuple[int, dict[str, tuple[Any, ...]]]
 
 
+_stamps_of = attrgetter(*STAMP_FIELDS)
+
+
 def _stamps(plan: Plan) -> Stamps:
     """What a change can move that the fingerprint does not see."""
-    times = {t.id: tuple(getattr(t, name) for name in STAMP_FIELDS) for t in plan.tasks()}
-    return plan.next_id, times
+    if len(STAMP_FIELDS) == 1:  # attrgetter of one name gives the value, not a tuple
+        return plan.next_id, {t.id: (_stamps_of(t),) for t in plan.tasks()}
+    return plan.next_id, {t.id: _stamps_of(t) for t in plan.tasks()}
 
 
 def _restore(plan: Plan, stamps: Stamps) -> None:

@@ -417,3 +417,11 @@ def test_an_agents_own_change_is_seen_and_a_persons_is_told_once(service: PlanSe
     assert service.user_changes("s") == []
     apply(service, {"op": "done", "task": "b"}, session="s")
     assert service.user_changes("s") == []
+
+
+def test_a_persons_change_before_the_agents_first_look_is_told(service: PlanService) -> None:
+    apply(service, {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}, session="t")
+    apply(service, {"op": "done", "task": "a"}, session="t", origin="user")
+    apply(service, {"op": "start", "task": "b"}, session="t")
+    told = service.user_changes("t")
+    assert len(told) == 1 and '"a"' in told[0], told

@@ -67,17 +67,24 @@ FileIdentity = tuple[int, int]  # (device, inode)
 IDENTITY_RECHECK_SECONDS = 0.05
 
 
-# The session's changes up to the one just committed are seen, unless a person's waits
-# in them (`rules.seen_by_its_agent`); the changes it looks at are only those since the
-# last seen one, few, through the (session, seq) index.
+# An agent's commit: its context rounds start again, and the session's changes up to
+# this one are seen, unless a person's waits in them (`rules.seen_by_its_agent`); the
+# changes it looks at are only those since the last seen one, few, through the
+# (session, seq) index.
 _SEEN_BY_ITS_AGENT = """
-    INSERT INTO context (session, rounds, seen_seq)
-    SELECT :session, 0, (SELECT max(seq) FROM events WHERE session = :session)
-    WHERE NOT EXISTS (
-        SELECT 1 FROM events WHERE session = :session AND origin = 'user' AND seq > coalesce(
-            (SELECT seen_seq FROM context WHERE session = :session), 0)
+    WITH seen AS (
+        SELECT coalesce((SELECT seen_seq FROM context WHERE session = :session), 0) AS seq
     )
-    ON CONFLICT (session) DO UPDATE SET seen_seq = excluded.seen_seq
+    INSERT INTO context (session, rounds, seen_seq)
+    SELECT :session, 0, CASE
+        WHEN EXISTS (
+            SELECT 1 FROM events, seen
+            WHERE session = :session AND origin = 'user' AND events.seq > seen.seq
+        ) THEN seen.seq
+        ELSE (SELECT max(seq) FROM events WHERE session = :session)
+    END
+    FROM seen WHERE true
+    ON CONFLICT (session) DO UPDATE SET rounds = 0, seen_seq = excluded.seen_seq
 """
 
 
@@ -298,13 +305,14 @@ class SqliteStore:
             with _faults():
                 if edit.event is not None:
                     doomed = self._write(db, copy, edit.event, max_sessions)
-                if resets_context_rounds(origin):
+                if edit.event is not None and seen_by_its_agent(origin):
+                    # The rounds reset too (`resets_context_rounds`): one statement.
+                    db.execute(_SEEN_BY_ITS_AGENT, {"session": session})
+                elif resets_context_rounds(origin):
                     db.execute(
                         "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0",
                         (session,),
                     )
-                if edit.event is not None and seen_by_its_agent(origin):
-                    db.execute(_SEEN_BY_ITS_AGENT, {"session": session})
                 db.execute("COMMIT")
             self._still_at_path()
         except BaseException:
