@@ -107,7 +107,7 @@ export interface StartOp {
   id?: string | null;
 }
 
-/** Only the fields it names change: `model_fields_set` tells a null from a field left out. */
+/** Only the fields it names change: a field sent as null is cleared, one left out stays. */
 export interface UpdateOp {
   op: "update";
   task?: string | null;
