@@ -70,12 +70,12 @@ function pruneTo(kept: number, store: string, session: string): void {
   const python = path.join(path.dirname(PLANSIGHT), 'python');
   const script = [
     'import sys',
-    'from plansight.protocol.models import ApplyParams',
+    'from plansight.protocol.requests import ApplyParams',
     'from plansight.service import PlanService',
     'from plansight.store import open_store',
     'service = PlanService(open_store(sys.argv[1]), kept_sessions=int(sys.argv[2]))',
     "raw = {'session': sys.argv[3], 'ops': [{'op': 'append', 'phase': 'Todos', 'items': ['Prune the store']}]}",
-    'service.apply(ApplyParams.model_validate(raw), raw)',
+    'service.apply(ApplyParams.validate(raw), raw)',
   ].join('\n');
   execFileSync(python, ['-c', script, store, String(kept), session], { encoding: 'utf8', timeout: 30_000 });
 }
