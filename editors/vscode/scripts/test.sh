@@ -26,6 +26,10 @@ step() {
   printf -- '-- %s: ok (%ss)\n' "$name" "$((SECONDS - t0))"
 }
 
+# The CLI calls of the end-to-end test start a warm hook process (`plansight hook-daemon`,
+# which answers one-shot commands too): stop it when the checks end, however they end.
+trap '"$PLANSIGHT_BIN" hook-daemon --stop >/dev/null 2>&1 || true' EXIT
+
 step "npm ci" npm ci --no-audit --no-fund --loglevel=error
 step "typecheck" npm run -s typecheck
 step "lint" npm run -s lint
