@@ -204,3 +204,17 @@ def test_bad_input_through_the_warm_process(machine: Replay, payload: bytes) -> 
     run = machine.run("claude-code", payload)
     assert (run.returncode, run.reply) == (0, {})
     assert by(machine)[-1] == "warm"
+
+
+def test_a_runtime_folder_too_long_for_a_socket_is_passed_over(
+    machine: Replay, tmp_path: Path
+) -> None:
+    runtime = tmp_path / ("r" * 60) / ("u" * 40)
+    runtime.mkdir(parents=True, mode=0o700)
+    machine.extra_env["XDG_RUNTIME_DIR"] = str(runtime)
+    machine.replay("claude-code", "UserPromptSubmit")
+    pid = warm_pid(machine)
+    assert pid is not None
+    assert socket_path(machine).parent == Path("/tmp", f"plansight-{os.geteuid()}")
+    machine.replay("claude-code", "PostToolUse-TaskCreate-1")
+    assert by(machine) == ["own", "warm"]

@@ -57,12 +57,19 @@ def enabled() -> bool:
     )
 
 
+# A Unix socket's path is at most 107 bytes on Linux (103 on macOS); the socket's own
+# name takes 26 of them.
+LONGEST_FOLDER = 72
+
+
 def folder() -> str:
-    """Where the warm processes' sockets live: the user's runtime folder, else a folder of
-    the user's own in /tmp."""
+    """Where the warm processes' sockets live: the user's runtime folder, else (or when
+    its path is too long for a socket) a folder of the user's own in /tmp."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime) and os.path.isdir(runtime):
-        return os.path.join(runtime, "plansight")
+        inside = os.path.join(runtime, "plansight")
+        if len(os.fsencode(inside)) <= LONGEST_FOLDER:
+            return inside
     return os.path.join("/tmp", f"plansight-{os.geteuid()}")
 
 
