@@ -16,6 +16,7 @@ ALLOWED: dict[str, set[str]] = {
     "agents": {"protocol", "core"},
     "paths": set(),
     "logs": set(),
+    "folders": set(),
     "store": {"protocol", "core", "paths"},
     "wire": {"protocol", "core", "store"},
     "validation": {"protocol"},
@@ -23,8 +24,27 @@ ALLOWED: dict[str, set[str]] = {
     "service": {"protocol", "core", "agents", "store", "wire", "validation", "context_round"},
     # The faces: each stands on the service and what is below it, never on another face.
     "lsp": {"protocol", "core", "paths", "store", "wire", "validation", "service", "plansight"},
-    "mcp": {"protocol", "core", "paths", "store", "wire", "validation", "service", "plansight"},
-    "hook": {"protocol", "core", "paths", "store", "validation", "service", "context_round"},
+    "mcp": {
+        "protocol",
+        "core",
+        "paths",
+        "folders",
+        "store",
+        "wire",
+        "validation",
+        "service",
+        "plansight",
+    },
+    "hook": {
+        "protocol",
+        "core",
+        "paths",
+        "folders",
+        "store",
+        "validation",
+        "service",
+        "context_round",
+    },
     "setup": {"paths", "hook"},  # writes the hook commands that `hook` reads
     # The command line starts every face.
     "cli": {
@@ -32,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "core",
         "paths",
         "logs",
+        "folders",
         "store",
         "validation",
         "service",

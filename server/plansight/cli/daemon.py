@@ -24,14 +24,16 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from plansight.folders import unsafe_folder
 from plansight.hook.relay import (
     MAX_EVENT_BYTES,
     RELAYED_COMMANDS,
     STALE,
     address,
-    make_folder,
+    read_all,
     running_pid,
 )
+from plansight.hook.run import warm_up
 
 IDLE_SECONDS = 600.0  # PLANSIGHT_HOOK_IDLE_SECONDS overrides it
 REQUEST_WAIT_SECONDS = 5.0  # a relay sends its event at once; one that stalls is dropped
@@ -42,7 +44,7 @@ def serve() -> int:
     """Answer relayed events until idle, stale, stopped or replaced; always returns 0."""
     idle_seconds = _idle_seconds()
     path = address()
-    if not make_folder(os.path.dirname(path)):
+    if unsafe_folder(os.path.dirname(path)) is not None:
         return 0
     lock = _take_lock(path + ".lock")
     if lock is None:
@@ -53,7 +55,7 @@ def serve() -> int:
         return 0
     # Loaded before it listens: an event never waits for the loading, and the files
     # watched for a change are the ones it loaded.
-    _warm_up()
+    warm_up()
     stamps = _source_stamps()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     bound = -1
@@ -229,17 +231,11 @@ class Request(NamedTuple):
 
 
 def _read_request(connection: socket.socket) -> Request | None:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = connection.recv(1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > MAX_EVENT_BYTES + 65536:
-            return None
-    fields = b"".join(chunks).split(b"\0", 4)
+    limit = MAX_EVENT_BYTES + 65536  # the event, and the command line before it
+    received = read_all(connection, limit)
+    if len(received) > limit:
+        return None
+    fields = received.split(b"\0", 4)
     if len(fields) != 5 or not fields[2].isdigit() or not fields[3].isdigit():
         return None
     kind, cwd, mask, count, rest = fields
@@ -283,13 +279,6 @@ def _take_lock(path: str) -> int | None:
             return fd
         os.close(fd)
     return None
-
-
-def _warm_up() -> None:
-    """Load what an event needs before the first one arrives."""
-    from plansight.hook.run import warm_up
-
-    warm_up()
 
 
 def _unchanged(stamps: dict[str, int]) -> bool:

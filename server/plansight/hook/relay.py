@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import _socket
 import os
-import stat
 import sys
 import time
 import zlib
+
+from plansight.folders import unsafe_folder
 
 try:
     import fcntl
@@ -91,27 +92,13 @@ def address() -> str:
     return os.path.join(folder(), name)
 
 
-def safe_folder(path: str) -> bool:
-    """The folder is this user's own, a real folder, and nobody else may write to it:
-    in /tmp another user could have made it first and put a socket of theirs there."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return False
-    return (
-        stat.S_ISDIR(info.st_mode)
-        and info.st_uid == os.geteuid()
-        and not info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
-    )
-
-
 def relay(kind: str, args: list[str], data: bytes, cwd: str, wait: float) -> Reply | None:
     """What the warm process answers to one command: `kind` is `hook` (`args`: the agent)
     or `cli` (`args`: the command line), `data` what it reads on stdin. None when there is
     no warm process that answers as it should (the caller then runs the command itself);
     `TIMED_OUT` when it has the command but did not answer within `wait` seconds."""
     path = address()
-    if not safe_folder(os.path.dirname(path)):
+    if unsafe_folder(os.path.dirname(path), create=False) is not None:
         return None
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
@@ -128,7 +115,7 @@ def relay(kind: str, args: list[str], data: bytes, cwd: str, wait: float) -> Rep
             connection.settimeout(wait)
             connection.sendall(header + data)
             connection.shutdown(_socket.SHUT_WR)
-            reply = _read_all(connection, MAX_REPLY_BYTES)
+            reply = read_all(connection, MAX_REPLY_BYTES)
         except TimeoutError:
             return TIMED_OUT  # it has the command and may still commit it: never run it twice
         except OSError:
@@ -168,20 +155,9 @@ def start_warm_process() -> None:
         pass  # the event was handled; only the next one will be slower
 
 
-def make_folder(path: str) -> bool:
-    """The sockets' folder, made the user's own if missing; False when it is not safe."""
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return False
-    return safe_folder(path)
-
-
 def _mark_starting(marker: str) -> bool:
     """True when this hook is the one to start the warm process."""
-    if not make_folder(os.path.dirname(marker)):
+    if unsafe_folder(os.path.dirname(marker)) is not None:
         return False
     if running_pid(marker.removesuffix(".starting") + ".lock") is not None:
         return False  # one holds the lock: it is about to listen
@@ -314,7 +290,8 @@ def _cwd() -> str:
         return "/"
 
 
-def _read_all(connection: _socket.socket, limit: int) -> bytes:
+def read_all(connection: _socket.socket, limit: int) -> bytes:
+    """What the other end sends until it shuts its side, stopping once past `limit`."""
     chunks: list[bytes] = []
     size = 0
     while size <= limit:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from plansight.folders import unsafe_folder
 from plansight.paths import state_home
 from plansight.protocol.text import clean_content
 from plansight.store.location import is_postgres_url
@@ -131,7 +132,7 @@ class SessionClaim:
         digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         path = self.lock_dir / f"{digest}.lock"
         try:
-            unsafe = _unsafe_folder(self.lock_dir)
+            unsafe = unsafe_folder(self.lock_dir)
             if unsafe is not None:
                 log.warning("session names are not locked: the lock folder %s", unsafe)
                 return True
@@ -173,28 +174,3 @@ class SessionClaim:
             self._lock_path.unlink()
         os.close(self._fd)
         self._fd = self._lock_path = None
-
-
-def _unsafe_folder(folder: Path) -> str | None:
-    """Why the lock folder must not be used (None when it is safe), making it 0700 when
-    it is missing. In a shared folder another user could have made it first, writable to
-    all, and planted links named after the (predictable) lock files."""
-    missing = []
-    while not os.path.lexists(folder):  # the store's own folder may not exist yet
-        missing.append(folder)
-        folder = folder.parent
-    for made in reversed(missing):
-        try:
-            os.mkdir(made, 0o700)
-            os.chmod(made, 0o700)  # whatever the umask
-        except FileExistsError:
-            pass
-    folder = missing[0] if missing else folder
-    info = os.lstat(folder)
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        return "is not a folder"
-    if info.st_uid != os.geteuid():
-        return "belongs to another user"
-    if info.st_mode & 0o022:
-        return "is writable by other users"
-    return None
