@@ -45,7 +45,6 @@ def ingest_plan(
     The request is made here, not validated from JSON: the hook checks its few values by
     hand (the session name as the contract cleans it, a payload that is an object), so no
     validator is built on the agent's time."""
-    from plansight.context_round import person_changes
     from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
     from plansight.core.errors import RequestRefused
     from plansight.protocol.requests import IngestParams
@@ -57,9 +56,6 @@ def ingest_plan(
         if title is not None and service.store.load(session).title is not None:
             title = None
         params = IngestParams(session=session, format=fmt, payload=payload, title=title)
-        # Looked at before the ingest, which resets the rounds this look counts: a plan
-        # tool call is the agent updating its plan, never a reason to remind it.
-        _, changes = person_changes(service.store, session)
         try:
             outcome = service.ingest(params, _logged(params))
         except RequestRefused as exc:
@@ -68,10 +64,15 @@ def ingest_plan(
         done = f"version {outcome.plan.version}" + (
             f" errors {outcome.errors}" if outcome.errors else ""
         )
-        if not changes:
-            return done, None
-        plan = service.store.load(session)
-        return done, context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text
+        # Looked at after the ingest (v3): a look before would count as telling the agent,
+        # so its list, made before it was told, would not be merged from the base it was
+        # made from. Counted as no round: a plan tool call is never a reason to remind it.
+        changes = service.user_changes(session)
+        told = [outcome.kept_line] if outcome.kept_line is not None else []
+        if changes:
+            plan = service.store.load(session)
+            told.append(context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text)
+        return done, "\n".join(told) or None
     finally:
         service.store.close()
 
