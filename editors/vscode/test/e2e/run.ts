@@ -403,7 +403,10 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await wb.runCommand('Plansight: Show History');
     const rows = page.locator('.quick-input-widget .monaco-list-row');
     await until('the history listed', async () => (await rows.count()) > 3);
-    const listed = await rows.evaluateAll((found) => found.map((row) => row.getAttribute('aria-label') ?? ''));
+    // The list reuses its row elements: their order in the page is not the list's.
+    const listed = (await rows.evaluateAll((found) => found.map((row): [number, string] => [Number(row.getAttribute('data-index')), row.getAttribute('aria-label') ?? ''])))
+      .sort(([a], [b]) => a - b)
+      .map(([, label]) => label);
     assert.ok(listed.every((label) => !label.includes('plansight/')), `no method names: ${listed.join(' | ')}`);
     assert.match(listed[0] ?? '', /deleted a note of "Fix the flaky test".*you · edit/);
     assert.ok(listed.some((label) => label.includes('you · undo')), listed.join(' | '));
