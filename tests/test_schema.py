@@ -44,10 +44,11 @@ CONTRACT_PARAMS = {
     "plansight/clear": {"session", "origin"},
     "plansight/export": {"session", "format"},
     "plansight/import": {"session", "markdown", "origin", "baseVersion", "merge"},
-    "plansight/context": {"session"},
+    "plansight/context": {"session", "full"},
     "plansight/history": {"session", "limit"},
     "plansight/restore": {"session", "version", "origin"},
     "plansight/ingest": {"session", "format", "payload", "title", "baseVersion", "origin"},
+    "plansight/undo": {"session", "origin"},
 }
 TODO_STATE = {"session", "title", "version", "phases", "progress", "current", "updatedAt"}
 APPLY_RESULT = TODO_STATE | {
@@ -70,6 +71,7 @@ CONTRACT_RESULTS = {
     "plansight/history": {"events"},
     "plansight/restore": APPLY_RESULT,
     "plansight/ingest": APPLY_RESULT,
+    "plansight/undo": APPLY_RESULT,
 }
 TASK = {
     "description",
@@ -111,6 +113,7 @@ OPS = {
         "status",
         "blockedBy",
         "addFiles",
+        "notes",  # (v3)
     },
 }
 STATUSES = ["pending", "in_progress", "completed", "abandoned", "blocked"]
@@ -134,7 +137,7 @@ def schema_defs(root: Json) -> dict[str, Json]:
 
 def test_the_schema_covers_every_request_and_notification_of_the_contract() -> None:
     schema = json_schema()
-    assert schema["protocolVersion"] == 2
+    assert schema["protocolVersion"] == 3
     assert set(METHODS) == set(CONTRACT_PARAMS)
     assert set(schema["requests"]) == set(CONTRACT_PARAMS)
     assert set(schema["notifications"]) == {DID_CHANGE, DID_PRUNE}

@@ -17,8 +17,10 @@ def person_changes(store: TodoStore, session: str) -> tuple[int, list[str]]:
 
 
 def context_round(
-    store: TodoStore, session: str, reminder_after: int
+    store: TodoStore, session: str, reminder_after: int, full: bool = False
 ) -> tuple[ContextText, list[str]]:
-    """The context text of `session` and the lines of what a person changed, once."""
+    """The context text of `session` (`full`: with the whole list) and the lines of what
+    a person changed, once."""
     rounds, changes = person_changes(store, session)
-    return context_text(store.load(session), rounds, changes, reminder_after), changes
+    plan = store.load(session)
+    return context_text(plan, rounds, changes, reminder_after, full), changes

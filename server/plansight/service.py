@@ -22,11 +22,12 @@ from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
 from plansight.core.netchange import user_changes as net_change
 from plansight.core.ops import apply_ops, normalize
-from plansight.core.record import EMPTY_RECORD, plan_from_record
+from plansight.core.record import EMPTY_RECORD, Record, plan_from_record
 from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
 from plansight.core.steering import Steering, steer
 from plansight.core.summary import summarize
+from plansight.core.undo import NOTHING_TO_UNDO, UNDO_METHOD, undo_target
 from plansight.core.write import write_todos
 from plansight.protocol.requests import (
     ApplyParams,
@@ -38,6 +39,7 @@ from plansight.protocol.requests import (
     ImportParams,
     IngestParams,
     RestoreParams,
+    UndoParams,
     WriteParams,
 )
 from plansight.protocol.shape import WireShape
@@ -107,7 +109,9 @@ class PlanService:
         return {"text": to_markdown(plan)}
 
     def context(self, params: ContextParams) -> Json:
-        ctx, _ = context_round(self.store, params.session, self.settings.reminder_after_rounds)
+        ctx, _ = context_round(
+            self.store, params.session, self.settings.reminder_after_rounds, params.full
+        )
         return {"text": ctx.text, "reminder": ctx.reminder}
 
     def user_changes(self, session: str) -> list[str]:
@@ -282,14 +286,33 @@ class PlanService:
                         )
                     ]
                 )
-            old = plan_from_record(plan.session, record)
-            plan.title = old.title
-            plan.phases = old.phases
-            # An id never names two tasks: the counter does not go back.
-            plan.next_id = max(plan.next_id, old.next_id)
+            _go_back(plan, record)
             return []
 
         return self._change("plansight/restore", params.session, params.origin, request, None, run)
+
+    def undo(self, params: UndoParams, request: Json) -> Outcome:
+        """One step back, as an editor's undo: a second undo right after steps back one
+        more change (`core.undo` reads the undo point from the history)."""
+
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
+            # Read inside the edit: two undos at once step back two changes, not one twice.
+            record = self._undo_record(params.session)
+            if record is None:
+                return [NOTHING_TO_UNDO]
+            _go_back(plan, record)
+            return []
+
+        return self._change(UNDO_METHOD, params.session, params.origin, request, None, run)
+
+    def _undo_record(self, session: str) -> Record | None:
+        """The plan an undo of `session` brings back, or None: nothing to undo."""
+        target = undo_target(self.store.history(session, HISTORY_LIMIT))
+        if target is None:
+            return None
+        return EMPTY_RECORD if target == 0 else self.store.snapshot(session, target)
 
     def ingest(self, params: IngestParams, request: Json) -> Outcome:
         """An agent's own plan payload (`params.format`), mapped by its adapter."""
@@ -438,7 +461,17 @@ CHANGES: dict[str, tuple[type[WireShape], ChangeRun]] = {
     "plansight/import": (ImportParams, PlanService.import_markdown),
     "plansight/restore": (RestoreParams, PlanService.restore),
     "plansight/ingest": (IngestParams, PlanService.ingest),
+    "plansight/undo": (UndoParams, PlanService.undo),
 }
+
+
+def _go_back(plan: Plan, record: Record) -> None:
+    """Make `plan` the plan a kept version holds (restore, undo)."""
+    old = plan_from_record(plan.session, record)
+    plan.title = old.title
+    plan.phases = old.phases
+    # An id never names two tasks: the counter does not go back.
+    plan.next_id = max(plan.next_id, old.next_id)
 
 
 def _clean_title(raw: str | None, settings: Settings) -> str | None:

@@ -183,9 +183,30 @@ def test_context(db: str) -> None:
     assert "0/3 completed, 3 remaining" in text and "Current task: Read the code" in text
 
 
+def test_context_full_prints_every_task(db: str) -> None:
+    plansight("apply", "--db", db, "--ops", json.dumps(OPS))
+    full = plansight("context", "--db", db, "--full")
+    assert full.returncode == 0, full.stderr
+    assert full.stdout.splitlines() == [
+        "Todo list: 0/3 completed, 3 remaining.",
+        "Current: Read the code",
+        "Explore:",
+        "  [>] Read the code",
+        "Build:",
+        "  [ ] Write the fix",
+        "  [ ] Run tests",
+    ]
+
+
+def test_undo_with_nothing_to_undo_says_so_and_exits_1(db: str) -> None:
+    nothing = plansight("undo", "--db", db)
+    assert nothing.returncode == 1 and "Traceback" not in nothing.stderr
+    assert nothing.stdout.startswith("Errors: Nothing to undo")
+
+
 def test_schema_covers_every_method() -> None:
     schema = json.loads(plansight("schema").stdout)
-    assert schema["protocolVersion"] == 2
+    assert schema["protocolVersion"] == 3
     assert set(schema["requests"]) == {
         "plansight/apply",
         "plansight/write",
@@ -198,6 +219,7 @@ def test_schema_covers_every_method() -> None:
         "plansight/import",
         "plansight/context",
         "plansight/ingest",
+        "plansight/undo",
     }
     assert "activeForm" in json.dumps(schema["requests"]["plansight/write"]["params"])
     assert set(schema["notifications"]) == {"plansight/didChange", "plansight/didPrune"}
@@ -245,7 +267,12 @@ def test_history_restore_and_undo(db: str) -> None:
     assert after["version"] == 4
     assert [t["content"] for p in after["phases"] for t in p["tasks"]][-1] == "Run tests"
     newest = json.loads(plansight("history", "--db", db, "--json").stdout)["events"][0]
-    assert (newest["method"], newest["origin"]) == ("plansight/restore", "user")
+    assert (newest["method"], newest["origin"]) == ("plansight/undo", "user")
+    # (v3) Again: one more step back (the completion), not back to where it was.
+    again = plansight("undo", "--db", db)
+    assert again.returncode == 0, again.stderr
+    assert state(db)["version"] == 5 and state(db)["progress"]["completed"] == 0
+    assert "undo" in plansight("history", "--db", db, "--limit", "1").stdout
 
     restored = plansight("restore", "--db", db, "1")
     assert restored.returncode == 0, restored.stderr

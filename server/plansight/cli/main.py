@@ -153,6 +153,9 @@ def _parser() -> argparse.ArgumentParser:
     context = commands.add_parser(
         "context", parents=[store, session], help="the text an agent's loop injects"
     )
+    context.add_argument(
+        "--full", action="store_true", help="with every task (after a compaction or resume)"
+    )
     context.set_defaults(run=_context)
 
     history = commands.add_parser(
@@ -171,7 +174,9 @@ def _parser() -> argparse.ArgumentParser:
     restore.set_defaults(run=_restore)
 
     undo = commands.add_parser(
-        "undo", parents=[store, session], help="undo the newest change (as the user)"
+        "undo",
+        parents=[store, session],
+        help="step back one change (as the user); again steps back one more",
     )
     undo.add_argument("--json", action="store_true", help="print the whole result as JSON")
     undo.set_defaults(run=_undo)
@@ -467,7 +472,8 @@ def _export(args: argparse.Namespace) -> int:
 def _context(args: argparse.Namespace) -> int:
     from plansight.protocol.requests import ContextParams
 
-    _out(_service(args).context(ContextParams.validate(_session_args(args)))["text"])
+    params = ContextParams.validate(_session_args(args, full=args.full))
+    _out(_service(args).context(params)["text"])
     return EXIT_OK
 
 
@@ -497,17 +503,9 @@ def _restore(args: argparse.Namespace) -> int:
 
 
 def _undo(args: argparse.Namespace) -> int:
-    """Restore the version before the newest, as the person: their undo."""
-    from plansight.protocol.requests import HistoryParams
-
-    service = _service(args)
-    session = _require_session(service, args)
-    events = service.history(HistoryParams(session=session, limit=2))["events"]
-    if len(events) < 2:
-        raise BadInput("nothing to undo: the history holds no earlier version")
-    args.origin = "user"
-    params = {"session": session, "version": events[1]["version"], "origin": "user"}
-    return _change(args, "plansight/restore", params)
+    """Step back one change, as the person: a second undo steps back one more."""
+    session = _require_session(_service(args), args)
+    return _change(args, "plansight/undo", {"session": session, "origin": "user"})
 
 
 def _store_path(args: argparse.Namespace) -> int:

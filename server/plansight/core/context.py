@@ -5,11 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plansight.core.model import Plan, progress_of
+from plansight.core.summary import plan_lines, progress_line
 
 REMINDER = "<reminder>Update your todos.</reminder>"
 # The default of the `reminderAfterRounds` setting, here so that the agents' hook can read
 # it without loading the settings model.
 DEFAULT_REMINDER_AFTER_ROUNDS = 3
+# `full`: past this many characters of list (about 2,000 tokens at 4 characters a token),
+# the phases whose tasks all ended are one line each. A plan of 200 short tasks fits
+# whole (docs/protocol.md has the figures); what is left to do is always listed whole.
+FULL_LIST_BUDGET = 8000
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +33,16 @@ def user_change_reminder(user_changes: list[str]) -> str:
 
 
 def context_text(
-    plan: Plan, rounds: int, user_changes: list[str], reminder_after: int
+    plan: Plan, rounds: int, user_changes: list[str], reminder_after: int, full: bool = False
 ) -> ContextText:
     """`rounds` counts this call among the consecutive ones since the agent last changed
-    the list; `user_changes` are the lines of what a person changed since the last call."""
+    the list; `user_changes` are the lines of what a person changed since the last call;
+    `full` draws the whole list (an agent whose context was compacted, resumed, cleared)."""
     progress = progress_of(plan)
     if progress.total == 0:
         lines = ["The todo list is empty."]
+    elif full:
+        lines = full_list(plan)
     else:
         lines = [
             f"Todo list: {progress.completed}/{progress.total} completed, "
@@ -50,3 +58,16 @@ def context_text(
     if reminder:
         lines.append(REMINDER)
     return ContextText("\n".join(lines), reminder)
+
+
+def full_list(plan: Plan) -> list[str]:
+    """The whole list as a summary draws it, headed by its progress and what remains;
+    within `FULL_LIST_BUDGET` characters when collapsing the finished phases gets it there."""
+    remaining = progress_of(plan).remaining
+    head = [f"Todo list: {progress_line(plan)}, {remaining} remaining."]
+    if plan.title:
+        head.insert(0, f"Plan: {plan.title}")
+    body = plan_lines(plan)
+    if sum(len(line) + 1 for line in body) > FULL_LIST_BUDGET:
+        body = plan_lines(plan, collapse_finished=True)
+    return head + body

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused
-from plansight.core.items import TaskSpec, optional_fields, phase_name, task_spec
+from plansight.core.items import TaskSpec, clean_notes, optional_fields, phase_name, task_spec
 from plansight.core.limits import (
     content_problem,
     file_count_problem,
@@ -382,6 +382,10 @@ def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
         if problem := file_count_problem(content, len(files), settings):
             problems.append(problem)
         changes["files"] = files
+    if "notes" in named:  # (v3) how a person edits or deletes a note: the whole list
+        notes, note_problems = clean_notes(op.notes or [], content, settings)
+        problems.extend(note_problems)
+        changes["notes"] = notes
     if problems:
         raise OpRefused(*problems)
     for name, value in changes.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from plansight.core.model import Plan, Task, progress_of
+from plansight.core.model import FINISHED, Phase, Plan, Task, progress_of
 
 CLEARED = "Todo list cleared."
 SUMMARY_MARKS = {
@@ -56,6 +56,15 @@ def summarize(
     lines.append(f"{headline}: {progress_line(plan)}")
     if removed:
         lines.append(removed_line(removed))
+    lines.extend(plan_lines(plan))
+    return "\n".join(lines)
+
+
+def plan_lines(plan: Plan, collapse_finished: bool = False) -> list[str]:
+    """The current task with its notes, then every task under its phase. With
+    `collapse_finished`, a phase whose tasks all ended is one line (a long plan's
+    `context` with `full`: what is left to do stays whole)."""
+    lines = []
     current = plan.current()
     if current is not None:
         lines.append(f"Current: {current.active_form}")
@@ -64,6 +73,21 @@ def summarize(
     for phase in plan.phases:
         if not phase.tasks:
             continue
+        if collapse_finished and all(task.status in FINISHED for task in phase.tasks):
+            lines.append(finished_phase_line(phase))
+            continue
         lines.append(f"{phase.name}:")
         lines.extend(task_line(plan, task) for task in phase.tasks)
-    return "\n".join(lines)
+    return lines
+
+
+def finished_phase_line(phase: Phase) -> str:
+    """`Setup: all 12 finished (11 completed, 1 abandoned)`; `Setup: all 3 completed`."""
+    completed = sum(1 for task in phase.tasks if task.status == "completed")
+    abandoned = len(phase.tasks) - completed
+    if not abandoned:
+        return f"{phase.name}: all {completed} completed"
+    return (
+        f"{phase.name}: all {len(phase.tasks)} finished "
+        f"({completed} completed, {abandoned} abandoned)"
+    )

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 DID_CHANGE = "plansight/didChange"
 DID_PRUNE = "plansight/didPrune"
 
-# Every request method, in the contract's order.
+# Every request method, in the order they were added to the contract.
 METHODS: tuple[str, ...] = (
     "plansight/apply",
     "plansight/write",
@@ -25,6 +25,7 @@ METHODS: tuple[str, ...] = (
     "plansight/history",
     "plansight/restore",
     "plansight/ingest",
+    "plansight/undo",
 )
 
 # Every agent format `plansight/ingest` reads (one adapter each in `plansight.agents`).

@@ -28,6 +28,7 @@ from plansight.protocol.requests import (
     IngestParams,
     RestoreParams,
     SessionsParams,
+    UndoParams,
     WriteParams,
 )
 from plansight.protocol.shape import WireShape, camel
@@ -161,6 +162,7 @@ REQUESTS: dict[str, tuple[type[WireShape], type[WireModel]]] = {
     "plansight/history": (HistoryParams, HistoryResult),
     "plansight/restore": (RestoreParams, ApplyResult),
     "plansight/ingest": (IngestParams, ApplyResult),
+    "plansight/undo": (UndoParams, ApplyResult),
 }
 if tuple(REQUESTS) != METHODS:  # the names the server announces before it loads this module
     raise ImportError("plansight.protocol.methods.METHODS differs from the requests here")

@@ -145,6 +145,7 @@ class UpdateOp(WireShape):
     status: TaskStatus | None = None
     blocked_by: list[str] | None = None
     add_files: list[str] | None = None
+    notes: list[str] | None = None  # (v3) replaces the task's notes: edit or delete one
 
 
 AnyOp = InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp
@@ -208,7 +209,7 @@ class ImportParams(SessionParams):
 
 @dataclass(kw_only=True, eq=False)
 class ContextParams(SessionParams):
-    pass
+    full: bool = False  # (v3) the whole list, for an agent whose context was compacted
 
 
 @dataclass(kw_only=True, eq=False)
@@ -219,6 +220,11 @@ class HistoryParams(SessionParams):
 @dataclass(kw_only=True, eq=False)
 class RestoreParams(SessionParams):
     version: int
+    origin: Origin = "agent"
+
+
+@dataclass(kw_only=True, eq=False)
+class UndoParams(SessionParams):
     origin: Origin = "agent"
 
 
