@@ -38,12 +38,12 @@ Json = dict[str, Any]
 # The requests table of PROTOCOL.md, field by field.
 CONTRACT_PARAMS = {
     "plansight/apply": {"session", "ops", "baseVersion", "origin"},
-    "plansight/write": {"session", "todos", "baseVersion", "origin"},
+    "plansight/write": {"session", "todos", "baseVersion", "origin", "merge"},
     "plansight/get": {"session"},
     "plansight/sessions": set(),
     "plansight/clear": {"session", "origin"},
     "plansight/export": {"session", "format"},
-    "plansight/import": {"session", "markdown", "origin"},
+    "plansight/import": {"session", "markdown", "origin", "baseVersion", "merge"},
     "plansight/context": {"session", "full"},
     "plansight/history": {"session", "limit"},
     "plansight/restore": {"session", "version", "origin"},
@@ -90,6 +90,7 @@ TASK = {
     "updatedAt",
     "startedAt",
     "completedAt",
+    "createdBy",
 }
 OPS = {
     "init": {"op", "list"},

@@ -3,6 +3,7 @@ and the wire meet. The language server, the CLI and the MCP server all go throug
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,16 +14,18 @@ from plansight.agents import read_payload
 from plansight.context_round import context_round
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
-from plansight.core.importing import import_markdown
-from plansight.core.incoming import Replacement
+from plansight.core.importing import replace_from_markdown
+from plansight.core.incoming import MarkdownPlan, Replacement
 from plansight.core.ingest import ingest
 from plansight.core.limits import title_problem
 from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
 from plansight.core.netchange import user_changes as net_change
-from plansight.core.ops import apply_ops
+from plansight.core.ops import apply_ops, normalize
 from plansight.core.record import EMPTY_RECORD, Record, plan_from_record
+from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
+from plansight.core.steering import Steering, steer
 from plansight.core.summary import summarize
 from plansight.core.undo import NOTHING_TO_UNDO, UNDO_METHOD, undo_target
 from plansight.core.write import write_todos
@@ -42,11 +45,15 @@ from plansight.protocol.requests import (
 from plansight.protocol.shape import WireShape
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
-from plansight.store.base import KEPT_SESSIONS, ChangeEvent, TodoStore
+from plansight.store.base import KEPT_SESSIONS, ChangeEvent, SessionEdit, TodoStore
 from plansight.wire import Json, change_json, session_info_json, state_json
 
 # `history` without a `limit`: every change whose plan is kept.
 HISTORY_LIMIT = 1000
+
+
+# A change of a plan: (plan, now, auto_started, steering) -> its error lines.
+Run = Callable[[Plan, str, list[str], Steering | None], list[str]]
 
 
 @dataclass(slots=True)
@@ -143,15 +150,26 @@ class PlanService:
     # ------------------------------------------------------------ changes
 
     def apply(self, params: ApplyParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
-            return apply_ops(plan, params.ops, self.settings, now, auto_started)
+        settings = self._settings_for(params.origin)
+        has_init = any(op.op == "init" for op in params.ops)
+
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
+            return apply_ops(plan, params.ops, settings, now, auto_started, steering)
 
         return self._change(
-            "plansight/apply", params.session, params.origin, request, params.base_version, run
+            "plansight/apply",
+            params.session,
+            params.origin,
+            request,
+            params.base_version,
+            run,
+            steered=has_init,
         )
 
     def write(self, params: WriteParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
+        def replace(plan: Plan, now: str) -> list[str]:
             write_todos(plan, params.todos, self.settings, now)
             return []
 
@@ -162,25 +180,100 @@ class PlanService:
             params.origin,
             request,
             params.base_version,
-            run,
+            self._full_replacement(replace, None),
             always_updated=True,
+            steered=True,
+            merge=params.merge,
         )
 
     def clear(self, params: ClearParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
             plan.phases = []
             return []
 
         return self._change("plansight/clear", params.session, params.origin, request, None, run)
 
-    def import_markdown(self, params: ImportParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
-            return import_markdown(plan, params.markdown, self.settings, now, auto_started)
+    def _settings_for(self, origin: Origin) -> Settings:
+        """(v3) Only an agent's change may make the server start a task."""
+        if origin == "agent" or not self.settings.auto_start:
+            return self.settings
+        return dataclasses.replace(self.settings, auto_start=False)
 
-        return self._change("plansight/import", params.session, params.origin, request, None, run)
+    def _full_replacement(
+        self, replace: Callable[[Plan, str], list[str]], auto_start: bool | None
+    ) -> Run:
+        """A request that sends the whole list: `replace` (the v2 replacement, refusing by
+        raising or by returning error lines), then normalization (`auto_start` None: none,
+        as `write` and agents' formats had in v2). With `steering`, the replacement runs
+        on a copy of the sender's base and is merged (`core.steering`); the merged plan is
+        then normalized, one task in progress per owner at least (rule 6)."""
+
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
+            if steering is None:
+                errors = replace(plan, now)
+            else:
+                errors = steer(plan, steering, lambda mine: replace(mine, now), now)
+            if errors or (steering is not None and steering.conflicts):
+                return errors
+            if auto_start is not None or steering is not None:
+                started = normalize(plan, bool(auto_start), now)
+                if started is not None:
+                    auto_started.append(started.id)
+            return []
+
+        return run
+
+    def _agent_steering(self, edit: SessionEdit) -> Steering | None:
+        """How an agent's whole list is merged: from the plan at the version it last saw
+        (its base). None, v2 exactly and no history read, when it saw the current version
+        and no task is a person's (the fast path)."""
+        plan = edit.plan
+        if edit.agent_base >= plan.version:
+            if not any(task.created_by == "user" for task in plan.tasks()):
+                return None
+            return Steering(None)
+        if edit.agent_base <= 0:
+            return Steering(Plan(plan.session))  # it saw nothing: the empty plan
+        record = self.store.snapshot(plan.session, edit.agent_base)
+        if record is None:
+            # The history no longer keeps it: the current plan stands for the base, and a
+            # person's tasks are still never removed (rule 4).
+            return Steering(None)
+        return Steering(plan_from_record(plan.session, record))
+
+    def _stale_edit(self, plan: Plan, base_version: int) -> Steering:
+        """A person's stale whole list (`merge: true`): merged from the plan at
+        `base_version`, or refused when the history no longer lists it."""
+        record = self.store.snapshot(plan.session, base_version) if base_version > 0 else None
+        if record is None:
+            raise VersionConflict(plan.version)
+        return Steering(plan_from_record(plan.session, record), agent=False)
+
+    def import_markdown(self, params: ImportParams, request: Json) -> Outcome:
+        settings = self._settings_for(params.origin)
+
+        def replace(plan: Plan, now: str) -> list[str]:
+            return replace_from_markdown(plan, params.markdown, settings, now)
+
+        return self._change(
+            "plansight/import",
+            params.session,
+            params.origin,
+            request,
+            params.base_version,
+            self._full_replacement(replace, settings.auto_start),
+            steered=True,
+            merge=params.merge,
+        )
 
     def restore(self, params: RestoreParams, request: Json) -> Outcome:
-        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
             record = self.store.snapshot(params.session, params.version)
             if record is None or params.version > plan.version:
                 raise RequestRefused(
@@ -200,7 +293,9 @@ class PlanService:
         """One step back, as an editor's undo: a second undo right after steps back one
         more change (`core.undo` reads the undo point from the history)."""
 
-        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
             # Read inside the edit: two undos at once step back two changes, not one twice.
             target = undo_target(self.store.history(params.session, HISTORY_LIMIT))
             record = (
@@ -222,14 +317,34 @@ class PlanService:
         # Read before the store is touched: a payload of the wrong shape changes nothing.
         incoming = read_payload(params.format, params.payload)
         title = _clean_title(params.title, self.settings)
+        settings = self._settings_for(params.origin)
         notices: list[str] = []
 
-        def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
-            done = ingest(plan, incoming, self.settings, now, auto_started)
-            notices.extend(done.notices)
+        def replace(plan: Plan, now: str) -> list[str]:
+            if isinstance(incoming, MarkdownPlan):
+                return replace_from_markdown(plan, incoming.text, settings, now)
+            assert isinstance(incoming, Replacement)
+            notices.extend(replace_tasks(plan, incoming, settings, now))
+            return []
+
+        whole = isinstance(incoming, Replacement | MarkdownPlan)
+        # The one format that may auto-start: a checklist imports as `import` does.
+        replaced = self._full_replacement(
+            replace, settings.auto_start if isinstance(incoming, MarkdownPlan) else None
+        )
+
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
+            if whole:
+                errors = replaced(plan, now, auto_started, steering)
+            else:
+                done = ingest(plan, incoming, settings, now, auto_started)
+                notices.extend(done.notices)
+                errors = done.errors
             if params.title is not None:  # it wins over a markdown `# Title`
                 plan.title = title
-            return done.errors
+            return errors
 
         return self._change(
             "plansight/ingest",
@@ -240,6 +355,7 @@ class PlanService:
             run,
             always_updated=isinstance(incoming, Replacement),
             notices=notices,
+            steered=whole,
         )
 
     def _change(
@@ -249,20 +365,30 @@ class PlanService:
         origin: Origin,
         request: Json,
         base_version: int | None,
-        run: Callable[[Plan, str, list[str]], list[str]],
+        run: Run,
         always_updated: bool = False,
         notices: list[str] | None = None,
+        steered: bool = False,
+        merge: bool = False,
     ) -> Outcome:
-        """`run(plan, now, auto_started)` changes the plan and returns its error lines; it
-        adds to `auto_started` the ids of tasks the server started by itself (not a
-        person's doing, whatever the origin)."""
+        """`run(plan, now, auto_started, steering)` changes the plan and returns its error
+        lines; it adds to `auto_started` the ids of tasks the server started by itself (not
+        a person's doing, whatever the origin). `steered`: the request may send a whole
+        list, which `steering` merges (v3) when an agent's list is stale or a person's
+        stale edit asks to be merged (`merge`)."""
         deep = too_deep(request)
         if deep is not None:  # the event log keeps the request: bounded, as JSON can write it
             raise RequestRefused([FieldError(deep, f"nested deeper than {MAX_DEPTH} levels")])
         with self.store.edit(session, origin, self.kept_sessions) as edit:
             plan = edit.plan
+            plan.creator = origin
+            steering: Steering | None = None
             if base_version is not None and base_version != plan.version:
-                raise VersionConflict(plan.version)
+                if not (merge and origin == "user" and base_version < plan.version):
+                    raise VersionConflict(plan.version)
+                steering = self._stale_edit(plan, base_version)
+            elif steered and origin == "agent":
+                steering = self._agent_steering(edit)
             before = plan.fingerprint()
             statuses = {task.id: task.status for task in plan.tasks()}
             stamps = _stamps(plan)
@@ -276,7 +402,15 @@ class PlanService:
             changes_before = snapshot(plan) if origin == "user" else None
             now = utc_now()
             auto_started: list[str] = []
-            errors = run(plan, now, auto_started)
+            errors = run(plan, now, auto_started, steering)
+            if steering is not None and steering.conflicts:
+                conflicts = [
+                    {"id": c.id, "content": c.content, "field": c.field} for c in steering.conflicts
+                ]
+                raise VersionConflict(plan.version, conflicts)
+            kept_line = steering.kept_line if steering is not None and steering.agent else None
+            # Telling the agent what was kept brings its view up to date (its base moves).
+            edit.told = kept_line is not None
             changed = plan.fingerprint() != before
             if not changed:
                 # Ops may have moved a task and back, or added and removed one: nothing
@@ -301,7 +435,8 @@ class PlanService:
                     ChangeEvent(origin, method, request, completed, changes, removed, auto_started)
                 )
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
-        summary = _with_notices(summarize(plan, errors, headline, removed), notices or [])
+        told = [kept_line] if kept_line is not None else []
+        summary = _with_notices(summarize(plan, errors, headline, removed), told + (notices or []))
         return Outcome(plan, summary, errors, changed, origin, completed, removed)
 
 

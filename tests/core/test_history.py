@@ -50,7 +50,8 @@ def test_history_lists_each_change_newest_first_in_words(
     assert [e["method"] for e in events] == ["plansight/apply"] * 3
     assert [e["origin"] for e in events] == ["agent", "user", "agent"]
     assert events[0]["changes"] == ['marked "b" blocked', 'added a note to "b": "needs a key"']
-    assert events[1]["changes"] == ['completed "a"', 'started "b"']
+    # (v3) A person's change never makes the server start a task.
+    assert events[1]["changes"] == ['completed "a"']
     assert 'added "a" to phase "P"' in events[2]["changes"]
     assert all(e["at"].endswith("Z") for e in events)
     assert [e["version"] for e in history(service, limit=1)] == [3]

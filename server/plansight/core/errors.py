@@ -31,8 +31,21 @@ class RequestRefused(Exception):
 
 
 class VersionConflict(Exception):
-    """`baseVersion` was given and the session has moved on (ContentModified on the wire)."""
+    """`baseVersion` was given and the session has moved on (ContentModified on the wire).
+    (v3) `conflicts`: a person's stale edit (`merge: true`) that changed what others
+    changed too, as `{id, content, field}`; None when no merge was tried."""
 
-    def __init__(self, current_version: int) -> None:
-        super().__init__(f"The todo list changed: it is at version {current_version}")
+    def __init__(self, current_version: int, conflicts: list[dict[str, str]] | None = None) -> None:
+        message = f"The todo list changed: it is at version {current_version}"
+        if conflicts:
+            names = ", ".join(f'"{c["content"]}" ({c["field"]})' for c in conflicts)
+            message += f"; these were changed there too: {names}"
+        super().__init__(message)
         self.current_version = current_version
+        self.conflicts = conflicts
+
+    def data(self) -> dict[str, object]:
+        """ContentModified's `data`."""
+        if self.conflicts is None:
+            return {"currentVersion": self.current_version}
+        return {"currentVersion": self.current_version, "conflicts": self.conflicts}

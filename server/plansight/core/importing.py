@@ -21,10 +21,22 @@ from plansight.protocol.text import clean_content, clean_note
 def import_markdown(
     plan: Plan, text: str, settings: Settings, now: str, auto_started: list[str] | None = None
 ) -> list[str]:
-    """Replace the list with the checklist in `text`; returns error lines.
+    """Replace the list with the checklist in `text`, then normalize as `apply` does;
+    returns error lines.
 
     With any error nothing is replaced: the person's text would otherwise be lost.
     Tasks keep their ids and times when their content is unchanged."""
+    errors = replace_from_markdown(plan, text, settings, now)
+    if errors:
+        return errors
+    started = normalize(plan, settings.auto_start, now)
+    if started is not None and auto_started is not None:
+        auto_started.append(started.id)
+    return []
+
+
+def replace_from_markdown(plan: Plan, text: str, settings: Settings, now: str) -> list[str]:
+    """`import_markdown` without the normalization (steering normalizes the merged plan)."""
     parsed = parse_markdown(text)
     errors = parsed.errors or _clean_and_check(parsed, settings)
     if errors:
@@ -37,9 +49,6 @@ def import_markdown(
         return [line for _, line in problems]
     if parsed.title:
         plan.title = parsed.title
-    started = normalize(plan, settings.auto_start, now)
-    if started is not None and auto_started is not None:
-        auto_started.append(started.id)
     return []
 
 

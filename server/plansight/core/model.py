@@ -58,6 +58,8 @@ class Task:
     owner: str | None = None
     files: list[str] = field(default_factory=list)
     external_id: str | None = None
+    # (v3) Who added the task: a full replacement of the agent never removes a person's.
+    created_by: Origin = "agent"
     started_at: str | None = field(default=None, metadata=STAMP)
     completed_at: str | None = field(default=None, metadata=STAMP)
     # When it last went in progress: `current` is the task in progress started last.
@@ -135,6 +137,22 @@ class Plan:
     next_id: int = 1
     updated_at: str | None = None
     title: str | None = None
+    # Who makes the change being made now (the request's origin, set by the service):
+    # the tasks it creates are theirs. Not stored: a plan read back is "agent".
+    creator: Origin = "agent"
+
+    def copy(self) -> Plan:
+        """A copy whose tasks can change without changing this plan's."""
+        phases = [Phase(phase.name, [task.copy() for task in phase.tasks]) for phase in self.phases]
+        return Plan(
+            self.session,
+            self.version,
+            phases,
+            self.next_id,
+            self.updated_at,
+            self.title,
+            self.creator,
+        )
 
     def tasks(self) -> Iterator[Task]:
         for phase in self.phases:
@@ -205,6 +223,7 @@ class Plan:
             notes=list(notes or []),
             created_at=now,
             updated_at=now,
+            created_by=self.creator,
             **extra,
         )
         task.set_status(status, now)

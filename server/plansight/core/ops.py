@@ -25,6 +25,7 @@ from plansight.core.model import (
     start_rank,
 )
 from plansight.core.settings import Settings
+from plansight.core.steering import Steering, steer
 from plansight.protocol.requests import (
     AppendOp,
     BlockOp,
@@ -47,16 +48,21 @@ def apply_ops(
     settings: Settings,
     now: str,
     auto_started: list[str] | None = None,
+    steering: Steering | None = None,
 ) -> list[str]:
     """Run `ops` in order on `plan`; returns the error lines of the ops that were skipped.
 
     There is no rollback: an op either applies whole or not at all, and the batch goes on.
     `auto_started`, when given, receives the id of a task normalization started.
+    `steering`, when given, merges an `init` with what a person changed (v3 steering).
     """
     errors: list[str] = []
     for op in ops:
         try:
-            _HANDLERS[op.op](plan, op, settings, now)
+            if steering is not None and isinstance(op, InitOp):
+                _steered_init(plan, op, settings, now, steering)
+            else:
+                _HANDLERS[op.op](plan, op, settings, now)
         except OpRefused as refused:
             errors.extend(refused.lines)
     forget_removed(plan)
@@ -194,6 +200,19 @@ def _init(plan: Plan, op: InitOp, settings: Settings, now: str) -> None:
     except OpRefused:
         _put_back(plan, saved)
         raise
+
+
+def _steered_init(plan: Plan, op: InitOp, settings: Settings, now: str, steering: Steering) -> None:
+    """An agent's `init`, merged: its tasks made anew from a copy of what the agent saw,
+    then merged with the plan as the batch left it before the op."""
+
+    def replace(mine: Plan) -> list[str]:
+        _init(mine, op, settings, now)
+        return []
+
+    steer(plan, steering, replace, now, anew=True)
+    # A later init of the same batch starts from this one: the agent made it.
+    steering.base = None
 
 
 def _start(plan: Plan, op: StartOp, settings: Settings, now: str) -> None:

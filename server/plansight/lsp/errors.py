@@ -54,9 +54,7 @@ def to_rpc_error(exc: Exception, method: str) -> JsonRpcException:
         errors = [{"path": e.path, "message": e.message} for e in exc.errors]
         return invalid_params(errors, exc.message)
     if isinstance(exc, VersionConflict):
-        return JsonRpcContentModified(
-            message=str(exc), data={"currentVersion": exc.current_version}
-        )
+        return JsonRpcContentModified(message=str(exc), data=exc.data())
     if isinstance(exc, StoreError):
         log.warning("%s failed: the store cannot be used (%s)", _name(method), exc.reason)
         return request_failed(exc)

@@ -64,6 +64,7 @@ class TaskModel(WireModel):
     owner: str | None
     files: list[str]
     external_id: str | None
+    created_by: Origin
     created_at: str
     updated_at: str
     started_at: str | None

@@ -174,6 +174,9 @@ class WriteParams(SessionParams):
     todos: list[WriteItem]
     base_version: int | None = None
     origin: Origin = "agent"
+    # (v3) A person's stale edit (`baseVersion` older than the current version) is merged
+    # with what changed since, or refused with the conflicts.
+    merge: bool = False
 
 
 @dataclass(kw_only=True, eq=False)
@@ -200,6 +203,8 @@ class ExportParams(SessionParams):
 class ImportParams(SessionParams):
     markdown: str
     origin: Origin = "agent"
+    base_version: int | None = None
+    merge: bool = False  # (v3) as `write`'s
 
 
 @dataclass(kw_only=True, eq=False)

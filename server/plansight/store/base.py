@@ -101,6 +101,12 @@ class SessionEdit(Protocol):
     """A session opened for change inside one transaction."""
 
     plan: Plan
+    # (v3) The version the session's agent last saw: of its last own change, or at which it
+    # was last told what a person changed (0: never). The plan at it is the steering base.
+    agent_base: int
+    # Set when the answer tells the agent what a person changed (the Kept line): its base
+    # moves to the version the edit leaves, and the person's changes count as told.
+    told: bool
 
     def commit(self, event: ChangeEvent) -> None:
         """Record that `plan` changed: bump the version, write it and log `event`."""
@@ -110,8 +116,10 @@ class PendingEdit:
     """A `SessionEdit` as a store hands it out: the store writes `event` when the block
     is left, if one was committed."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, agent_base: int = 0) -> None:
         self.plan = plan
+        self.agent_base = agent_base
+        self.told = False
         self.event: ChangeEvent | None = None
 
     def commit(self, event: ChangeEvent) -> None:
@@ -140,12 +148,14 @@ class TodoStore(Protocol):
 
     def context_round(self, session: str) -> tuple[int, list[LoggedChange]]:
         """Count one more `context` call: returns the consecutive count and the changes
-        committed since the previous call, oldest first."""
+        committed since the previous call, oldest first. The agent has then seen the
+        session's current version (its `agent_base` moves there)."""
 
     def unseen_changes(self, session: str) -> list[LoggedChange]:
         """The changes committed since the agent last heard of them (by `context_round`
         or this), oldest first, once; counts no round, and writes nothing when there
-        are none (every MCP tool call asks)."""
+        are none (every MCP tool call asks). When there are some, the agent is about to be
+        told them: its `agent_base` moves to the current version, as `context_round`'s."""
 
     def history(self, session: str, limit: int) -> list[LoggedChange]:
         """The changes that can be restored (their plan is kept), newest first."""

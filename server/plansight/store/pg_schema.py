@@ -8,10 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Any number will do, as long as it is Plansight's: it serializes concurrent migrations.
 _MIGRATION_LOCK = 0x706C616E73
+
+
+def _steering_migration() -> list[str]:
+    """Protocol 3, steering, as SQLite's migration 4: who created each task (every task
+    from before is the agent's) and the version each session's agent last saw, a
+    session from before counting as seen whole by its agent."""
+    return [
+        "ALTER TABLE plansight_tasks ADD COLUMN created_by TEXT NOT NULL DEFAULT 'agent'",
+        "ALTER TABLE plansight_sessions ADD COLUMN agent_base BIGINT NOT NULL DEFAULT 0",
+        "UPDATE plansight_sessions SET agent_base = version",
+    ]
+
 
 _MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -105,6 +117,7 @@ _MIGRATIONS: dict[int, list[str]] = {
             ADD COLUMN snapshot TEXT
         """,
     ],
+    3: _steering_migration(),
 }
 
 

@@ -30,6 +30,7 @@ from plansight.store.pg_connect import LOCK_TIMEOUT, connect, require_driver, tr
 from plansight.store.pg_listen import ChangeListener
 from plansight.store.pg_schema import NewerSchema, migrate
 from plansight.store.rules import (
+    agent_base_after,
     history_limit,
     plan_let_go,
     resets_context_rounds,
@@ -240,9 +241,14 @@ class PostgresStore:
             return summaries_of(heads, counts, current, blockers)
 
     def _read(self, db: Any, session: str, lock: bool = False) -> SessionCopy:
-        """The session as `db` sees it now (locked for change with `lock`). One round trip:
-        the three queries are pipelined, and the phases and tasks come back only when the
-        copy we have is not of that version."""
+        """The session as `db` sees it now (locked for change with `lock`)."""
+        return self._read_with_base(db, session, lock)[0]
+
+    def _read_with_base(self, db: Any, session: str, lock: bool = False) -> tuple[SessionCopy, int]:
+        """The session as `db` sees it now (locked for change with `lock`), and the version
+        its agent last saw (`agent_base`, not kept with the copy: a `context` round moves
+        it without a new version). One round trip: the three queries are pipelined, and
+        the phases and tasks come back only when the copy we have is not of that version."""
         key = (self.workspace, session)
         cached = self._kept.get(session)
         unless_cached = (
@@ -253,7 +259,7 @@ class PostgresStore:
         with db.pipeline():
             heads, phase_rows, task_rows = db.cursor(), db.cursor(), db.cursor()
             heads.execute(
-                "SELECT version, next_id, updated_at, title FROM plansight_sessions "
+                "SELECT version, next_id, updated_at, title, agent_base FROM plansight_sessions "
                 "WHERE workspace = %s AND name = %s" + (" FOR UPDATE" if lock else ""),
                 key,
             )
@@ -271,14 +277,15 @@ class PostgresStore:
                 (*key, *also),
             )
         head = heads.fetchone()
+        base = int(head[4]) if head is not None else 0
         if head is None or head[0] == 0:
             copy = empty_copy(session)
         elif cached is not None and cached.plan.version == head[0]:
-            return cached
+            return cached, base
         else:
-            copy = copy_of(session, head, [row[0] for row in phase_rows], task_rows)
+            copy = copy_of(session, head[:4], [row[0] for row in phase_rows], task_rows)
         self._kept.keep(copy)
-        return copy
+        return copy, base
 
     # ------------------------------------------------------------ writing
 
@@ -288,12 +295,22 @@ class PostgresStore:
         doomed: list[str] = []
         try:
             with self._rolling_back(db):
-                copy, new = self._lock(db, session)
-                edit = PendingEdit(copy.plan)
+                copy, new, base = self._lock(db, session)
+                edit = PendingEdit(copy.plan, base)
                 yield edit
+                committed = edit.event is not None
+                base_after = agent_base_after(
+                    origin, committed, edit.told, base, copy.plan.version + committed
+                )
                 with db.pipeline():  # the change and its COMMIT: one round trip
                     if edit.event is not None:
-                        doomed = self._write(db, copy, edit.event, new, max_sessions)
+                        doomed = self._write(db, copy, edit.event, new, max_sessions, base_after)
+                    elif base_after != base:
+                        db.execute(
+                            "UPDATE plansight_sessions SET agent_base = %s "
+                            "WHERE workspace = %s AND name = %s",
+                            (base_after, self.workspace, session),
+                        )
                     elif new:
                         # Nothing to commit: the row that held the lock goes with it.
                         db.execute(
@@ -306,7 +323,15 @@ class PostgresStore:
                             "WHERE workspace = %s AND session = %s AND rounds != 0",
                             (self.workspace, session),
                         )
-                    if edit.event is not None and seen_by_its_agent(origin):
+                    if edit.told:
+                        # Every change so far counts as told (steering's Kept line).
+                        db.execute(
+                            "INSERT INTO plansight_context (workspace, session, rounds, "
+                            "seen_version) VALUES (%s, %s, 0, %s) ON CONFLICT (workspace, "
+                            "session) DO UPDATE SET seen_version = excluded.seen_version",
+                            (self.workspace, session, copy.plan.version),
+                        )
+                    elif edit.event is not None and seen_by_its_agent(origin):
                         db.execute(
                             _SEEN_BY_ITS_AGENT,
                             {
@@ -324,26 +349,33 @@ class PostgresStore:
         for name in doomed:
             self._gone(name)
 
-    def _lock(self, db: Any, session: str) -> tuple[SessionCopy, bool]:
+    def _lock(self, db: Any, session: str) -> tuple[SessionCopy, bool, int]:
         """Lock the session's row, making one (version 0) for a new session: a concurrent
-        writer of the same new session waits on it as on any other row."""
+        writer of the same new session waits on it as on any other row. Returns the copy,
+        whether the session is new, and its `agent_base`."""
         with db.pipeline():  # BEGIN goes with the reads
             db.execute("BEGIN")
             db.execute(LOCK_TIMEOUT)
-            copy = self._read(db, session, lock=True)
+            copy, base = self._read_with_base(db, session, lock=True)
         if copy.plan.version > 0:
-            return copy, False
+            return copy, False, base
         now = utc_now()
         db.execute(
             "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
             "updated_at) VALUES (%s, %s, 0, 1, %s, %s) ON CONFLICT DO NOTHING",
             (self.workspace, session, now, now),
         )
-        copy = self._read(db, session, lock=True)
-        return copy, copy.plan.version == 0
+        copy, base = self._read_with_base(db, session, lock=True)
+        return copy, copy.plan.version == 0, base
 
     def _write(
-        self, db: Any, copy: SessionCopy, event: ChangeEvent, new: bool, max_sessions: int
+        self,
+        db: Any,
+        copy: SessionCopy,
+        event: ChangeEvent,
+        new: bool,
+        max_sessions: int,
+        agent_base: int,
     ) -> list[str]:
         """Write the changed plan and log `event`; returns the sessions pruned to make
         room for a new one."""
@@ -355,9 +387,18 @@ class PostgresStore:
         with db.pipeline():
             db.execute(
                 "UPDATE plansight_sessions SET version = %s, next_id = %s, updated_at = %s, "
-                "title = %s" + (", created_at = %s" if new else "") + " WHERE workspace = %s "
-                "AND name = %s",
-                (plan.version, plan.next_id, now, plan.title, *((now,) if new else ()), *key),
+                "title = %s, agent_base = %s"
+                + (", created_at = %s" if new else "")
+                + " WHERE workspace = %s AND name = %s",
+                (
+                    plan.version,
+                    plan.next_id,
+                    now,
+                    plan.title,
+                    agent_base,
+                    *((now,) if new else ()),
+                    *key,
+                ),
             )
             written = rows.plan_rows(plan, copy.rows, copy.phase_names)
             if written.phases_changed:
@@ -465,6 +506,13 @@ class PostgresStore:
                 "SET rounds = EXCLUDED.rounds, seen_version = EXCLUDED.seen_version",
                 (*key, rounds, head[0] if head else seen),
             )
+            if head is not None:
+                # The agent is told (or has seen) the session as it is now.
+                db.execute(
+                    "UPDATE plansight_sessions SET agent_base = version "
+                    "WHERE workspace = %s AND name = %s AND agent_base != version",
+                    key,
+                )
         return rounds, logged
 
     # ------------------------------------------------------------ history
@@ -620,9 +668,10 @@ class PostgresStore:
         with self._transaction() as db:
             taken = db.execute(
                 "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
-                "updated_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
-                "RETURNING name",
-                (*key, plan.version, plan.next_id, created, plan.updated_at),
+                "updated_at, agent_base) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING RETURNING name",
+                # Copied whole: its agent counts as having seen it, as a migrated store's.
+                (*key, plan.version, plan.next_id, created, plan.updated_at, plan.version),
             ).fetchone()
             if taken is None:
                 return False

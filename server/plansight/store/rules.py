@@ -37,3 +37,11 @@ def plan_let_go(version: int) -> int | None:
 def history_limit(limit: int) -> int:
     """How many changes `history` may list."""
     return min(limit, HISTORY_KEPT)
+
+
+def agent_base_after(origin: Origin, committed: bool, told: bool, base: int, version: int) -> int:
+    """The version the session's agent has seen once an edit leaves the session at
+    `version` (steering, v3): its own committed change, or an answer that told it what a
+    person changed, brings its view up to date; a person's change, or an agent's request
+    that changed nothing and told nothing, does not."""
+    return version if told or (committed and origin == "agent") else base

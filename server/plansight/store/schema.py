@@ -6,7 +6,21 @@ import sqlite3
 
 from plansight.store.errors import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+
+
+def _steering_migration() -> str:
+    """Protocol 3, steering: who created each task (every task from before is the
+    agent's), and the version each session's agent last saw (`agent_base`). A session
+    from before counts as seen whole by its agent: a base of 0 would make every task one
+    the agent never saw, which no full replacement removes."""
+    return """
+    ALTER TABLE tasks ADD COLUMN created_by TEXT NOT NULL DEFAULT 'agent'
+        CHECK (created_by IN ('agent', 'user'));
+    ALTER TABLE sessions ADD COLUMN agent_base INTEGER NOT NULL DEFAULT 0;
+    UPDATE sessions SET agent_base = version
+    """
+
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -100,6 +114,7 @@ _MIGRATIONS: dict[int, str] = {
     3: """
     CREATE INDEX events_by_session_seq ON events (session, seq)
     """,
+    4: _steering_migration(),
 }
 
 

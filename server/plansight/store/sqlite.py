@@ -36,6 +36,7 @@ from plansight.store.file_events import FileEvents, open_events
 from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.rules import (
     HISTORY_KEPT,
+    agent_base_after,
     history_limit,
     resets_context_rounds,
     seen_by_its_agent,
@@ -84,6 +85,15 @@ _SEEN_BY_ITS_AGENT = """
         ELSE (SELECT max(seq) FROM events WHERE session = :session)
     END
     FROM seen WHERE true
+    ON CONFLICT (session) DO UPDATE SET rounds = 0, seen_seq = excluded.seen_seq
+"""
+
+
+# The answer told the agent what a person changed (steering's Kept line): every change of
+# the session so far counts as told, and the rounds start again (an agent's request).
+_TOLD = """
+    INSERT INTO context (session, rounds, seen_seq)
+    SELECT :session, 0, coalesce((SELECT max(seq) FROM events WHERE session = :session), 0)
     ON CONFLICT (session) DO UPDATE SET rounds = 0, seen_seq = excluded.seen_seq
 """
 
@@ -300,12 +310,25 @@ class SqliteStore:
             with _faults():
                 self._sync(db)
                 copy = self._copy(db, session)
-            edit = PendingEdit(copy.plan)
+                base = db.execute(
+                    "SELECT agent_base FROM sessions WHERE name = ?", (session,)
+                ).fetchone()
+            edit = PendingEdit(copy.plan, base[0] if base else 0)
             yield edit
             with _faults():
+                committed = edit.event is not None
+                base_after = agent_base_after(
+                    origin, committed, edit.told, edit.agent_base, copy.plan.version + committed
+                )
                 if edit.event is not None:
-                    doomed = self._write(db, copy, edit.event, max_sessions)
-                if edit.event is not None and seen_by_its_agent(origin):
+                    doomed = self._write(db, copy, edit.event, max_sessions, base_after)
+                elif base_after != edit.agent_base:
+                    db.execute(
+                        "UPDATE sessions SET agent_base = ? WHERE name = ?", (base_after, session)
+                    )
+                if edit.told:
+                    db.execute(_TOLD, {"session": session})
+                elif edit.event is not None and seen_by_its_agent(origin):
                     # The rounds reset too (`resets_context_rounds`): one statement.
                     db.execute(_SEEN_BY_ITS_AGENT, {"session": session})
                 elif resets_context_rounds(origin):
@@ -336,7 +359,12 @@ class SqliteStore:
                 self._pruned.append(name)
 
     def _write(
-        self, db: sqlite3.Connection, copy: SessionCopy, event: ChangeEvent, max_sessions: int
+        self,
+        db: sqlite3.Connection,
+        copy: SessionCopy,
+        event: ChangeEvent,
+        max_sessions: int,
+        agent_base: int,
     ) -> list[str]:
         """Write the changed plan and log `event`; returns the sessions pruned to make
         room for a new one."""
@@ -350,16 +378,16 @@ class SqliteStore:
             and not db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
         ):
             db.execute(
-                "INSERT INTO sessions (name, version, next_id, created_at, updated_at, title) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (session, plan.version, plan.next_id, now, now, plan.title),
+                "INSERT INTO sessions (name, version, next_id, created_at, updated_at, title, "
+                "agent_base) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (session, plan.version, plan.next_id, now, now, plan.title, agent_base),
             )
             doomed = self._prune(db, max_sessions, keep=session)
         else:
             db.execute(
-                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ? "
-                "WHERE name = ?",
-                (plan.version, plan.next_id, now, plan.title, session),
+                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ?, "
+                "agent_base = ? WHERE name = ?",
+                (plan.version, plan.next_id, now, plan.title, agent_base, session),
             )
         written = rows.plan_rows(plan, copy.rows, copy.phase_names)
         if written.phases_changed:
@@ -505,6 +533,12 @@ class SqliteStore:
             exists = db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
             # A session that does not exist gets no row: reading creates nothing.
             if exists and keep:
+                # The agent is told (or has seen) the session as it is now.
+                db.execute(
+                    "UPDATE sessions SET agent_base = version WHERE name = ? "
+                    "AND agent_base != version",
+                    (session,),
+                )
                 db.execute(
                     "INSERT INTO context (session, rounds, seen_seq) VALUES (?, ?, ?) "
                     "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, "

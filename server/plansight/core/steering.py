@@ -1,0 +1,404 @@
+"""Steering (v3): a whole list sent from a stale copy, merged with what others changed.
+
+Three plans: `base`, the plan the sender last saw; `mine`, what the sender meant, the v2
+replacement run on a copy of `base`; `current`, the plan now. Per task and field, the
+sender's value wins where it differs from the base (it changed it), else the current one
+stays (someone else's change survives the stale copy). For an agent (rules 1-6 of the
+contract) nothing conflicts: its change wins, a person's removal stands, and what a person
+created or the agent never saw is never removed by its list. For a person's stale edit (an
+editor's `merge: true`) a field both changed differently, or a task one removed and the
+other changed, is a conflict and nothing is merged.
+
+Pure: no I/O. With `base` equal to `current` and no task of a person's, the result is
+exactly `mine`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from plansight.core.changes import describe_changes, snapshot
+from plansight.core.model import Phase, Plan, Task
+
+# The Task fields a full replacement may change, merged one by one ("phase" as well).
+MERGED_FIELDS: tuple[str, ...] = (
+    "content",
+    "active_form",
+    "status",
+    "notes",
+    "description",
+    "priority",
+    "blocked_by",
+    "owner",
+    "files",
+    "external_id",
+)
+# What moves with the status: they follow the side whose status won.
+_STATUS_STAMPS = ("started_at", "completed_at", "started_rank")
+_WIRE_NAMES = {"active_form": "activeForm", "blocked_by": "blockedBy", "external_id": "externalId"}
+KEPT_LINE = "Kept the user's changes your list does not have: "
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A field both sides changed differently ("task": one removed what the other
+    changed), as `ContentModified`'s `data.conflicts` lists it."""
+
+    id: str
+    content: str
+    field: str
+
+
+@dataclass(slots=True)
+class Merged:
+    kept: list[str] = field(default_factory=list)  # what `current` kept that `mine` lacked
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def kept_line(self) -> str | None:
+        """The summary's line telling the agent what was kept, if anything was."""
+        return KEPT_LINE + "; ".join(self.kept) if self.kept else None
+
+
+@dataclass(slots=True)
+class _Match:
+    mine: Task
+    phase: str  # its phase in `mine`
+    base: Task | None
+    current: Task | None
+
+
+def merge(
+    base: Plan, mine: Plan, current: Plan, now: str, *, agent: bool, anew: bool = False
+) -> Merged:
+    """Make `current` the merge of `mine` (sent from a copy of `base`) with it.
+
+    `agent`: the agent's rules (no conflicts); else a person's three-way merge, which
+    changes nothing when there are conflicts. `anew` (an `init`): `mine`'s tasks are new
+    tasks whatever they continue, matched to the base by content; they take the merged
+    values and the `createdBy` of the task they continue."""
+    base_phase = {t.id: p.name for p, t in base.tasks_with_phase()}
+    current_phase = {t.id: p.name for p, t in current.tasks_with_phase()}
+    matches = _matches(base, mine, current, anew)
+    # Every id as the merged plan names it: blockedBy of each side compared alike.
+    result_id: dict[str, str] = {}
+    for m in matches:
+        rid = m.mine.id if anew or m.current is None else m.current.id
+        result_id[m.mine.id] = rid
+        if m.base is not None:
+            result_id.setdefault(m.base.id, rid)
+        if m.current is not None:
+            result_id.setdefault(m.current.id, rid)
+    matched_current = {m.current.id for m in matches if m.current is not None}
+
+    conflicts: list[Conflict] = []
+    merged: dict[str, _Result] = {}  # by mine's id
+    for m in matches:
+        if m.current is None:
+            if m.base is not None:
+                # Removed since the base by someone else: it stays removed (rule 5), unless a
+                # person's stale edit changed it meanwhile (a conflict).
+                if not agent and _changed(
+                    m.base, base_phase[m.base.id], m.mine, m.phase, result_id
+                ):
+                    conflicts.append(Conflict(m.base.id, m.base.content, "task"))
+                continue
+            merged[m.mine.id] = _Result(m.mine.copy(), m.phase, None, [], False)  # new (rule 2)
+            continue
+        c = m.current
+        # A current task the base lacks is its own base: only the sender's list changes it.
+        b = m.base if m.base is not None else c
+        c_phase = current_phase[c.id]
+        b_phase = base_phase.get(b.id, c_phase)
+        task, phase, won, clashed = _merge_task(
+            b, b_phase, m.mine, m.phase, c, c_phase, result_id, now, anew
+        )
+        if not agent:
+            conflicts.extend(Conflict(c.id, c.content, _wire(name)) for name in clashed)
+        merged[m.mine.id] = _Result(task, phase, c.id, list(c.blocked_by), "blocked_by" in won)
+
+    kept: list[_Result] = []  # current tasks the list lacks that stay
+    base_by_id = {t.id: t for t in base.tasks()}
+    for in_phase, task in current.tasks_with_phase():
+        if task.id in matched_current:
+            continue
+        result_id.setdefault(task.id, task.id)
+        old = base_by_id.get(task.id)
+        if old is None or (agent and task.created_by == "user"):
+            # Never seen by the sender, or a person's task: a whole list does not remove
+            # it (rule 4). Otherwise the sender removed it (rule 3).
+            kept.append(_Result(task.copy(), in_phase.name, task.id, list(task.blocked_by), False))
+        elif not agent and _changed(old, base_phase[old.id], task, in_phase.name, result_id):
+            conflicts.append(Conflict(task.id, task.content, "task"))
+    if conflicts:
+        return Merged(conflicts=conflicts)
+
+    _lay_out(current, mine, merged, kept)
+    _settle_blockers(current, merged, result_id)
+    if mine.title != base.title:
+        current.title = mine.title
+    current.next_id = max(current.next_id, mine.next_id)
+    return Merged(kept=describe_changes(snapshot(_renamed(mine, result_id)), current))
+
+
+@dataclass(slots=True)
+class _Result:
+    """A task of the merged plan and where it comes from."""
+
+    task: Task
+    phase: str
+    current_id: str | None  # the current task it continues (None: new)
+    current_blockers: list[str]  # that task's blockedBy (a cycle falls back to them)
+    mine_won_blockers: bool
+
+
+def _matches(base: Plan, mine: Plan, current: Plan, anew: bool) -> list[_Match]:
+    """Each task of `mine` with the base task it continues (by id; for `anew` by content)
+    and that task now; a task new in `mine` with a current task the base lacks, or one
+    renamed since, that has its content now."""
+    base_by_id = {t.id: t for t in base.tasks()}
+    current_by_id = {t.id: t for t in current.tasks()}
+    base_by_content: dict[str, list[Task]] = {}
+    for task in base.tasks():
+        base_by_content.setdefault(task.content, []).append(task)
+    used_base: set[str] = set()
+    matches: list[_Match] = []
+    for phase, task in mine.tasks_with_phase():
+        b: Task | None = None
+        if not anew:
+            b = base_by_id.get(task.id)
+        else:
+            b = next(
+                (t for t in base_by_content.get(task.content, ()) if t.id not in used_base), None
+            )
+        if b is not None:
+            used_base.add(b.id)
+        matches.append(
+            _Match(task, phase.name, b, current_by_id.get(b.id) if b is not None else None)
+        )
+    taken = {m.current.id for m in matches if m.current is not None}
+    unseen: dict[str, list[Task]] = {}
+    for task in current.tasks():
+        b = base_by_id.get(task.id)
+        if task.id not in taken and (b is None or b.content != task.content):
+            unseen.setdefault(task.content, []).append(task)
+    for m in matches:
+        if m.base is None:
+            found = next((t for t in unseen.get(m.mine.content, ()) if t.id not in taken), None)
+            if found is not None:
+                taken.add(found.id)
+                m.current = found
+                m.base = base_by_id.get(found.id)
+    return matches
+
+
+def _merge_task(
+    b: Task,
+    b_phase: str,
+    a: Task,
+    a_phase: str,
+    c: Task,
+    c_phase: str,
+    result_id: dict[str, str],
+    now: str,
+    anew: bool,
+) -> tuple[Task, str, set[str], set[str]]:
+    """The merged task, its phase, the fields whose value came from the list (`a`), and
+    of those the ones the current task had changed too, differently (for a person's edit,
+    conflicts)."""
+    task = a.copy() if anew else c.copy()
+    if anew:
+        task.created_by = c.created_by
+    won: set[str] = set()
+    clashed: set[str] = set()
+    for name in MERGED_FIELDS:
+        av, bv, cv = getattr(a, name), getattr(b, name), getattr(c, name)
+        if name == "blocked_by":
+            av, bv, cv = (_ids(v, result_id) for v in (av, bv, cv))
+        if av != bv:
+            won.add(name)
+            if cv not in (bv, av):
+                clashed.add(name)
+        value = getattr(a if av != bv else c, name)
+        setattr(task, name, list(value) if isinstance(value, list) else value)
+    status_from = a if task.status == a.status else c
+    for name in _STATUS_STAMPS:
+        setattr(task, name, getattr(status_from, name))
+    phase = c_phase
+    if a_phase != b_phase:
+        won.add("phase")
+        if c_phase not in (b_phase, a_phase):
+            clashed.add("phase")
+        phase = a_phase
+    if not anew and task.seen() != c.seen():
+        task.updated_at = now
+    return task, phase, won, clashed
+
+
+def _changed(
+    before: Task, before_phase: str, after: Task, after_phase: str, result_id: dict[str, str]
+) -> bool:
+    """Whether `after` differs from `before` in a merged field or its phase."""
+    if before_phase != after_phase:
+        return True
+    for name in MERGED_FIELDS:
+        old, new = getattr(before, name), getattr(after, name)
+        if name == "blocked_by":
+            old, new = _ids(old, result_id), _ids(new, result_id)
+        if old != new:
+            return True
+    return False
+
+
+def _ids(ids: Iterable[str], result_id: dict[str, str]) -> list[str]:
+    return [result_id.get(i, i) for i in ids]
+
+
+def _wire(name: str) -> str:
+    return _WIRE_NAMES.get(name, name)
+
+
+def _lay_out(current: Plan, mine: Plan, merged: dict[str, _Result], kept: list[_Result]) -> None:
+    """The list's phases and order; then each task that stays where the current plan has
+    it (kept, or moved there by someone else): in its phase (a phase the list lacks goes
+    after the phase before it), right after the nearest task before it still there."""
+    phases: list[Phase] = []
+    by_name: dict[str, Phase] = {}
+    phase_of: dict[str, str] = {}  # merged task id -> its phase, once placed
+    by_current: dict[str, Task] = {}  # current id -> merged task placed
+    later: dict[str, Task] = {}  # current id -> merged task to place as the current plan has it
+    for phase in mine.phases:
+        for a in phase.tasks:
+            result = merged.get(a.id)
+            if result is None:
+                continue
+            if result.phase != phase.name:
+                assert result.current_id is not None  # only a current phase differs
+                later[result.current_id] = result.task
+                continue
+            if phase.name not in by_name:
+                by_name[phase.name] = Phase(phase.name)
+                phases.append(by_name[phase.name])
+            by_name[phase.name].tasks.append(result.task)
+            phase_of[result.task.id] = phase.name
+            if result.current_id is not None:
+                by_current[result.current_id] = result.task
+    for result in kept:
+        later[result.task.id] = result.task
+    if later:
+        for c_phase in current.phases:
+            before: Task | None = None
+            for c_task in c_phase.tasks:
+                task = later.get(c_task.id)
+                if task is None:
+                    here = by_current.get(c_task.id)
+                    if here is not None and phase_of.get(here.id) == c_phase.name:
+                        before = here
+                    continue
+                target = by_name.get(c_phase.name)
+                if target is None:
+                    target = by_name[c_phase.name] = Phase(c_phase.name)
+                    phases.insert(_phase_slot(current, phases, c_phase.name), target)
+                at = 0 if before is None else target.tasks.index(before) + 1
+                target.tasks.insert(at, task)
+                phase_of[task.id] = c_phase.name
+                before = task
+    current.phases = [phase for phase in phases if phase.tasks]
+
+
+def _phase_slot(current: Plan, phases: list[Phase], name: str) -> int:
+    """Where a phase the list lacks goes: right after the nearest phase before it (in the
+    current plan) that the merged plan has, else first."""
+    names = [p.name for p in current.phases]
+    present = [p.name for p in phases]
+    for earlier in reversed(names[: names.index(name)]):
+        if earlier in present:
+            return present.index(earlier) + 1
+    return 0
+
+
+def _settle_blockers(current: Plan, merged: dict[str, _Result], result_id: dict[str, str]) -> None:
+    """blockedBy in the merged plan's ids, removed tasks forgotten. When the merge made a
+    cycle, the tasks whose list won take their current blockers again: the current plan
+    has no cycle, and no current task waits for a task new in the list."""
+    present = {t.id for t in current.tasks()}
+
+    def settled(ids: list[str]) -> list[str]:
+        return list(dict.fromkeys(i for i in _ids(ids, result_id) if i in present))
+
+    for task in current.tasks():
+        task.blocked_by = settled(task.blocked_by)
+    if _has_cycle(current):
+        for result in merged.values():
+            if result.mine_won_blockers:
+                result.task.blocked_by = settled(result.current_blockers)
+
+
+def _has_cycle(plan: Plan) -> bool:
+    waits = {t.id: t.blocked_by for t in plan.tasks()}
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def visit(task_id: str) -> bool:
+        state[task_id] = 1
+        for blocker in waits.get(task_id, ()):
+            mark = state.get(blocker)
+            if mark == 1 or (mark is None and blocker in waits and visit(blocker)):
+                return True
+        state[task_id] = 2
+        return False
+
+    return any(state.get(i) is None and visit(i) for i in waits)
+
+
+def _renamed(mine: Plan, result_id: dict[str, str]) -> Plan:
+    """`mine` with the merged plan's ids, to say what the merge kept that it lacks."""
+    copy = Plan(mine.session, phases=[], title=mine.title)
+    for phase in mine.phases:
+        tasks = []
+        for task in phase.tasks:
+            t = task.copy()
+            t.id = result_id.get(task.id, task.id)
+            t.blocked_by = _ids(task.blocked_by, result_id)
+            tasks.append(t)
+        copy.phases.append(Phase(phase.name, tasks))
+    return copy
+
+
+@dataclass(slots=True)
+class Steering:
+    """How the full replacements of one request are merged (see `steer`), and what the
+    merges said."""
+
+    base: Plan | None  # the plan the sender last saw; None: the plan before the replacement
+    agent: bool = True  # the agent's rules; else a person's three-way merge
+    kept: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def kept_line(self) -> str | None:
+        return Merged(kept=self.kept).kept_line
+
+
+def steer(
+    plan: Plan,
+    steering: Steering,
+    replace: Callable[[Plan], list[str]],
+    now: str,
+    *,
+    anew: bool = False,
+) -> list[str]:
+    """Run the v2 `replace` on a copy of the base (what the sender meant from what it saw)
+    and merge that into `plan`. Returns `replace`'s error lines (then nothing changed);
+    what it raises leaves `plan` as it was."""
+    base = steering.base if steering.base is not None else plan.copy()
+    mine = base.copy()
+    mine.session, mine.creator = plan.session, plan.creator
+    mine.next_id = max(plan.next_id, base.next_id)  # new ids never collide with current ones
+    errors = replace(mine)
+    if errors:
+        return errors
+    merged = merge(base, mine, plan, now, agent=steering.agent, anew=anew)
+    steering.kept.extend(merged.kept)
+    steering.conflicts.extend(merged.conflicts)
+    return []
