@@ -39,8 +39,9 @@ def ingest_plan(
     cwd: str, session: str, fmt: Format, payload: Any, title: str | None
 ) -> tuple[str, str | None]:
     """Ingest one plan tool call into `session`. Returns what happened, for the log, and
-    the context to tell the agent when a person changed the plan since it last looked.
-    `title` is set only on a session that has none yet.
+    what to tell the agent with its tool's result: for a whole list, the summary's line
+    of the person's changes the merge kept; for one task (`claude-tasks`), what a person
+    changed since the agent last looked. `title` is set only on a session that has none.
 
     The request is made here, not validated from JSON: the hook checks its few values by
     hand (the session name as the contract cleans it, a payload that is an object), so no
@@ -57,9 +58,12 @@ def ingest_plan(
         if title is not None and service.store.load(session).title is not None:
             title = None
         params = IngestParams(session=session, format=fmt, payload=payload, title=title)
-        # Looked at before the ingest, which resets the rounds this look counts: a plan
-        # tool call is the agent updating its plan, never a reason to remind it.
-        _, changes = person_changes(service.store, session)
+        whole_list = fmt != "claude-tasks"
+        # One task's call: looked at before the ingest, which resets the rounds this look
+        # counts (a plan tool call is never a reason to remind). A whole list is not looked
+        # at first: a look tells the agent, which moves its steering base to now, and the
+        # merge would then take the person's changes for ones the agent undid.
+        changes = [] if whole_list else person_changes(service.store, session)[1]
         try:
             outcome = service.ingest(params, _logged(params))
         except RequestRefused as exc:
@@ -68,6 +72,9 @@ def ingest_plan(
         done = f"version {outcome.plan.version}" + (
             f" errors {outcome.errors}" if outcome.errors else ""
         )
+        if whole_list:
+            kept = kept_line(outcome.summary)
+            return (done + " kept", kept_reminder(kept)) if kept else (done, None)
         if not changes:
             return done, None
         plan = service.store.load(session)
@@ -100,21 +107,38 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
         store.close()
 
 
-def context_for_agent(cwd: str, session: str, always: bool) -> str | None:
+def context_for_agent(cwd: str, session: str, always: bool, whole: bool = False) -> str | None:
     """The `plansight/context` text when a person changed the plan since the agent last
-    looked or the reminder is due (or `always`, for a plan that is not empty), else None.
-    Reads the store and the core only: no models to build on a planned session's prompt."""
+    looked or the reminder is due (or `always`, for a plan that is not empty), else None;
+    `whole`: the text of `context` with `full: true`, every task, for a context that lost
+    the plan. Reads the store and the core only: no models to build on a planned
+    session's prompt."""
     from plansight.context_round import context_round
     from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS
 
     store = _open_store(cwd)
     try:
-        context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS)
+        context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS, full=whole)
         if changes or context.reminder or (always and not store.load(session).is_empty()):
             return context.text
         return None
     finally:
         store.close()
+
+
+def kept_line(summary: str) -> str | None:
+    """The summary's `Kept the user's changes your list does not have: ...` line, if any."""
+    from plansight.core.steering import KEPT_LINE
+
+    return next((line for line in summary.split("\n") if line.startswith(KEPT_LINE)), None)
+
+
+def kept_reminder(line: str) -> str:
+    """The Kept line, whole, fenced as the hook's other context is, with what to do."""
+    return (
+        f"<system-reminder>{line}. Your todo list has them now: keep them when you next"
+        " update it, and do not undo them.</system-reminder>"
+    )
 
 
 def _logged(params: WireShape) -> dict[str, Any]:
