@@ -57,6 +57,9 @@ class _ScriptedServer(ThreadingHTTPServer):
         self.api = api
         self.script = script
         self.meanwhile = dict(meanwhile)
+        # Tokens the next answer reports used (once; then 2): a full context window makes
+        # the agent compact its history, as a long session does.
+        self.tokens_once: int | None = None
         self.lock = threading.Lock()
         self.requests: list[tuple[str, dict[str, Any]]] = []
 
@@ -67,6 +70,11 @@ class _ScriptedServer(ThreadingHTTPServer):
         if person is not None:
             person()
         return self.script[done]
+
+    def tokens_used(self) -> int:
+        with self.lock:
+            tokens, self.tokens_once = self.tokens_once, None
+        return tokens or 2
 
     @property
     def url(self) -> str:
@@ -168,8 +176,9 @@ def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
     else:
         item = {"type": "message", "role": "assistant", "id": "msg_9"}
         item["content"] = [{"type": "output_text", "text": "Done."}]
-    usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1}
-    usage.update(output_tokens_details=None, total_tokens=2)
+    tokens = server.tokens_used()
+    usage = {"input_tokens": tokens - 1, "input_tokens_details": None, "output_tokens": 1}
+    usage.update(output_tokens_details=None, total_tokens=tokens)
     events: list[tuple[str | None, dict[str, Any]]] = [
         ("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
         ("response.output_item.done", {"type": "response.output_item.done", "item": item}),

@@ -116,7 +116,9 @@ def handle(
         if not conversation.planned:
             return {}
         # A compacted, resumed or cleared context lost the plan: say it again, whole.
-        whole = event.get("source") in agent.lost_context_sources
+        source = event.get("source")
+        facts["source"] = str(source)
+        whole = source in agent.lost_context_sources
         return _reply(agent, agent.session_start, _context(cwd, session, True, whole))
 
     if agent.compression is not None and name == agent.compression[0]:
@@ -283,7 +285,7 @@ def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         fields = " ".join(
             f"{key}={facts[key]}"
-            for key in ("by", "agent", "event", "tool", "session", "command", "result")
+            for key in ("by", "agent", "event", "source", "tool", "session", "command", "result")
             if key in facts
         )
         with open(path, "a", encoding="utf-8") as log:
