@@ -53,8 +53,8 @@ def person_adds_and_completes(person: AgentHome, agent: str, task: str) -> Calla
 
 
 def carries_kept_line(request: Any, task: str) -> bool:
-    """The model request holds the whole Kept line the hook returned (JSON-escaped, and
-    with < and > escaped as Gemini CLI does to what a hook adds)."""
-    text = json.dumps(request, ensure_ascii=False).replace("\\u003c", "<")
+    """The model request holds the whole Kept line the hook returned (as JSON escapes it;
+    the line has no < or >, which Gemini CLI escapes in what a hook adds)."""
+    text = json.dumps(request, ensure_ascii=False)
     line = f'{KEPT}completed \\"{task}\\"; added \\"{PERSON_TASK}\\" to phase \\"Todos\\"'
     return line in text
