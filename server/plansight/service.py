@@ -69,6 +69,8 @@ class Outcome:
     origin: Origin
     completed: list[dict[str, str]]  # {id, content, phase} of each task it completed
     removed: list[dict[str, str]]  # and of each unfinished task it removed
+    # (v3) The summary's "Kept the user's changes ..." line, when a merge kept some.
+    kept_line: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -437,7 +439,7 @@ class PlanService:
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         told = [kept_line] if kept_line is not None else []
         summary = _with_notices(summarize(plan, errors, headline, removed), told + (notices or []))
-        return Outcome(plan, summary, errors, changed, origin, completed, removed)
+        return Outcome(plan, summary, errors, changed, origin, completed, removed, kept_line)
 
 
 # Every request that changes a plan: the shape of its params and the service's method,

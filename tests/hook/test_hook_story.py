@@ -232,3 +232,33 @@ def test_parallel_tool_calls_all_land(machine: Replay) -> None:
         runs = list(pool.map(lambda event: machine.run("claude-code", event), events))
     assert all(run.returncode == 0 for run in runs)
     assert len(_tasks(machine, CLAUDE)) == 6, machine.log()
+
+
+def test_a_stale_todowrite_keeps_the_persons_changes_and_the_hook_says_so(
+    machine: Replay,
+) -> None:
+    """Steering (v3): the agent's next TodoWrite, from its copy without the person's
+    changes, keeps them, and its tool result carries the Kept line."""
+    for name in ("UserPromptSubmit-todowrite", "PostToolUse-TodoWrite"):
+        machine.replay("claude-code", name)
+    _person_changes(
+        machine,
+        CLAUDE_TODOWRITE,
+        [
+            {"op": "append", "phase": "Todos", "items": ["Person task C"]},
+            {"op": "done", "task": "Update the notebook"},
+        ],
+    )
+
+    told = machine.replay("claude-code", "PostToolUse-TodoWrite")  # the same stale list
+
+    assert _tasks(machine, CLAUDE_TODOWRITE) == {
+        "Write the notes": ("in_progress", []),
+        "Update the notebook": ("completed", []),
+        "Person task C": ("pending", []),
+    }
+    context = told["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(
+        "<system-reminder>Kept the user's changes your list does not have: "
+        'completed "Update the notebook"; added "Person task C" to phase "Todos"'
+    )

@@ -60,6 +60,7 @@ TASK_KEYS = {
     "updatedAt",
     "startedAt",
     "completedAt",
+    "createdBy",  # (v3)
 }
 # What the store holds of a task: all but what is derived from the plan.
 STORED_TASK_KEYS = TASK_KEYS - {"waiting"}

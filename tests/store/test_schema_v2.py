@@ -13,7 +13,7 @@ from pydantic.alias_generators import to_camel
 from plansight.core.model import TASK_FIELDS, WIRE_FIELDS, Phase, Plan, Task
 from plansight.lsp.encoded import StateEncoder
 from plansight.protocol.models import TaskModel
-from plansight.protocol.requests import ApplyParams
+from plansight.protocol.requests import ApplyParams, WriteParams
 from plansight.service import PlanService
 from plansight.store.base import ChangeEvent
 from plansight.store.schema import _MIGRATIONS, SCHEMA_VERSION
@@ -150,3 +150,24 @@ def test_a_change_to_any_field_changes_what_the_encoder_sends() -> None:
         setattr(task, name, getattr(distinct_values(task), name))
         if name in WIRE_FIELDS:
             assert encoder.state(plan) != before, name
+
+
+def test_steering_migration_makes_every_earlier_task_the_agents_and_its_view_current(
+    store_path: Path,
+) -> None:
+    make_v1_store(store_path)
+    store = SqliteStore(store_path)
+    try:
+        assert [t.created_by for t in store.load("s").tasks()] == ["agent", "agent"]
+        with store.edit("s", "agent", 200) as edit:
+            # The agent saw the plan as it was: a base of 0 would keep every old task.
+            assert edit.agent_base == 1
+        # An agent's full list that drops an old task removes it, as before v3.
+        request = {
+            "session": "s",
+            "todos": [{"content": "Ship", "activeForm": "S", "status": "pending"}],
+        }
+        result = PlanService(store).write(WriteParams.validate(request), request).result
+        assert [r["content"] for r in result["removedTasks"]] == ["Run the build"]
+    finally:
+        store.close()

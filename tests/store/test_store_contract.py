@@ -425,3 +425,58 @@ def test_a_persons_change_before_the_agents_first_look_is_told(service: PlanServ
     apply(service, {"op": "start", "task": "b"}, session="t")
     told = service.user_changes("t")
     assert len(told) == 1 and '"a"' in told[0], told
+
+
+# ---------------------------------------------------------------- steering (v3)
+
+
+def agent_base(store: TodoStore, session: str) -> int:
+    """The base an edit would merge from, as the store hands it out."""
+    with store.edit(session, "agent", 200) as edit:
+        return edit.agent_base
+
+
+def test_created_by_is_kept_and_read_back_by_another_process(
+    store: TodoStore, second_store: TodoStore
+) -> None:
+    service = PlanService(store)
+    apply(service, {"op": "append", "phase": "P", "items": ["mine"]})
+    apply(service, {"op": "append", "phase": "P", "items": ["theirs"]}, origin="user")
+
+    plan = second_store.load("default")
+
+    assert [(t.content, t.created_by) for t in plan.tasks()] == [
+        ("mine", "agent"),
+        ("theirs", "user"),
+    ]
+
+
+def test_the_agents_base_moves_with_its_own_change_and_with_context_not_with_a_persons(
+    store: TodoStore, second_store: TodoStore
+) -> None:
+    service = PlanService(store)
+    assert agent_base(second_store, "default") == 0
+    apply(service, {"op": "append", "phase": "P", "items": ["a"]})  # version 1
+    apply(service, {"op": "append", "phase": "P", "items": ["b"]}, origin="user")  # 2
+    assert agent_base(second_store, "default") == 1
+
+    second_store.context_round("default")
+
+    assert agent_base(store, "default") == 2
+    apply(service, {"op": "append", "phase": "P", "items": ["c"]}, origin="user")  # 3
+    assert second_store.unseen_changes("default")  # an MCP answer tells it
+    assert agent_base(store, "default") == 3
+
+
+def test_an_edit_that_told_the_agent_moves_its_base_without_a_commit(
+    store: TodoStore, second_store: TodoStore
+) -> None:
+    service = PlanService(store)
+    apply(service, {"op": "append", "phase": "P", "items": ["a"]})
+    apply(service, {"op": "append", "phase": "P", "items": ["b"]}, origin="user")
+
+    with store.edit("default", "agent", 200) as edit:
+        edit.told = True
+
+    assert agent_base(second_store, "default") == 2
+    assert second_store.unseen_changes("default") == []  # told: not told again

@@ -171,6 +171,7 @@ export interface TaskModel {
   owner: string | null;
   files: string[];
   externalId: string | null;
+  createdBy: "agent" | "user";
   createdAt: string;
   updatedAt: string;
   startedAt: string | null;
@@ -184,6 +185,8 @@ export interface WriteParams {
   baseVersion?: number | null;
   /** Default: "agent". */
   origin?: "agent" | "user";
+  /** Default: false. */
+  merge?: boolean;
 }
 
 export interface WriteItem {
@@ -253,6 +256,9 @@ export interface ImportParams {
   markdown: string;
   /** Default: "agent". */
   origin?: "agent" | "user";
+  baseVersion?: number | null;
+  /** Default: false. */
+  merge?: boolean;
 }
 
 export interface ContextParams {

@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         "--todos", required=True, metavar="JSON|-", help="a JSON list of todos, or - for stdin"
     )
     write.add_argument("--base-version", type=int, metavar="N")
+    write.add_argument("--merge", action="store_true", help=_MERGE_HELP)
     write.set_defaults(run=_write)
 
     ingest = commands.add_parser(
@@ -145,6 +146,8 @@ def _parser() -> argparse.ArgumentParser:
         "import", parents=[store, session, change], help="replace the list from markdown"
     )
     imp.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    imp.add_argument("--base-version", type=int, metavar="N")
+    imp.add_argument("--merge", action="store_true", help=_MERGE_HELP)
     imp.set_defaults(run=_import)
 
     context = commands.add_parser(
@@ -380,6 +383,21 @@ def _watch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+_MERGE_HELP = (
+    "with --origin user and an older --base-version: merge with what changed since, "
+    "or fail listing the conflicts"
+)
+
+
+def _stale_edit(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """`--base-version` and `--merge` as the request's params."""
+    if args.base_version is not None:
+        params["baseVersion"] = args.base_version
+    if args.merge:
+        params["merge"] = True
+    return params
+
+
 def _apply(args: argparse.Namespace) -> int:
     ops = _read_json(args.ops, "--ops")
     if isinstance(ops, dict):
@@ -395,9 +413,7 @@ def _write(args: argparse.Namespace) -> int:
     if isinstance(todos, dict) and "todos" in todos:
         todos = todos["todos"]
     params = _session_args(args, todos=todos, origin=args.origin)
-    if args.base_version is not None:
-        params["baseVersion"] = args.base_version
-    return _change(args, "plansight/write", params)
+    return _change(args, "plansight/write", _stale_edit(args, params))
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -420,7 +436,8 @@ def _import(args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"cannot read {args.file}: {exc.__class__.__name__}") from None
-    return _change(args, "plansight/import", _session_args(args, markdown=text, origin=args.origin))
+    params = _session_args(args, markdown=text, origin=args.origin)
+    return _change(args, "plansight/import", _stale_edit(args, params))
 
 
 def _sessions(args: argparse.Namespace) -> int:
@@ -598,7 +615,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, RequestRefused):
             _fail(exc.message)
         if isinstance(exc, VersionConflict):
-            print(f"plansight: {exc}", file=sys.stderr)  # numbers only
+            print(f"plansight: {exc}", file=sys.stderr)  # numbers and the contents in conflict
             return EXIT_RESULT_ERROR
         # A bug: one line all the same (exit 2, not the 1 of "the result had errors");
         # PLANSIGHT_DEBUG=1 shows the traceback.

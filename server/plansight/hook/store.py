@@ -39,14 +39,13 @@ def ingest_plan(
     cwd: str, session: str, fmt: Format, payload: Any, title: str | None
 ) -> tuple[str, str | None]:
     """Ingest one plan tool call into `session`. Returns what happened, for the log, and
-    what to tell the agent with its tool's result: for a whole list, the summary's line
-    of the person's changes the merge kept; for one task (`claude-tasks`), what a person
-    changed since the agent last looked. `title` is set only on a session that has none.
+    what to tell the agent with its tool's result: the summary's line of the person's
+    changes the merge kept (fenced), and what else a person changed since the agent last
+    looked. `title` is set only on a session that has none yet.
 
     The request is made here, not validated from JSON: the hook checks its few values by
     hand (the session name as the contract cleans it, a payload that is an object), so no
     validator is built on the agent's time."""
-    from plansight.context_round import person_changes
     from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
     from plansight.core.errors import RequestRefused
     from plansight.protocol.requests import IngestParams
@@ -58,12 +57,6 @@ def ingest_plan(
         if title is not None and service.store.load(session).title is not None:
             title = None
         params = IngestParams(session=session, format=fmt, payload=payload, title=title)
-        whole_list = fmt != "claude-tasks"
-        # One task's call: looked at before the ingest, which resets the rounds this look
-        # counts (a plan tool call is never a reason to remind). A whole list is not looked
-        # at first: a look tells the agent, which moves its steering base to now, and the
-        # merge would then take the person's changes for ones the agent undid.
-        changes = [] if whole_list else person_changes(service.store, session)[1]
         try:
             outcome = service.ingest(params, _logged(params))
         except RequestRefused as exc:
@@ -72,13 +65,17 @@ def ingest_plan(
         done = f"version {outcome.plan.version}" + (
             f" errors {outcome.errors}" if outcome.errors else ""
         )
-        if whole_list:
-            kept = kept_line(outcome.summary)
-            return (done + " kept", kept_reminder(kept)) if kept else (done, None)
-        if not changes:
-            return done, None
-        plan = service.store.load(session)
-        return done, context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text
+        # Looked at after the ingest (v3): a look before would count as telling the agent,
+        # so its list, made before it was told, would not be merged from the base it was
+        # made from. Counted as no round: a plan tool call is never a reason to remind it.
+        # The Kept line counts as telling the person's changes it names: not said twice.
+        changes = service.user_changes(session)
+        kept = outcome.kept_line
+        told = [kept_reminder(kept)] if kept is not None else []
+        if changes:
+            plan = service.store.load(session)
+            told.append(context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text)
+        return done + (" kept" if kept else ""), "\n".join(told) or None
     finally:
         service.store.close()
 
@@ -124,13 +121,6 @@ def context_for_agent(cwd: str, session: str, always: bool, whole: bool = False)
         return None
     finally:
         store.close()
-
-
-def kept_line(summary: str) -> str | None:
-    """The summary's `Kept the user's changes your list does not have: ...` line, if any."""
-    from plansight.core.steering import KEPT_LINE
-
-    return next((line for line in summary.split("\n") if line.startswith(KEPT_LINE)), None)
 
 
 def kept_reminder(line: str) -> str:

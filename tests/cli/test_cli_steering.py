@@ -1,0 +1,89 @@
+"""Steering (v3) through the `plansight` command: an agent's stale `write` keeps what a
+person changed and says so; a person's stale `import --base-version N --merge` is merged,
+or refused naming the conflicts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def plansight(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plansight", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def state(db: str) -> dict[str, Any]:
+    shown = plansight("show", "--db", db, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    result: dict[str, Any] = json.loads(shown.stdout)
+    return result
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "plans.sqlite3")
+
+
+def todos(*pairs: tuple[str, str]) -> str:
+    return json.dumps([{"content": c, "activeForm": f"Doing {c}", "status": s} for c, s in pairs])
+
+
+def test_an_agents_stale_write_keeps_the_persons_changes_and_says_so(db: str) -> None:
+    assert (
+        plansight(
+            "write", "--db", db, "--todos", todos(("A", "in_progress"), ("B", "pending"))
+        ).returncode
+        == 0
+    )
+    ops = [{"op": "append", "phase": "Todos", "items": ["C"]}, {"op": "done", "task": "B"}]
+    assert (
+        plansight("apply", "--db", db, "--origin", "user", "--ops", json.dumps(ops)).returncode == 0
+    )
+
+    stale = plansight("write", "--db", db, "--todos", todos(("A", "in_progress"), ("B", "pending")))
+
+    assert stale.returncode == 0, stale.stderr
+    assert stale.stdout.splitlines()[1] == (
+        "Kept the user's changes your list does not have: "
+        'completed "B"; added "C" to phase "Todos"'
+    )
+    shown = state(db)
+    assert [(t["content"], t["status"], t["createdBy"]) for t in shown["phases"][0]["tasks"]] == [
+        ("A", "in_progress", "agent"),
+        ("B", "completed", "agent"),
+        ("C", "pending", "user"),
+    ]
+
+
+def test_a_persons_stale_import_is_merged_or_refused_with_the_conflicts(
+    db: str, tmp_path: Path
+) -> None:
+    plansight("write", "--db", db, "--todos", todos(("A", "in_progress"), ("B", "pending")))
+    plansight("apply", "--db", db, "--ops", json.dumps([{"op": "done", "task": "A"}]))  # v2
+    edited = tmp_path / "plan.md"
+    edited.write_text("## Todos\n- [/] A\n- [ ] B\n- [ ] D\n", encoding="utf-8")
+
+    merged = plansight(
+        "import", "--db", db, "--origin", "user", "--base-version", "1", "--merge", str(edited)
+    )
+
+    assert merged.returncode == 0, merged.stderr
+    assert [(t["content"], t["status"]) for t in state(db)["phases"][0]["tasks"]] == [
+        ("A", "completed"),
+        ("B", "in_progress"),
+        ("D", "pending"),
+    ]
+    edited.write_text("## Todos\n- [x] A\n- [!] B\n", encoding="utf-8")  # from version 1 again
+    refused = plansight(
+        "import", "--db", db, "--origin", "user", "--base-version", "1", "--merge", str(edited)
+    )
+    assert refused.returncode == 1
+    assert '"B" (status)' in refused.stderr
+    assert "Traceback" not in refused.stderr
