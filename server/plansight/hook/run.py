@@ -109,6 +109,8 @@ def handle(
     name = event.get("hook_event_name")
 
     if name == agent.session_start:
+        source = event.get("source")
+        facts["source"] = str(source)
         memory.forget_old()
         # Remembers when it was first seen, for its title; a compression is answered here.
         conversation.compressed = False
@@ -116,8 +118,6 @@ def handle(
         if not conversation.planned:
             return {}
         # A compacted, resumed or cleared context lost the plan: say it again, whole.
-        source = event.get("source")
-        facts["source"] = str(source)
         whole = source in agent.lost_context_sources
         return _reply(agent, agent.session_start, _context(cwd, session, True, whole))
 
