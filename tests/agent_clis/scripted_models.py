@@ -2,7 +2,8 @@
 
 Each server answers the agent's model requests from a script: the Nth request of the
 main loop (counted by the tool results it carries) gets the Nth tool call, then a
-closing text. Side requests (Claude's title, Gemini's model router) get a short text.
+closing text. `meanwhile` runs what a person does while the agent works: its callback for
+step N runs once, before the model answers with the Nth tool call. Side requests (Claude's title, Gemini's model router) get a short text.
 The wire formats are the three public APIs the CLIs speak: Anthropic Messages (SSE),
 OpenAI Responses (SSE) and Gemini `generateContent` / `streamGenerateContent` (SSE).
 """
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 ToolCall = tuple[str, dict[str, Any]]  # (tool name, its input)
+Meanwhile = dict[int, Callable[[], None]]  # step -> what a person does before it
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -50,11 +52,29 @@ class _Handler(BaseHTTPRequestHandler):
 class _ScriptedServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, api: str, script: list[ToolCall]) -> None:
+    def __init__(self, api: str, script: list[ToolCall], meanwhile: Meanwhile) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.api = api
         self.script = script
+        self.meanwhile = dict(meanwhile)
+        # Tokens the next answer reports used (once; then 2): a full context window makes
+        # the agent compact its history, as a long session does.
+        self.tokens_once: int | None = None
+        self.lock = threading.Lock()
         self.requests: list[tuple[str, dict[str, Any]]] = []
+
+    def step(self, done: int) -> ToolCall:
+        """The script's tool call `done`, after what the person does before it (once)."""
+        with self.lock:
+            person = self.meanwhile.pop(done, None)
+        if person is not None:
+            person()
+        return self.script[done]
+
+    def tokens_used(self) -> int:
+        with self.lock:
+            tokens, self.tokens_once = self.tokens_once, None
+        return tokens or 2
 
     @property
     def url(self) -> str:
@@ -62,7 +82,7 @@ class _ScriptedServer(ThreadingHTTPServer):
 
     def answer(self, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
         return {"anthropic": _anthropic, "openai": _openai, "gemini": _gemini}[self.api](
-            self.script, path, request
+            self, path, request
         )
 
 
@@ -73,7 +93,7 @@ def _sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:
     ).encode()
 
 
-def _anthropic(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple[bytes, str]:
+def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
     if "count_tokens" in path:
         return json.dumps({"input_tokens": 10}).encode(), "application/json"
     tools = {tool.get("name") for tool in request.get("tools") or []}
@@ -87,8 +107,8 @@ def _anthropic(script: list[ToolCall], path: str, request: dict[str, Any]) -> tu
     if "Edit" not in tools:  # a side request: the session's title, a summary
         blocks: list[dict[str, Any]] = [{"type": "text", "text": "Scripted"}]
         stop = "end_turn"
-    elif done < len(script):
-        name, arguments = script[done]
+    elif done < len(server.script):
+        name, arguments = server.step(done)
         blocks = [{"type": "tool_use", "id": f"toolu_{done:02d}", "name": name, "input": arguments}]
         stop = "tool_use"
     else:
@@ -135,15 +155,15 @@ def _anthropic(script: list[ToolCall], path: str, request: dict[str, Any]) -> tu
     return _sse(events), "text/event-stream"
 
 
-def _openai(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple[bytes, str]:
+def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
     done = sum(
         1
         for item in request.get("input", [])
         if isinstance(item, dict)
         and item.get("type") in ("function_call_output", "custom_tool_call_output")
     )
-    if done < len(script):
-        name, arguments = script[done]
+    if done < len(server.script):
+        name, arguments = server.step(done)
         if name == "apply_patch":  # a freeform ("custom") tool in Codex: the patch as text
             item: dict[str, Any] = {
                 "type": "custom_tool_call",
@@ -156,8 +176,9 @@ def _openai(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple
     else:
         item = {"type": "message", "role": "assistant", "id": "msg_9"}
         item["content"] = [{"type": "output_text", "text": "Done."}]
-    usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1}
-    usage.update(output_tokens_details=None, total_tokens=2)
+    tokens = server.tokens_used()
+    usage = {"input_tokens": tokens - 1, "input_tokens_details": None, "output_tokens": 1}
+    usage.update(output_tokens_details=None, total_tokens=tokens)
     events: list[tuple[str | None, dict[str, Any]]] = [
         ("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
         ("response.output_item.done", {"type": "response.output_item.done", "item": item}),
@@ -169,7 +190,7 @@ def _openai(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple
     return _sse(events), "text/event-stream"
 
 
-def _gemini(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple[bytes, str]:
+def _gemini(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
     if "countTokens" in path:
         return json.dumps({"totalTokens": 10}).encode(), "application/json"
     declared = [
@@ -185,8 +206,8 @@ def _gemini(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple
         parts: list[dict[str, Any]] = [
             {"text": '{"reasoning": "scripted", "model_choice": "flash"}'}
         ]
-    elif done < len(script):
-        name, arguments = script[done]
+    elif done < len(server.script):
+        name, arguments = server.step(done)
         parts = [{"functionCall": {"name": name, "args": arguments}}]
     else:
         parts = [{"text": "Done."}]
@@ -202,9 +223,11 @@ def _gemini(script: list[ToolCall], path: str, request: dict[str, Any]) -> tuple
 
 
 @contextmanager
-def scripted_model(api: str, script: list[ToolCall]) -> Iterator[_ScriptedServer]:
+def scripted_model(
+    api: str, script: list[ToolCall], meanwhile: Meanwhile | None = None
+) -> Iterator[_ScriptedServer]:
     """A model API (`anthropic`, `openai` or `gemini`) answering from `script`."""
-    server = _ScriptedServer(api, script)
+    server = _ScriptedServer(api, script, meanwhile or {})
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

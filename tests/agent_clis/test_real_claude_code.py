@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 from agent_home import REPO, AgentHome, agent_cli
 from scripted_models import scripted_model
+from steering_story import (
+    PERSON_TASK,
+    carries_kept_line,
+    only_session,
+    person_adds_and_completes,
+    statuses,
+)
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
@@ -148,3 +156,72 @@ def test_a_claude_session_arrives_and_hears_the_persons_edit(person: AgentHome) 
         ]
     told = json.dumps(main_loop[0]["messages"])
     assert "Fix the session check" in told and "The user changed the todo list" in told
+
+
+TODOS = [
+    {"content": "Reproduce the login bug", "status": "in_progress", "activeForm": "Reproducing"},
+    {"content": "Fix the session check", "status": "pending", "activeForm": "Fixing"},
+]
+
+
+def _todowrite_turn(person: AgentHome, url: str, *args: str) -> dict[str, object]:
+    """A `claude -p` turn planning with TodoWrite (Claude Code 2.1 offers it instead of its
+    Task tools with CLAUDE_CODE_ENABLE_TASKS=false)."""
+    done = person.run(
+        [
+            agent_cli("claude"),
+            "-p",
+            *args,
+            *("--output-format", "json", "--allowedTools", "TodoWrite"),
+        ],
+        ANTHROPIC_BASE_URL=url,
+        ANTHROPIC_API_KEY="sk-scripted",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_ENABLE_TASKS="false",
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def _main_loop(requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [r for _, r in requests if any(t.get("name") == "Edit" for t in r.get("tools") or [])]
+
+
+def test_claudes_stale_todowrite_keeps_the_persons_changes_and_is_told(
+    person: AgentHome,
+) -> None:
+    """Issue 21: the person adds a task and completes one while Claude works; Claude's next
+    TodoWrite, from its stale copy, lacks both. Both stay, and Claude's next model request
+    carries the Kept line its PostToolUse hook returned."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    stale = ("TodoWrite", {"todos": TODOS})
+    meanwhile = {1: person_adds_and_completes(person, "claude-code", "Fix the session check")}
+    with scripted_model("anthropic", [stale, stale], meanwhile) as model:
+        _todowrite_turn(person, model.url, "Fix the login bug")
+        after_stale_write = _main_loop(model.requests)[2]
+    session = only_session(person, "claude-code")
+    assert statuses(person, session) == {
+        "Reproduce the login bug": "in_progress",
+        "Fix the session check": "completed",
+        PERSON_TASK: "pending",
+    }
+    assert carries_kept_line(after_stale_write["messages"][-1], "Fix the session check")
+
+
+def test_claude_is_told_the_whole_plan_after_compact(person: AgentHome) -> None:
+    """`/compact` drops the plan from Claude's context; SessionStart (source compact) gives
+    it back whole, and the next model request carries every task."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    with scripted_model("anthropic", [("TodoWrite", {"todos": TODOS})]) as model:
+        first = _todowrite_turn(person, model.url, "Fix the login bug")
+    session_id = str(first["session_id"])
+    with scripted_model("anthropic", []) as model:
+        _todowrite_turn(person, model.url, "--resume", session_id, "/compact")
+        _todowrite_turn(person, model.url, "--resume", session_id, "Carry on")
+        told = json.dumps(_main_loop(model.requests)[-1]["messages"])
+    assert "[>] Reproduce the login bug" in told
+    # Whole twice: the compaction's SessionStart (kept after the summary in the transcript)
+    # and this turn's resume; the counts alone would never draw the task.
+    assert told.count("[ ] Fix the session check") >= 2, told

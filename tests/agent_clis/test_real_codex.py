@@ -7,6 +7,13 @@ import subprocess
 
 from agent_home import RUN_TIMEOUT, AgentHome, agent_cli
 from scripted_models import scripted_model
+from steering_story import (
+    PERSON_TASK,
+    carries_kept_line,
+    only_session,
+    person_adds_and_completes,
+    statuses,
+)
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
@@ -128,6 +135,8 @@ def test_a_codex_plan_and_patch_arrive(person: AgentHome) -> None:
         told = json.dumps(model.requests[-1][1]["input"])
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "The user changed the todo list" in told and "Fix the session check" in told
+    # A resumed thread lost its plan: SessionStart (source resume) tells it whole (v3).
+    assert "[x] Fix the session check" in told and "[>] Reproduce the login bug" in told
 
 
 def _codex_exec(person: AgentHome, url: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -149,3 +158,51 @@ def _codex_exec(person: AgentHome, url: str, *args: str) -> subprocess.Completed
         ],
         CODEX_HOME=_codex_home(person),
     )
+
+
+def test_codexs_stale_plan_keeps_the_persons_changes_and_is_told(person: AgentHome) -> None:
+    """Issue 21: the person adds a task and completes one while Codex works; Codex's next
+    update_plan, from its stale copy, lacks both. Both stay, and Codex's next model request
+    carries the Kept line its PostToolUse hook returned."""
+    assert person.plansight("setup", "codex").returncode == 0
+    plan = {
+        "plan": [
+            {"step": "Reproduce the login bug", "status": "in_progress"},
+            {"step": "Fix the session check", "status": "pending"},
+        ]
+    }
+    stale = ("update_plan", plan)
+    meanwhile = {1: person_adds_and_completes(person, "codex", "Fix the session check")}
+    with scripted_model("openai", [stale, stale], meanwhile) as model:
+        done = _codex_exec(person, model.url, "Fix the login bug")
+        after_stale_plan = model.requests[-1][1]["input"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    session = only_session(person, "codex")
+    assert statuses(person, session) == {
+        "Reproduce the login bug": "in_progress",
+        "Fix the session check": "completed",
+        PERSON_TASK: "pending",
+    }
+    assert carries_kept_line(after_stale_plan, "Fix the session check")
+
+
+def test_codex_is_told_the_whole_plan_after_compacting(person: AgentHome) -> None:
+    """A context window filled mid-turn: Codex compacts its history, runs SessionStart with
+    source compact, and the next model request carries every task of the plan."""
+    assert person.plansight("setup", "codex").returncode == 0
+    plan = {
+        "plan": [
+            {"step": "Reproduce the login bug", "status": "in_progress"},
+            {"step": "Fix the session check", "status": "pending"},
+        ]
+    }
+    with scripted_model("openai", [("update_plan", plan)]) as model:
+        model.tokens_once = 900_000
+        done = _codex_exec(
+            person, model.url, "-c", "model_auto_compact_token_limit=200000", "Fix the login bug"
+        )
+        last = json.dumps(model.requests[-1][1]["input"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[>] Reproduce the login bug" in last and "[ ] Fix the session check" in last
+    log = (person.state / "plansight" / "hook.log").read_text(encoding="utf-8")
+    assert " event=SessionStart source=compact " in log, log

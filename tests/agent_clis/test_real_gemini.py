@@ -6,6 +6,13 @@ import json
 
 from agent_home import AgentHome, agent_cli
 from scripted_models import scripted_model
+from steering_story import (
+    PERSON_TASK,
+    carries_kept_line,
+    only_session,
+    person_adds_and_completes,
+    statuses,
+)
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
@@ -92,3 +99,53 @@ def test_a_gemini_plan_and_edits_arrive(person: AgentHome) -> None:
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     # Gemini CLI escapes < and > in what a hook adds (its hookRunner), hence &lt;.
     assert "The user changed the todo list" in told and "Fix the session check" in told
+    # A resumed session lost its plan: SessionStart (source resume) tells it whole (v3).
+    assert "[-] Fix the session check" in told and "[&gt;] Reproduce the login bug" in told
+
+
+TODOS = {
+    "todos": [
+        {"description": "Reproduce the login bug", "status": "in_progress"},
+        {"description": "Fix the session check", "status": "pending"},
+    ]
+}
+
+
+def _set_up(person: AgentHome) -> None:
+    """`plansight setup gemini`, an API key login, and the project trusted, as a person
+    would (Gemini CLI runs nothing headless in an untrusted folder)."""
+    assert person.plansight("setup", "gemini").returncode == 0
+    settings = person.home / ".gemini" / "settings.json"
+    written = json.loads(settings.read_text())
+    written["security"] = {"auth": {"selectedType": "gemini-api-key"}}
+    settings.write_text(json.dumps(written))
+    trusted = {str(person.project): "TRUST_FOLDER"}
+    (person.home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
+
+
+def _gemini(person: AgentHome, url: str, *args: str) -> None:
+    ran = person.run(
+        [agent_cli("gemini"), "-m", "gemini-2.5-pro", "--yolo", *args],
+        GEMINI_API_KEY="scripted",
+        GOOGLE_GEMINI_BASE_URL=url,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_geminis_stale_todos_keep_the_persons_changes_and_it_is_told(person: AgentHome) -> None:
+    """Issue 21: the person adds a task and completes one while Gemini works; Gemini's next
+    write_todos, from its stale copy, lacks both. Both stay, and Gemini's next model request
+    carries the Kept line its AfterTool hook returned."""
+    _set_up(person)
+    stale = ("write_todos", TODOS)
+    meanwhile = {1: person_adds_and_completes(person, "gemini", "Fix the session check")}
+    with scripted_model("gemini", [stale, stale], meanwhile) as model:
+        _gemini(person, model.url, "-p", "Fix the login bug")
+        after_stale_todos = [r for _, r in model.requests if r.get("tools")][-1]["contents"]
+    session = only_session(person, "gemini")
+    assert statuses(person, session) == {
+        "Reproduce the login bug": "in_progress",
+        "Fix the session check": "completed",
+        PERSON_TASK: "pending",
+    }
+    assert carries_kept_line(after_stale_todos, "Fix the session check")

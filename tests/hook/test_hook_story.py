@@ -202,7 +202,7 @@ def test_a_subfolder_of_the_project_finds_the_projects_store(machine: Replay, ag
 
 def test_a_resumed_conversation_is_told_its_plan(machine: Replay) -> None:
     """Claude Code starts a resumed or compacted conversation with SessionStart: the plan
-    it may have lost from its context is said again."""
+    it may have lost from its context is said again, whole (v3)."""
     for name in (
         "UserPromptSubmit",
         "PostToolUse-TaskCreate-1",
@@ -211,9 +211,9 @@ def test_a_resumed_conversation_is_told_its_plan(machine: Replay) -> None:
         machine.replay("claude-code", name)
     told = machine.replay("claude-code", "SessionStart", source="resume")
     assert told["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert (
-        "Current task: Reproducing the login bug" in told["hookSpecificOutput"]["additionalContext"]
-    )
+    context = told["hookSpecificOutput"]["additionalContext"]
+    assert "Current: Reproducing the login bug" in context
+    assert "[>] Reproduce the login bug" in context
 
 
 def test_parallel_tool_calls_all_land(machine: Replay) -> None:
@@ -259,6 +259,6 @@ def test_a_stale_todowrite_keeps_the_persons_changes_and_the_hook_says_so(
     }
     context = told["hookSpecificOutput"]["additionalContext"]
     assert context.startswith(
-        "Kept the user's changes your list does not have: "
+        "<system-reminder>Kept the user's changes your list does not have: "
         'completed "Update the notebook"; added "Person task C" to phase "Todos"'
     )

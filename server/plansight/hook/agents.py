@@ -18,8 +18,10 @@ class Agent:
 
     __slots__ = (
         "after_tool",
+        "compression",
         "edit_tools",
         "label",
+        "lost_context_sources",
         "name",
         "plan_tools",
         "prompt",
@@ -36,6 +38,8 @@ class Agent:
         after_tool: str,
         plan_tools: dict[str, Format],
         edit_tools: frozenset[str],
+        lost_context_sources: frozenset[str],
+        compression: tuple[str, str] | None = None,
     ) -> None:
         self.name = name  # as on the command line and in session names: `claude-code:<id>`
         self.label = label  # for people: "Claude Code"
@@ -44,6 +48,12 @@ class Agent:
         self.after_tool = after_tool  # a tool call succeeded
         self.plan_tools = plan_tools  # plan tool name -> `plansight/ingest` format
         self.edit_tools = edit_tools  # tools that change files
+        # The session start's `source` values after which the model's context no longer
+        # holds the plan it had (compacted, resumed from disk, cleared): told it whole.
+        self.lost_context_sources = lost_context_sources
+        # (event, matcher) of a compression that fires no session start and reads no
+        # context back: the hook notes it, and the next prompt tells the plan whole.
+        self.compression = compression
 
     @property
     def tool_matcher(self) -> str:
@@ -65,6 +75,9 @@ CLAUDE_CODE = Agent(
         "TaskUpdate": "claude-tasks",
     },
     edit_tools=frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"}),
+    # SessionStart's `source`: startup | resume | clear | compact | fork; after a
+    # compaction Claude Code runs SessionStart with "compact" and adds its context.
+    lost_context_sources=frozenset({"resume", "clear", "compact"}),
 )
 
 CODEX = Agent(
@@ -77,6 +90,10 @@ CODEX = Agent(
     # file edits `apply_patch` whatever the model called (codex-rs core/src/tools).
     plan_tools={"update_plan": "codex-plan"},
     edit_tools=frozenset({"apply_patch"}),
+    # session-start.command.input.schema.json: startup | resume | clear | compact | fork;
+    # Codex runs SessionStart with "compact" once a compaction replaced the history, and
+    # its PreCompact / PostCompact read no context back.
+    lost_context_sources=frozenset({"resume", "clear", "compact"}),
 )
 
 GEMINI = Agent(
@@ -87,6 +104,11 @@ GEMINI = Agent(
     after_tool="AfterTool",
     plan_tools={"write_todos": "gemini-todos"},
     edit_tools=frozenset({"replace", "write_file"}),
+    # SessionStart's `source`: startup | resume | clear. A compression runs PreCompress
+    # only, which reads nothing back; with trigger "auto" it runs before every model
+    # request (before the threshold check, 0.61), so only "manual" (`/compress`) is heard.
+    lost_context_sources=frozenset({"resume", "clear"}),
+    compression=("PreCompress", "manual"),
 )
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (CLAUDE_CODE, CODEX, GEMINI)}

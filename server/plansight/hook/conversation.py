@@ -1,5 +1,6 @@
 """What the hook remembers of one agent conversation between its runs: the title its first
-prompt gives, when it was first seen, and whether it has a plan in the store yet.
+prompt gives, when it was first seen, whether it has a plan in the store yet, and whether
+its context lost that plan in a compression the hook could not answer at once.
 
 A small JSON file per conversation under the state folder, so that the events that come
 before any plan (the session start, the first prompt, edits) never open the store.
@@ -18,12 +19,21 @@ FORGET_AFTER_SECONDS = 30 * 24 * 3600  # a conversation not heard of for a month
 
 
 class Conversation:
-    __slots__ = ("first_seen", "planned", "title")
+    __slots__ = ("compressed", "first_seen", "planned", "title")
 
-    def __init__(self, title: str | None = None, first_seen: str = "", planned: bool = False):
+    def __init__(
+        self,
+        title: str | None = None,
+        first_seen: str = "",
+        planned: bool = False,
+        compressed: bool = False,
+    ):
         self.title = title  # the first line of the first prompt
         self.first_seen = first_seen  # local HH:MM, the title of a conversation without prompt
         self.planned = planned  # a plan of this conversation was written to the store
+        # The agent compressed its context and read nothing back: its next prompt is told
+        # the whole plan.
+        self.compressed = compressed
 
     def fallback_title(self, agent: str) -> str:
         return f"{agent} {self.first_seen or time.strftime('%H:%M')}"
@@ -63,6 +73,7 @@ class ConversationFile:
             title=title if isinstance(title, str) else None,
             first_seen=first_seen if isinstance(first_seen, str) else "",
             planned=raw.get("planned") is True,
+            compressed=raw.get("compressed") is True,
         )
 
     def write(self, conversation: Conversation) -> None:
@@ -73,6 +84,7 @@ class ConversationFile:
             "title": conversation.title,
             "first_seen": conversation.first_seen,
             "planned": conversation.planned,
+            "compressed": conversation.compressed,
         }
         temporary.write_text(json.dumps(record), encoding="utf-8")
         os.replace(temporary, self.path)

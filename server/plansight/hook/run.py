@@ -109,22 +109,35 @@ def handle(
     name = event.get("hook_event_name")
 
     if name == agent.session_start:
+        source = event.get("source")
+        facts["source"] = str(source)
         memory.forget_old()
-        memory.write(conversation)  # remembers when it was first seen, for its title
+        # Remembers when it was first seen, for its title; a compression is answered here.
+        conversation.compressed = False
+        memory.write(conversation)
         if not conversation.planned:
             return {}
-        # A resumed or compacted conversation may have lost its plan: say it again.
-        return _reply(agent, agent.session_start, _context(cwd, session, always=True))
+        # A compacted, resumed or cleared context lost the plan: say it again, whole.
+        whole = source in agent.lost_context_sources
+        return _reply(agent, agent.session_start, _context(cwd, session, True, whole))
+
+    if agent.compression is not None and name == agent.compression[0]:
+        if conversation.planned and event.get("trigger") == agent.compression[1]:
+            conversation.compressed = True
+            memory.write(conversation)
+        return {}
 
     if name == agent.prompt:
         prompt = event.get("prompt")
-        if conversation.title is None and isinstance(prompt, str):
-            conversation.title = title_from_prompt(prompt)
-            if conversation.title is not None:
-                memory.write(conversation)
+        titled = conversation.title is None and isinstance(prompt, str)
+        if titled:
+            conversation.title = title_from_prompt(str(prompt))
+        whole, conversation.compressed = conversation.compressed, False
+        if (titled and conversation.title is not None) or whole:
+            memory.write(conversation)
         if not conversation.planned:
             return {}
-        return _reply(agent, agent.prompt, _context(cwd, session, always=False))
+        return _reply(agent, agent.prompt, _context(cwd, session, whole, whole))
 
     if name == agent.after_tool:
         tool = event.get("tool_name")
@@ -192,10 +205,10 @@ def _failed(response: Any) -> bool:
     return isinstance(response, dict) and bool(response.get("error"))
 
 
-def _context(cwd: str, session: str, always: bool) -> str | None:
+def _context(cwd: str, session: str, always: bool, whole: bool = False) -> str | None:
     from plansight.hook.store import context_for_agent
 
-    return context_for_agent(cwd, session, always)
+    return context_for_agent(cwd, session, always, whole)
 
 
 def _reply(agent: Agent, event_name: str, context: str | None) -> Reply:
@@ -272,7 +285,7 @@ def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         fields = " ".join(
             f"{key}={facts[key]}"
-            for key in ("by", "agent", "event", "tool", "session", "command", "result")
+            for key in ("by", "agent", "event", "source", "tool", "session", "command", "result")
             if key in facts
         )
         with open(path, "a", encoding="utf-8") as log:

@@ -39,8 +39,9 @@ def ingest_plan(
     cwd: str, session: str, fmt: Format, payload: Any, title: str | None
 ) -> tuple[str, str | None]:
     """Ingest one plan tool call into `session`. Returns what happened, for the log, and
-    the context to tell the agent when a person changed the plan since it last looked.
-    `title` is set only on a session that has none yet.
+    what to tell the agent with its tool's result: the summary's line of the person's
+    changes the merge kept (fenced), and what else a person changed since the agent last
+    looked. `title` is set only on a session that has none yet.
 
     The request is made here, not validated from JSON: the hook checks its few values by
     hand (the session name as the contract cleans it, a payload that is an object), so no
@@ -67,12 +68,14 @@ def ingest_plan(
         # Looked at after the ingest (v3): a look before would count as telling the agent,
         # so its list, made before it was told, would not be merged from the base it was
         # made from. Counted as no round: a plan tool call is never a reason to remind it.
+        # The Kept line counts as telling the person's changes it names: not said twice.
         changes = service.user_changes(session)
-        told = [outcome.kept_line] if outcome.kept_line is not None else []
+        kept = outcome.kept_line
+        told = [kept_reminder(kept)] if kept is not None else []
         if changes:
             plan = service.store.load(session)
             told.append(context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text)
-        return done, "\n".join(told) or None
+        return done + (" kept" if kept else ""), "\n".join(told) or None
     finally:
         service.store.close()
 
@@ -101,21 +104,31 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
         store.close()
 
 
-def context_for_agent(cwd: str, session: str, always: bool) -> str | None:
+def context_for_agent(cwd: str, session: str, always: bool, whole: bool = False) -> str | None:
     """The `plansight/context` text when a person changed the plan since the agent last
-    looked or the reminder is due (or `always`, for a plan that is not empty), else None.
-    Reads the store and the core only: no models to build on a planned session's prompt."""
+    looked or the reminder is due (or `always`, for a plan that is not empty), else None;
+    `whole`: the text of `context` with `full: true`, every task, for a context that lost
+    the plan. Reads the store and the core only: no models to build on a planned
+    session's prompt."""
     from plansight.context_round import context_round
     from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS
 
     store = _open_store(cwd)
     try:
-        context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS)
+        context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS, full=whole)
         if changes or context.reminder or (always and not store.load(session).is_empty()):
             return context.text
         return None
     finally:
         store.close()
+
+
+def kept_reminder(line: str) -> str:
+    """The Kept line, whole, fenced as the hook's other context is, with what to do."""
+    return (
+        f"<system-reminder>{line}. Your todo list has them now: keep them when you next"
+        " update it, and do not undo them.</system-reminder>"
+    )
 
 
 def _logged(params: WireShape) -> dict[str, Any]:

@@ -39,11 +39,15 @@ def wanted_groups(agent: Agent, command: str) -> list[tuple[str, dict[str, Any]]
         handler = {"name": "plansight", **handler, "timeout": TIMEOUT_SECONDS * 1000}
     else:
         handler["timeout"] = TIMEOUT_SECONDS
-    return [
+    groups: list[tuple[str, dict[str, Any]]] = [
         (agent.session_start, {"hooks": [dict(handler)]}),
         (agent.prompt, {"hooks": [dict(handler)]}),
         (agent.after_tool, {"matcher": agent.tool_matcher, "hooks": [dict(handler)]}),
     ]
+    if agent.compression is not None:
+        event, trigger = agent.compression
+        groups.append((event, {"matcher": trigger, "hooks": [dict(handler)]}))
+    return groups
 
 
 def _our_groups(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
