@@ -41,6 +41,7 @@ from plansight.protocol.shape import WireShape
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
 from plansight.store.base import KEPT_SESSIONS, ChangeEvent, TodoStore
+from plansight.store.rules import history_lists
 from plansight.wire import Json, change_json, session_info_json, state_json
 
 # `history` without a `limit`: every change whose plan is kept.
@@ -177,8 +178,9 @@ class PlanService:
 
     def restore(self, params: RestoreParams, request: Json) -> Outcome:
         def run(plan: Plan, now: str, auto_started: list[str]) -> list[str]:
-            record = self.store.snapshot(params.session, params.version)
-            if record is None or params.version > plan.version:
+            listed = history_lists(params.version, plan.version)
+            record = self.store.snapshot(params.session, params.version) if listed else None
+            if record is None:
                 raise RequestRefused(
                     [
                         FieldError(
