@@ -13,6 +13,7 @@ from plansight.agents import read_payload
 from plansight.context_round import context_round
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
+from plansight.core.fences import unfenced
 from plansight.core.importing import import_markdown
 from plansight.core.incoming import Replacement
 from plansight.core.ingest import ingest
@@ -282,7 +283,8 @@ class PlanService:
                     ChangeEvent(origin, method, request, completed, changes, removed, auto_started)
                 )
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
-        summary = _with_notices(summarize(plan, errors, headline, removed), notices or [])
+        # What the notices quote is plan text too (`core/fences.py`).
+        summary = unfenced(_with_notices(summarize(plan, errors, headline, removed), notices or []))
         return Outcome(plan, summary, errors, changed, origin, completed, removed)
 
 
