@@ -14,6 +14,7 @@ from plansight.agents import read_payload
 from plansight.context_round import context_round
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
+from plansight.core.fences import unfenced
 from plansight.core.importing import replace_from_markdown
 from plansight.core.incoming import MarkdownPlan, Replacement
 from plansight.core.ingest import ingest
@@ -46,6 +47,7 @@ from plansight.protocol.shape import WireShape
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
 from plansight.store.base import KEPT_SESSIONS, ChangeEvent, SessionEdit, TodoStore
+from plansight.store.rules import history_lists
 from plansight.wire import Json, change_json, session_info_json, state_json
 
 # `history` without a `limit`: every change whose plan is kept.
@@ -276,8 +278,9 @@ class PlanService:
         def run(
             plan: Plan, now: str, auto_started: list[str], steering: Steering | None
         ) -> list[str]:
-            record = self.store.snapshot(params.session, params.version)
-            if record is None or params.version > plan.version:
+            listed = history_lists(params.version, plan.version)
+            record = self.store.snapshot(params.session, params.version) if listed else None
+            if record is None:
                 raise RequestRefused(
                     [
                         FieldError(
@@ -446,8 +449,12 @@ class PlanService:
                     )
                 )
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
+        # What the Kept line and the notices quote is plan text too (`core/fences.py`).
+        kept_line = unfenced(kept_line) if kept_line is not None else None
         told = [kept_line] if kept_line is not None else []
-        summary = _with_notices(summarize(plan, errors, headline, removed), told + (notices or []))
+        summary = unfenced(
+            _with_notices(summarize(plan, errors, headline, removed), told + (notices or []))
+        )
         return Outcome(plan, summary, errors, changed, origin, completed, removed, kept_line)
 
 

@@ -175,3 +175,21 @@ def test_a_create_past_a_limit_is_refused(service: PlanService) -> None:
     assert caught.value.errors[0] == FieldError(
         "payload.tool_input.subject", "Content must not be empty"
     )
+
+
+def test_an_update_whose_add_blocks_closes_a_cycle_is_skipped_whole(
+    service: PlanService,
+) -> None:
+    for task_id, subject in (("1", "design"), ("2", "build")):
+        ingest(service, create(task_id, subject))
+    before = ingest(service, update("2", addBlockedBy=["1"]))
+    # "design" would wait for "build", which waits for "design": the whole update is a bad
+    # op (the cycle is named as the update would have left it), its rename and start too.
+    result = ingest(service, update("2", subject="make", status="in_progress", addBlocks=["1"]))
+    assert result["isError"] and not result["changed"]
+    assert result["errors"] == ['Dependency cycle: "design" -> "make" -> "design"']
+    by_id = tasks(result)
+    assert by_id["2"]["content"] == "build" and by_id["2"]["status"] == "pending"
+    assert by_id["1"]["blockedBy"] == []
+    assert by_id["2"]["blockedBy"] == [by_id["1"]["id"]]
+    assert result["version"] == before["version"]

@@ -522,3 +522,12 @@ def test_an_agent_id_names_one_task(service: PlanService) -> None:
     with pytest.raises(RequestRefused) as caught:
         ingest(service, "opencode-todos", too_long)
     assert [e.path for e in caught.value.errors] == ["payload.todos.0.id"]
+
+
+def test_markdown_reverses_a_dependency_in_one_replacement(service: PlanService) -> None:
+    ingest(service, "markdown", {"text": '## P\n- [ ] b\n- [ ] a\n  Waits for: "b"\n'})
+    result = ingest(service, "markdown", {"text": '## P\n- [ ] b\n  Waits for: "a"\n- [ ] a\n'})
+    assert not result["isError"], result["errors"]
+    waits = {t["content"]: t["blockedBy"] for p in result["phases"] for t in p["tasks"]}
+    ids = {t["content"]: t["id"] for p in result["phases"] for t in p["tasks"]}
+    assert waits == {"b": [ids["a"]], "a": []}

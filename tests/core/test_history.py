@@ -5,10 +5,13 @@ net change a person made."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from plansight.core.changes import FIELD_WORDS, WORDED_ELSEWHERE
 from plansight.core.errors import RequestRefused
+from plansight.core.model import SEEN_FIELDS
 from plansight.protocol.requests import ContextParams, HistoryParams, RestoreParams
 from plansight.service import PlanService
 from plansight.store import open_store
@@ -114,8 +117,90 @@ def test_history_keeps_the_newest_versions_and_refuses_older_ones(
     assert events[-1]["version"] == events[0]["version"] - HISTORY_KEPT + 1
     with pytest.raises(RequestRefused):
         restore(service, 1)
+    # The plan right before the oldest listed change is still stored (that change is told
+    # against it), but history does not list it: the contract refuses it.
+    with pytest.raises(RequestRefused) as refused:
+        restore(service, events[-1]["version"] - 1)
+    assert [e.path for e in refused.value.errors] == ["version"]
     restored = restore(service, events[-1]["version"])
     assert restored["changed"] is True
+
+
+def _item(content: str, status: str = "pending", **extra: object) -> Json:
+    return {"content": content, "activeForm": content, "status": status, "phase": "P", **extra}
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            lambda apply, write, service: write(
+                [_item("a", "in_progress", activeForm="Making a"), _item("b")]
+            ),
+            ['changed the active form of "a" to "Making a"', 'removed phase "Q"'],
+        ),
+        (
+            lambda apply, write, service: apply(
+                {"op": "update", "task": "a", "addFiles": ["x.py"]}
+            ),
+            ['added the files "x.py" to "a"'],
+        ),
+        (
+            # Back to the version before the note was added.
+            lambda apply, write, service: (
+                apply({"op": "note", "task": "a", "text": "second"}),
+                restore(service, 2),
+            ),
+            ['deleted a note of "a": "second"'],
+        ),
+        (
+            lambda apply, write, service: apply({"op": "append", "phase": "Later", "items": ["c"]}),
+            ['added "c" to phase "Later"'],
+        ),
+        (
+            # The phase "Q" was left empty by an rm: a full replacement drops it.
+            lambda apply, write, service: write([_item("a", "in_progress"), _item("b")]),
+            ['removed phase "Q"'],
+        ),
+        (
+            # Two owners each with a task in progress: starting the older one again makes
+            # it the current task, nothing else.
+            lambda apply, write, service: (
+                apply({"op": "update", "task": "b", "owner": "sub", "status": "in_progress"}),
+                apply({"op": "start", "task": "a"}),
+            ),
+            ['started "a" again'],
+        ),
+        (
+            lambda apply, write, service: write([_item("b"), _item("a", "in_progress")]),
+            ['removed phase "Q"', 'reordered the tasks of phase "P"'],
+        ),
+    ],
+)
+def test_every_committed_change_says_what_changed(
+    apply: Request, write: Request, service: PlanService, change: Any, words: list[str]
+) -> None:
+    apply(
+        {
+            "op": "init",
+            "list": [
+                {"phase": "P", "items": [{"content": "a", "notes": ["first"]}, "b"]},
+                {"phase": "Q", "items": ["q"]},
+            ],
+        }
+    )
+    apply({"op": "rm", "phase": "Q"})
+    version = history(service)[0]["version"]
+    change(apply, write, service)
+    events = history(service)
+    assert events[0]["version"] > version
+    assert all(event["changes"] for event in events), events
+    assert events[0]["changes"] == words
+
+
+def test_every_field_a_reader_sees_has_its_words() -> None:
+    """A new Task field is said in history (and to the agent) once it is worded here."""
+    assert set(FIELD_WORDS) | WORDED_ELSEWHERE == set(SEEN_FIELDS)
 
 
 # ---------------------------------------------------------------- context: the net change

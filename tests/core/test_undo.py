@@ -69,7 +69,7 @@ def test_undo_twice_steps_back_twice_then_to_the_empty_list(
         (5, UNDO_METHOD, "user"),
         (4, UNDO_METHOD, "user"),
     ]
-    assert events[2]["changes"] == ['removed "c"']
+    assert events[2]["changes"] == ['removed "c"', 'removed phase "Q"']
 
 
 def test_any_other_change_ends_the_run(apply: Request, service: PlanService) -> None:

@@ -248,3 +248,22 @@ def test_starting_a_task_already_in_progress_makes_it_current(apply: Request) ->
     assert result["changed"] is True and result["current"]["content"] == "lead"
     again = apply({"op": "start", "task": "lead"})
     assert again["changed"] is False
+
+
+def test_write_reverses_a_dependency_in_one_replacement(write: Request) -> None:
+    # a waited for b; now b waits for a and a for nothing: no cycle in the resulting plan,
+    # whichever item comes first.
+    for order in ((0, 1), (1, 0)):
+        write([item("a", blockedBy=["b"]), item("b")], session=f"s{order}")
+        items = [item("a", blockedBy=[]), item("b", blockedBy=["a"])]
+        result = write([items[i] for i in order], session=f"s{order}")
+        assert task(result, "a")["blockedBy"] == []
+        assert task(result, "b")["blockedBy"] == [task(result, "a")["id"]]
+
+
+def test_import_reverses_a_dependency_in_one_replacement(import_markdown: Request) -> None:
+    import_markdown('## P\n- [ ] b\n- [ ] a\n  Waits for: "b"\n')
+    result = import_markdown('## P\n- [ ] b\n  Waits for: "a"\n- [ ] a\n')
+    assert not result["errors"], result["errors"]
+    assert task(result, "a")["blockedBy"] == []
+    assert task(result, "b")["blockedBy"] == [task(result, "a")["id"]]

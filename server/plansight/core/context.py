@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from plansight.core.fences import quoted, unfenced
 from plansight.core.model import Plan, progress_of
 from plansight.core.summary import plan_lines, progress_line
 
@@ -24,10 +25,11 @@ class ContextText:
 
 
 def user_change_reminder(user_changes: list[str]) -> str:
-    """What a person changed, said to the agent so it neither misses nor undoes it."""
+    """What a person changed, said to the agent so it neither misses nor undoes it; the
+    plan text the changes quote cannot leave the reminder (`core/fences.py`)."""
     return (
         "<system-reminder>The user changed the todo list: "
-        + "; ".join(user_changes)
+        + "; ".join(quoted(change) for change in user_changes)
         + ". Take this into account and do not undo it.</system-reminder>"
     )
 
@@ -52,6 +54,8 @@ def context_text(
         lines.append(
             f"Current task: {current.active_form}" if current else "No task is in progress."
         )
+    # The plan's text above, then the frames: only ours are tags (`core/fences.py`).
+    lines = [unfenced("\n".join(lines))]
     if user_changes:
         lines.append(user_change_reminder(user_changes))
     reminder = rounds >= reminder_after

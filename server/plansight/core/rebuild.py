@@ -82,22 +82,35 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int,
         rebuilt.append(Phase(phase.name, tasks))
     plan.phases = rebuilt
     forget_removed(plan)
-    problems: list[tuple[int, str]] = []
-    entries = [entry for phase in phases for entry in phase.entries]
+    return _link(plan, [entry for phase in phases for entry in phase.entries], now)
+
+
+def _link(plan: Plan, entries: list[Entry], now: str) -> list[tuple[int, str]]:
+    """Give each task the dependencies its entry names. Cycles are those of the resulting
+    plan: an entry's dependencies replace the task's old ones before any is checked (A
+    waited for B; now B waits for A and A for nothing), and the entries are linked in
+    order, so the one that closes a cycle is the one named."""
     tasks = list(plan.tasks())
-    for index, (task, entry) in enumerate(zip(tasks, entries, strict=True)):
+    carried = [task.blocked_by for task in tasks]
+    refs_of: list[list[str] | None] = []
+    for task, entry in zip(tasks, entries, strict=True):
         refs = entry.blocked_by
         if entry.waits_for_entries is not None:
             refs = [tasks[i].id for i in entry.waits_for_entries]
+        refs_of.append(refs)
         if refs is not None:
-            try:
-                blockers = resolve_blockers(plan, task, refs)
-            except OpRefused as refused:
-                problems.extend((index, line) for line in refused.lines)
-                continue
-            if blockers != task.blocked_by:
-                task.blocked_by = blockers
-                task.updated_at = now
+            task.blocked_by = []
+    problems: list[tuple[int, str]] = []
+    for index, (task, refs) in enumerate(zip(tasks, refs_of, strict=True)):
+        if refs is None:
+            continue
+        try:
+            task.blocked_by = resolve_blockers(plan, task, refs)
+        except OpRefused as refused:
+            problems.extend((index, line) for line in refused.lines)
+            continue
+        if task.blocked_by != carried[index]:
+            task.updated_at = now
     return problems
 
 

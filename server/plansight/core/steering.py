@@ -413,12 +413,18 @@ def _renamed(seen: Snapshot, result_id: dict[str, str]) -> Snapshot:
         seen.title,
         {
             result_id.get(i, i): dataclasses.replace(
-                task, blocked_by=tuple(_ids(task.blocked_by, result_id))
+                task,
+                values={
+                    **task.values,
+                    "blocked_by": tuple(_ids(task.values["blocked_by"], result_id)),
+                },
             )
-            if task.blocked_by
+            if task.values["blocked_by"]
             else task
             for i, task in seen.tasks.items()
         },
+        seen.phases,
+        result_id.get(seen.current, seen.current) if seen.current is not None else None,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from plansight.core.fences import quoted, unfenced
 from plansight.core.model import FINISHED, Phase, Plan, Task, progress_of
 
 CLEARED = "Todo list cleared."
@@ -47,9 +48,10 @@ def summarize(
     headline: str,
     removed: Sequence[Mapping[str, str]] = (),
 ) -> str:
-    """`headline` says what happened ("Todo list updated"); the progress follows it."""
+    """`headline` says what happened ("Todo list updated"); the progress follows it. An
+    agent reads it: the plan text it quotes cannot open or close a fence (`core/fences.py`)."""
     if plan.is_empty() and not errors:
-        return CLEARED + ("\n" + removed_line(removed) if removed else "")
+        return unfenced(CLEARED + ("\n" + removed_line(removed) if removed else ""))
     lines = []
     if errors:
         lines.append("Errors: " + "; ".join(errors))
@@ -57,7 +59,7 @@ def summarize(
     if removed:
         lines.append(removed_line(removed))
     lines.extend(plan_lines(plan))
-    return "\n".join(lines)
+    return unfenced("\n".join(lines))
 
 
 def plan_lines(plan: Plan, collapse_finished: bool = False) -> list[str]:
@@ -69,7 +71,7 @@ def plan_lines(plan: Plan, collapse_finished: bool = False) -> list[str]:
     if current is not None:
         lines.append(f"Current: {current.active_form}")
         for note in current.notes:
-            lines.append("  Note: " + note.replace("\n", "\n        "))
+            lines.append("  Note: " + quoted(note, " " * 8))
     for phase in plan.phases:
         if not phase.tasks:
             continue

@@ -129,4 +129,10 @@ def _update(plan: Plan, change: TaskUpdate, task: Task, settings: Settings, now:
         for t in blocked
         if t is not None and task.id not in t.blocked_by
     )
-    return apply_ops(plan, ops, settings, now)
+    # One update of Claude's is one op: when any part is refused (an `addBlocks` that
+    # closes a cycle), the rename and the start that came with it are skipped too.
+    saved = plan.next_id, [Phase(p.name, [t.copy() for t in p.tasks]) for p in plan.phases]
+    errors = apply_ops(plan, ops, settings, now)
+    if errors:
+        plan.next_id, plan.phases = saved
+    return errors

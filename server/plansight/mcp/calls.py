@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from plansight.core.context import user_change_reminder
 from plansight.core.errors import FieldError, RequestRefused
+from plansight.core.fences import unfenced
 from plansight.core.model import Plan
 from plansight.core.summary import summarize
 from plansight.mcp.native import NATIVE_TOOLS
@@ -108,6 +109,7 @@ class PlanTools:
         """A terminal agent never calls `plansight/context`: its tool results tell it what
         the person changed in the editor since its last call, once."""
         changes = self.service.user_changes(session)
+        text = unfenced(text)  # the session's name and the plan's text it quotes
         return f"{text}\n\n{user_change_reminder(changes)}" if changes else text
 
     def _refused(self, lines: list[str], session: str) -> ToolReply:
@@ -117,7 +119,7 @@ class PlanTools:
             text += "\n\n" + read_text(self.service.store.load(session))
         except StoreError:
             log.warning("cannot read session %r after a refusal", session)
-        return ToolReply(f"{text}\n\n{_where(session)}", is_error=True)
+        return ToolReply(unfenced(f"{text}\n\n{_where(session)}"), is_error=True)
 
 
 def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any]:

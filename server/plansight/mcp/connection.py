@@ -18,6 +18,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from plansight import __version__
+from plansight.core.fences import unfenced
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
 from plansight.mcp.replies import ToolReply, store_fault_text
 from plansight.mcp.resources import (
@@ -281,7 +282,10 @@ class PlanConnection:
         return types.ReadResourceResult(
             contents=[
                 types.TextResourceContents(
-                    uri=params.uri, mime_type=MARKDOWN, text=text or EMPTY_MARKDOWN
+                    # An agent reads it: its plan text cannot open or close a fence.
+                    uri=params.uri,
+                    mime_type=MARKDOWN,
+                    text=unfenced(text) or EMPTY_MARKDOWN,
                 )
             ]
         )

@@ -34,6 +34,13 @@ def plan_let_go(version: int) -> int | None:
     return version - HISTORY_KEPT - 1 if version > HISTORY_KEPT + 1 else None
 
 
+def history_lists(version: int, head: int) -> bool:
+    """Whether `history` lists `version` of a session at version `head` (the newest
+    HISTORY_KEPT changes): what `restore` may bring back. The plan of the change before
+    the oldest listed one is kept too, but only to tell that change in words."""
+    return max(1, head - HISTORY_KEPT + 1) <= version <= head
+
+
 def history_limit(limit: int) -> int:
     """How many changes `history` may list."""
     return min(limit, HISTORY_KEPT)
