@@ -158,11 +158,9 @@ def handle(
 def warm_up() -> None:
     """Load what the events that touch the store need (`plansight hook-daemon` does it
     before it listens; one event in its own process loads only what it needs)."""
-    import plansight.context_round
-    import plansight.hook.files
-    import plansight.hook.store
-    import plansight.service
-    import plansight.store.sqlite  # noqa: F401
+    from plansight.store import load_backends
+
+    load_backends()
 
 
 def _session_name(agent: Agent, session_id: str) -> str:

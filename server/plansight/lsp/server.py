@@ -178,7 +178,7 @@ class PlansightServer(LanguageServer):
     def encoded_state(self, session: str) -> tuple[int, bytes]:
         """The session's TodoState (what `get` answers) and its version, encoded once per
         version."""
-        plan = self.require_service().store.load(session)
+        plan = self.require_service().load(session)
         data = self.states.cached(plan)
         if data is None:
             # An unknown session's empty state is not kept: reading names grows nothing.

@@ -5,36 +5,76 @@ only ever shown as `postgresql://user:****@host:port/db`."""
 from __future__ import annotations
 
 import os
-from urllib.parse import urlsplit, urlunsplit
+import re
 
 from plansight.paths import resolve_store_path
 
 URL_SCHEMES = ("postgresql://", "postgres://")
+
+# Any `scheme://`: a URL, never a file name (`mysql://...`, or `postgresql:/...` typed
+# with one slash, would otherwise become a folder named after it, password and all).
+_ANY_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
+# A `password=` setting of a libpq conninfo string or of a URL's query, quoted or not.
+_PASSWORD_SETTING = re.compile(r"(password\s*=\s*)('(?:\\.|[^'\\])*'?|[^\s&]*)", re.IGNORECASE)
 
 
 def is_postgres_url(location: str) -> bool:
     return location.lower().startswith(URL_SCHEMES)
 
 
+def is_url(location: str) -> bool:
+    """Whether `location` is written as a URL (of any scheme), not as a file path."""
+    return bool(_ANY_URL.match(location))
+
+
 def redact_url(url: str) -> str:
-    """The URL without its secrets: the password becomes `****`, the query goes."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            auth, host = netloc.rsplit("@", 1)
-            user = auth.split(":", 1)[0]
-            netloc = f"{user}:****@{host}" if ":" in auth else f"{user}@{host}"
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-    except ValueError:
-        # Not even a URL we can take apart: show only what kind of place it is.
-        return url.split(":", 1)[0] + "://****"
+    """The URL without its secrets: the password becomes `****`, the query goes.
+
+    libpq reads the user and password up to the first `@` before any `/`, and takes `?`,
+    `#` (and, in a password it fails to parse, `/` and `@`) as part of it; splitting as a
+    web URL would show part of such a password. So everything before the URL's last `@`
+    is taken for credentials: at worst more is hidden than had to be, never less."""
+    scheme, found, rest = url.partition("://")
+    if not found:
+        return redact_settings(url)
+    credentials, at, place = rest.rpartition("@")
+    shown_user = ""
+    if at:
+        user, colon, _ = credentials.partition(":")
+        # A `/`, `?` or `=` in the user name is a sign the `@` was not the userinfo's end.
+        if user and not any(mark in user for mark in "/?#="):
+            shown_user = f"{user}:****@" if colon else f"{user}@"
+        else:
+            shown_user = "****@"
+    # The query may hold a password, key file paths, socket folders: never shown.
+    place = place.split("?", 1)[0].split("#", 1)[0]
+    return f"{scheme}://{shown_user}{place}"
+
+
+def redact_settings(text: str) -> str:
+    """`text` with the value of every `password=` setting (a conninfo string, a URL's
+    query) replaced by `****`."""
+    return _PASSWORD_SETTING.sub(lambda match: match.group(1) + "****", text)
+
+
+_URL_IN_TEXT = re.compile(r"postgres(?:ql)?://\S+", re.IGNORECASE)
+
+
+def redact_text(text: str) -> str:
+    """`text` (a message that may quote a location) with every PostgreSQL URL redacted
+    and every `password=` setting hidden."""
+    return redact_settings(_URL_IN_TEXT.sub(lambda match: redact_url(match.group(0)), text))
+
+
+def shown_location(location: str) -> str:
+    """A store's location as it may be printed or logged: a URL redacted, a path as it is."""
+    return redact_url(location) if is_url(location) or "://" in location else location
 
 
 def store_location(explicit: str | None, root: str | os.PathLike[str] | None) -> str:
-    """As `resolve_store_path`, except that a `postgresql://` URL is kept as it is."""
+    """As `resolve_store_path`, except that a URL is kept as it is (never made a path)."""
     for given in (explicit, os.environ.get("PLANSIGHT_DB")):
-        if given and is_postgres_url(given):
+        if given and is_url(given):
             return given
         if given:
             break

@@ -71,6 +71,27 @@ _INSERT_EVENT = (
 _READ = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 
+# NOTIFY refuses a payload of 8000 bytes or more (PostgreSQL's default block size).
+NOTIFY_PAYLOAD_BYTES = 8000
+
+
+def prune_payloads(names: list[str], writer: str) -> list[str]:
+    """The `didPrune` NOTIFY payloads for `names`: as many names each as fit under the
+    payload limit, measured in bytes as sent (a name of 200 emoji escapes to 2400)."""
+    payloads: list[str] = []
+    batch: list[str] = []
+    for name in names:
+        candidate = json.dumps({"pruned": [*batch, name], "w": writer})
+        if batch and len(candidate.encode("utf-8")) >= NOTIFY_PAYLOAD_BYTES:
+            payloads.append(json.dumps({"pruned": batch, "w": writer}))
+            batch = [name]
+        else:
+            batch.append(name)
+    if batch:
+        payloads.append(json.dumps({"pruned": batch, "w": writer}))
+    return payloads
+
+
 def channel_of(workspace: str) -> str:
     """A NOTIFY channel per workspace (an identifier: at most 63 bytes, so a digest)."""
     return "plansight_" + hashlib.sha256(workspace.encode("utf-8")).hexdigest()[:24]
@@ -393,15 +414,22 @@ class PostgresStore:
             db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
         return self._prune(db, max_sessions, keep=session) if new else []
 
-    def _prune(self, db: Any, max_sessions: int, keep: str) -> list[str]:
-        """Keep the workspace's `max_sessions` most recently updated sessions."""
+    def _prune(self, db: Any, max_sessions: int, keep: str | None) -> list[str]:
+        """Keep the workspace's `max_sessions` most recently updated sessions (`keep`, the
+        one being written, among them)."""
         doomed = [
             row[0]
             for row in db.execute(
                 "DELETE FROM plansight_sessions WHERE workspace = %s AND name IN ("
-                "SELECT name FROM plansight_sessions WHERE workspace = %s AND name != %s "
+                "SELECT name FROM plansight_sessions WHERE workspace = %s "
+                "AND name IS DISTINCT FROM %s "
                 "ORDER BY updated_at DESC, name OFFSET %s) RETURNING name",
-                (self.workspace, self.workspace, keep, max(max_sessions - 1, 0)),
+                (
+                    self.workspace,
+                    self.workspace,
+                    keep,
+                    max(max_sessions - (1 if keep is not None else 0), 0),
+                ),
             )
         ]
         if doomed:
@@ -409,12 +437,20 @@ class PostgresStore:
                 "DELETE FROM plansight_context WHERE workspace = %s AND session = ANY(%s)",
                 (self.workspace, doomed),
             )
-            # Watchers elsewhere tell their clients (`didPrune`). A NOTIFY payload holds
-            # 8000 bytes and a name up to 1200 (200 escaped characters): five a payload.
-            for start in range(0, len(doomed), 5):
-                payload = json.dumps({"pruned": doomed[start : start + 5], "w": self.writer})
+            # Watchers elsewhere tell their clients (`didPrune`): a hint only, they read
+            # which sessions are gone from the table.
+            for payload in prune_payloads(doomed, self.writer):
                 db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
             log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+        return doomed
+
+    def keep_newest(self, max_sessions: int) -> list[str]:
+        """Prune the workspace down to its `max_sessions` updated last (after sessions
+        were copied in with their own times: `plansight migrate`); returns the pruned."""
+        with self._transaction() as db:
+            doomed = self._prune(db, max_sessions, keep=None)
+        for name in doomed:
+            self._gone(name)
         return doomed
 
     # ------------------------------------------------------------ context rounds
