@@ -158,6 +158,10 @@ def handle(
 def warm_up() -> None:
     """Load what the events that touch the store need (`plansight hook-daemon` does it
     before it listens; one event in its own process loads only what it needs)."""
+    import plansight.context_round
+    import plansight.hook.files
+    import plansight.hook.store
+    import plansight.service  # noqa: F401
     from plansight.store import load_backends
 
     load_backends()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from plansight.store.base import ChangeEvent, ChangeNotice, SessionEdit, TodoStore
 from plansight.store.errors import StoreError, StoreFault
-from plansight.store.location import is_postgres_url, is_url, redact_url
+from plansight.store.location import is_postgres_url, is_url
 
 
 def open_store(
@@ -28,8 +28,8 @@ def open_store(
         if not is_postgres_url(given):
             raise StoreError(
                 "unavailable",
-                advice=f"{redact_url(given)} is not a plan store: "
-                "give a file path or a postgresql:// URL",
+                advice=f"a location written as a URL ({given.split(':', 1)[0]}:) is not a "
+                "plan store: give a file path or a postgresql:// URL",
             )
         from plansight.paths import workspace_root
         from plansight.store.postgres import PostgresStore

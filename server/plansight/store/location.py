@@ -14,6 +14,8 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 # Any `scheme://`: a URL, never a file name (`mysql://...`, or `postgresql:/...` typed
 # with one slash, would otherwise become a folder named after it, password and all).
 _ANY_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
+# A URL's scheme with its slashes (`postgresql://`, or `postgresql:/` mistyped), and the rest.
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:/*)(.*)$", re.DOTALL)
 # A `password=` setting of a libpq conninfo string or of a URL's query, quoted or not.
 _PASSWORD_SETTING = re.compile(r"(password\s*=\s*)('(?:\\.|[^'\\])*'?|[^\s&]*)", re.IGNORECASE)
 
@@ -30,25 +32,40 @@ def is_url(location: str) -> bool:
 def redact_url(url: str) -> str:
     """The URL without its secrets: the password becomes `****`, the query goes.
 
-    libpq reads the user and password up to the first `@` before any `/`, and takes `?`,
-    `#` (and, in a password it fails to parse, `/` and `@`) as part of it; splitting as a
-    web URL would show part of such a password. So everything before the URL's last `@`
-    is taken for credentials: at worst more is hidden than had to be, never less."""
-    scheme, found, rest = url.partition("://")
-    if not found:
+    Read as libpq reads it: the user and password run to the first `@` met before any
+    `/`, so `?` and `#` belong to a password (splitting as a web URL shows part of it).
+    A password libpq cannot parse is hidden all the same: one holding `/` (the last `@`
+    before the query ends it), or `@` (an `@` left in the host part)."""
+    written = _SCHEME.match(url)
+    if written is None:
         return redact_settings(url)
-    credentials, at, place = rest.rpartition("@")
+    scheme, rest = written.group(1), written.group(2)
+    end = _credentials_end(rest)
     shown_user = ""
-    if at:
-        user, colon, _ = credentials.partition(":")
+    if end >= 0:
+        user, colon, _ = rest[:end].partition(":")
         # A `/`, `?` or `=` in the user name is a sign the `@` was not the userinfo's end.
         if user and not any(mark in user for mark in "/?#="):
             shown_user = f"{user}:****@" if colon else f"{user}@"
         else:
             shown_user = "****@"
     # The query may hold a password, key file paths, socket folders: never shown.
-    place = place.split("?", 1)[0].split("#", 1)[0]
-    return f"{scheme}://{shown_user}{place}"
+    place = rest[end + 1 :].split("?", 1)[0].split("#", 1)[0]
+    return f"{scheme}{shown_user}{place}"
+
+
+def _credentials_end(rest: str) -> int:
+    """Where the user and password of a URL (after `scheme://`) end: the `@`, else -1."""
+    first = re.search(r"[@/]", rest)
+    if first is not None and first.group() == "@":
+        end = first.start()
+    else:
+        end = rest.split("?", 1)[0].rfind("@")
+    if end >= 0:
+        host = re.split(r"[/?]", rest[end + 1 :], maxsplit=1)[0]
+        if "@" in host:
+            end += 1 + host.rfind("@")
+    return end
 
 
 def redact_settings(text: str) -> str:
@@ -68,7 +85,7 @@ def redact_text(text: str) -> str:
 
 def shown_location(location: str) -> str:
     """A store's location as it may be printed or logged: a URL redacted, a path as it is."""
-    return redact_url(location) if is_url(location) or "://" in location else location
+    return redact_url(location) if is_url(location) else location
 
 
 def store_location(explicit: str | None, root: str | os.PathLike[str] | None) -> str:
