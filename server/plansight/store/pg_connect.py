@@ -79,6 +79,13 @@ def why(exc: Exception) -> str:
         return "the user lacks the rights on Plansight's tables"
     if psycopg is not None and isinstance(exc, errors.AdminShutdown):
         return "the database server is shutting down or restarting"
+    sqlstate = getattr(exc, "sqlstate", None)
+    if sqlstate:
+        # The server answered and refused a statement: it was reached. Its class and code
+        # say which (the message itself may quote a session name or other data).
+        return (
+            f"the database server refused a statement ({type(exc).__name__}, SQLSTATE {sqlstate})"
+        )
     return "the database server cannot be reached"
 
 

@@ -109,7 +109,11 @@ class PostgresStore:
         self._kept = KeptSessions()  # the sessions used last (a bounded cache, not the store)
         self._listener: ChangeListener | None = None
         self._seen: dict[str, int] = {}  # session -> newest version pushed or ours
-        self._due: dict[str, int] = {}  # session -> version notified, not yet reported
+        self._born: dict[str, str] = {}  # session -> its row's created_at, when read
+        self._committed: dict[str, int] = {}  # session -> the version we committed last
+        # Sessions to read from the tables: a NOTIFY is a hint (any role that can connect
+        # can send one), never a version or a prune taken on trust.
+        self._due: set[str] = set()
         self._watching = False
         self._catch_up = False  # the listener came back: compare versions before NOTIFYs
         self._pruned: list[str] = []  # sessions gone since the last `pruned` call
@@ -342,6 +346,8 @@ class PostgresStore:
             self._kept.forget(session)
             raise
         self._kept.keep(copy)
+        if edit.event is not None:
+            self._committed[session] = copy.plan.version
         for name in doomed:
             self._gone(name)
 
@@ -538,7 +544,9 @@ class PostgresStore:
         if self._listener is None:
             self._listener = ChangeListener(self.url, self.channel, self.path)
         self._listener.open()  # LISTEN first, then read versions: nothing falls between
-        self._seen = self._versions()
+        heads = self._heads()
+        self._seen = {session: version for session, (version, _) in heads.items()}
+        self._born = {session: born for session, (_, born) in heads.items()}
         self._due.clear()
         self._pruned.clear()
         self._watching = True
@@ -556,7 +564,7 @@ class PostgresStore:
 
     def poll(self) -> list[ChangeNotice]:
         """Changes other processes committed since the last poll (read as committed from
-        the event log), oldest first. After a reconnect, what was missed while away."""
+        the tables), oldest first. After a reconnect, what was missed while away."""
         listener = self._listener
         if listener is None:
             return []
@@ -565,39 +573,49 @@ class PostgresStore:
                 return []
             self._catch_up = True
         if self._catch_up:
-            # Whatever committed while we were away has no NOTIFY left: compare versions.
-            versions = self._versions()
+            # Whatever committed while we were away has no NOTIFY left: compare the heads.
+            # A session may have been pruned and made again meanwhile, with a version
+            # below the one pushed before: `_report` tells it apart by its row.
+            heads = self._heads()
             self._catch_up = False
-            for session in [s for s in self._seen if s not in versions]:
+            for session in [s for s in self._seen if s not in heads]:
                 self._gone(session)
-            for session, version in versions.items():
-                if version > self._seen.get(session, 0):
-                    self._due[session] = max(version, self._due.get(session, 0))
+            for session, (version, born) in heads.items():
+                if version != self._seen.get(session) or self._born.get(session, born) != born:
+                    self._due.add(session)
         for payload in listener.drain():
             self._notified(payload)
         return self._report()
 
     def _notified(self, payload: dict[str, Any]) -> None:
-        mine = payload.get("w") == self.writer
-        if isinstance(payload.get("pruned"), list):
-            if not mine:  # our own prunes were counted when they committed
-                for session in payload["pruned"]:
-                    self._gone(str(session))
+        """A NOTIFY: which sessions to read again. Its version and its prunes are hints
+        (the channel is open to every role of the database): the tables say what is so."""
+        pruned = payload.get("pruned")
+        if isinstance(pruned, list):
+            # Our own prunes were counted when they committed (`_seen` no longer has them).
+            self._due.update(
+                name for name in pruned if isinstance(name, str) and name in self._seen
+            )
             return
-        try:
-            session, version = str(payload["s"]), int(payload["v"])
-        except (KeyError, TypeError, ValueError):
-            return  # not one of ours: the channel is public to the database's users
-        if version <= self._seen.get(session, 0):
+        session, version = payload.get("s"), payload.get("v")
+        if not isinstance(session, str) or not isinstance(version, int):
+            return  # not one of ours
+        if version <= self._seen.get(session, 0) and session not in self._due:
+            # Old news, or a session made again with lower versions: its row says which.
+            if self._seen.get(session) is not None and version < self._seen[session]:
+                self._due.add(session)
             return
-        if mine and session not in self._due:
-            self._seen[session] = version
+        ours = payload.get("w") == self.writer and self._committed.get(session) == version
+        if ours and session not in self._due:
+            self._seen[session] = version  # our own commit: nothing to read, nothing to push
         else:  # read with the others' changes before it; our own are left out there
-            self._due[session] = max(version, self._due.get(session, 0))
+            self._due.add(session)
 
     def _gone(self, session: str) -> None:
         self._seen.pop(session, None)
-        self._due.pop(session, None)
+        self._born.pop(session, None)
+        self._committed.pop(session, None)
+        self._due.discard(session)
         self._kept.forget(session)
         if self._watching:
             self._pruned.append(session)
@@ -608,42 +626,68 @@ class PostgresStore:
         return pruned
 
     def _report(self) -> list[ChangeNotice]:
-        """Read the changes notified (or found on reconnect) from the event log, oldest
-        first, leaving out our own."""
+        """Read each session due from the tables: its head (gone, made again, or moved on)
+        and the changes since the version pushed last, oldest first, leaving out our own."""
         if not self._due:
             return []
         notices: list[ChangeNotice] = []
         try:
             db = self._connection()
-            for session, version in list(self._due.items()):
-                for number, origin, completed, removed, writer in db.execute(
-                    "SELECT version, origin, completed, removed, writer FROM plansight_events "
-                    "WHERE workspace = %s AND session = %s AND version > %s AND version <= %s "
-                    "ORDER BY version",
-                    (self.workspace, session, self._seen.get(session, 0), version),
-                ):
-                    if writer != self.writer:
-                        notices.append(rows.notice_of(session, number, origin, completed, removed))
-                self._seen[session] = max(version, self._seen.get(session, 0))
-                del self._due[session]
+            for session in sorted(self._due):
+                notices += self._read_news(db, session)
         except Exception as exc:
-            # What is left in `_due` is reported once the database answers again.
+            # What is left in `_due` is read once the database answers again.
             log.warning("cannot read the changes to push: %s", self._failed(exc))
         return notices
 
-    def _versions(self) -> dict[str, int]:
+    def _read_news(self, db: Any, session: str) -> list[ChangeNotice]:
+        key = (self.workspace, session)
+        head = db.execute(
+            "SELECT version, created_at FROM plansight_sessions WHERE workspace = %s "
+            "AND name = %s AND version > 0",
+            key,
+        ).fetchone()
+        seen = self._seen.get(session)
+        if head is None:  # pruned (or never was: a forged hint)
+            if seen is not None:
+                self._gone(session)
+            self._due.discard(session)
+            return []
+        version, born = int(head[0]), str(head[1])
+        if seen is not None and (version < seen or self._born.get(session, born) != born):
+            # Pruned and made again: editors drop the old one before they get the new.
+            self._gone(session)
+            seen = None
+        notices = [
+            rows.notice_of(session, number, origin, completed, removed)
+            for number, origin, completed, removed, writer in db.execute(
+                "SELECT version, origin, completed, removed, writer FROM plansight_events "
+                "WHERE workspace = %s AND session = %s AND version > %s AND version <= %s "
+                "ORDER BY version",
+                (*key, seen or 0, version),
+            )
+            if writer != self.writer
+        ]
+        self._seen[session] = max(version, seen or 0)
+        self._born[session] = born
+        self._due.discard(session)
+        return notices
+
+    def _heads(self) -> dict[str, tuple[int, str]]:
+        """Each session of the workspace: its version and when its row was made."""
         try:
             found = (
                 self._connection()
                 .execute(
-                    "SELECT name, version FROM plansight_sessions WHERE workspace = %s",
+                    "SELECT name, version, created_at FROM plansight_sessions "
+                    "WHERE workspace = %s AND version > 0",
                     (self.workspace,),
                 )
                 .fetchall()
             )
         except Exception as exc:
             raise self._failed(exc) from None
-        return {name: int(version) for name, version in found}
+        return {name: (int(version), str(born)) for name, version, born in found}
 
     # ------------------------------------------------------------ copying in
 
