@@ -78,3 +78,17 @@ def test_the_hook_writes_to_the_team_store_and_tells_the_persons_edit(
     assert "gave up" not in log and "failed" not in log, log
     if warm:
         assert " by=warm " in log, log
+
+
+def test_an_unreachable_team_store_is_logged_without_its_password(
+    machine: Replay, tmp_path: Path
+) -> None:
+    url = f"postgresql://alice:pa?ss@/plans?host={tmp_path / 'no-server-here'}"
+    machine.extra_env.update(PLANSIGHT_DB=url, PLANSIGHT_HOOK_DAEMON="0")
+    machine.replay("claude-code", "UserPromptSubmit")
+    assert machine.replay("claude-code", "PostToolUse-TaskCreate-1") == {}
+    log = machine.log()
+    assert "gave up: the store is unavailable" in log, log
+    assert "postgresql://alice:****@/plans" in log
+    assert "pa?ss" not in log and "ss@" not in log
+    assert files_under(machine.project) == ["app.py"]

@@ -20,8 +20,8 @@ def open_store(
     """The store at `location`, as every face opens it (the one place that turns a path
     or URL into a store): a `postgresql://` URL (sessions scoped to `workspace`, else the
     key derived from `root`, see `workspace_key`) or a SQLite file (nothing created until
-    the first change). `busy_seconds`: how long a SQLite store waits for another
-    process's lock (an agent's hook waits less than an editor). StoreError when it cannot
+    the first change). `busy_seconds`: how long to wait for another process's lock (and
+    for a database server to answer): an agent's hook waits less than an editor. StoreError when it cannot
     be used; a URL of another kind is refused, never made a file of that name."""
     given = os.fspath(location)
     if is_url(given):
@@ -36,7 +36,7 @@ def open_store(
         from plansight.store.workspace import workspace_key
 
         folder = Path(root) if root is not None else workspace_root()
-        return PostgresStore(given, workspace_key(folder, workspace))
+        return PostgresStore(given, workspace_key(folder, workspace), busy_seconds)
     from plansight.store.sqlite import SqliteStore
 
     if busy_seconds is None:

@@ -26,7 +26,7 @@ from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent, Pending
 from plansight.store.errors import StoreError
 from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.location import redact_url
-from plansight.store.pg_connect import LOCK_TIMEOUT, connect, require_driver, translate
+from plansight.store.pg_connect import connect, lock_timeout, require_driver, translate
 from plansight.store.pg_listen import ChangeListener
 from plansight.store.pg_schema import NewerSchema, migrate
 from plansight.store.rules import (
@@ -98,8 +98,12 @@ def channel_of(workspace: str) -> str:
 
 
 class PostgresStore:
-    def __init__(self, url: str, workspace: str) -> None:
+    def __init__(self, url: str, workspace: str, wait_seconds: float | None = None) -> None:
+        """`wait_seconds`: how long to wait for the server and for another writer's lock
+        (default: 10 s each; an agent's hook waits less)."""
         require_driver()
+        self._wait_seconds = wait_seconds
+        self._lock_timeout = lock_timeout(wait_seconds)
         self.path = redact_url(url)  # where the store is, as it may be shown or logged
         self.url = url
         self.workspace = workspace
@@ -143,7 +147,7 @@ class PostgresStore:
             with suppress(Exception):
                 self._db.close()
         if self._db is None or self._db.closed:
-            self._db = connect(self.url)
+            self._db = connect(self.url, self._wait_seconds)
         return self._db
 
     def _failed(self, exc: Exception) -> StoreError:
@@ -163,7 +167,7 @@ class PostgresStore:
         try:
             with db.pipeline():
                 db.execute(begin)
-                db.execute(LOCK_TIMEOUT)
+                db.execute(self._lock_timeout)
         except Exception as exc:
             raise self._failed(exc) from None
         with self._rolling_back(db):
@@ -356,7 +360,7 @@ class PostgresStore:
         writer of the same new session waits on it as on any other row."""
         with db.pipeline():  # BEGIN goes with the reads
             db.execute("BEGIN")
-            db.execute(LOCK_TIMEOUT)
+            db.execute(self._lock_timeout)
             copy = self._read(db, session, lock=True)
         if copy.plan.version > 0:
             return copy, False
