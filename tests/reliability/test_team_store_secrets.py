@@ -101,7 +101,11 @@ def test_the_cli_error_never_shows_a_password_libpq_would_parse(tmp_path: Path) 
 
 @pytest.mark.parametrize(
     "location",
-    ["postgresql:/alice:secret@db.example/plans", "mysql://alice:secret@db.example/plans"],
+    [
+        "postgresql:/alice:secret@db.example/plans",
+        "mysql://alice:secret@db.example/plans",
+        "host=db.example dbname=plans password=secret",
+    ],
 )
 def test_a_url_the_store_cannot_use_is_refused_never_made_a_file(
     location: str, tmp_path: Path

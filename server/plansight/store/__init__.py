@@ -28,8 +28,8 @@ def open_store(
         if not is_postgres_url(given):
             raise StoreError(
                 "unavailable",
-                advice=f"a location written as a URL ({given.split(':', 1)[0]}:) is not a "
-                "plan store: give a file path or a postgresql:// URL",
+                advice=f"a location written as {_kind_of(given)} is not a plan store: "
+                "give a file path or a postgresql:// URL",
             )
         from plansight.paths import workspace_root
         from plansight.store.postgres import PostgresStore
@@ -42,6 +42,13 @@ def open_store(
     if busy_seconds is None:
         return SqliteStore(given)
     return SqliteStore(given, busy_seconds)
+
+
+def _kind_of(location: str) -> str:
+    """What a refused location looks like, without repeating any of its secrets."""
+    if "://" in location or ":/" in location:
+        return f"a URL ({location.split(':', 1)[0]}:)"
+    return "a connection string"
 
 
 def load_backends() -> None:

@@ -24,9 +24,16 @@ def is_postgres_url(location: str) -> bool:
     return location.lower().startswith(URL_SCHEMES)
 
 
+# A libpq conninfo string (`host=db dbname=plans password=...`): its first setting.
+_CONNINFO = re.compile(
+    r"^\s*(host|hostaddr|port|dbname|user|password|passfile|service|sslmode)\s*=", re.IGNORECASE
+)
+
+
 def is_url(location: str) -> bool:
-    """Whether `location` is written as a URL (of any scheme), not as a file path."""
-    return bool(_ANY_URL.match(location))
+    """Whether `location` is written as a URL (of any scheme) or as a libpq conninfo
+    string, not as a file path: never made a file of that name."""
+    return bool(_ANY_URL.match(location) or _CONNINFO.match(location))
 
 
 def redact_url(url: str) -> str:
@@ -37,7 +44,7 @@ def redact_url(url: str) -> str:
     A password libpq cannot parse is hidden all the same: one holding `/` (the last `@`
     before the query ends it), or `@` (an `@` left in the host part)."""
     written = _SCHEME.match(url)
-    if written is None:
+    if written is None or _CONNINFO.match(url):
         return redact_settings(url)
     scheme, rest = written.group(1), written.group(2)
     end = _credentials_end(rest)
