@@ -106,3 +106,77 @@ def test_imports_only_point_down() -> None:
 def test_the_contract_is_at_the_bottom() -> None:
     for path in (PACKAGE / "protocol").rglob("*.py"):
         assert imported_parts(path) <= {"protocol"}, path.name
+
+
+# The faces and the store's modules they may import: the opener and the interface (errors,
+# types, how a location is written and shown). A backend's module is the store's own.
+FACES = ("lsp", "mcp", "hook", "cli", "setup")
+STORE_FOR_FACES = {
+    "plansight.store",
+    "plansight.store.base",
+    "plansight.store.errors",
+    "plansight.store.location",
+}
+
+
+def imported_modules(path: Path) -> set[str]:
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.add(node.module)
+            # `from plansight.store import sqlite` names a module too.
+            modules.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+    return modules
+
+
+def face_files() -> list[Path]:
+    return sorted(path for face in FACES for path in (PACKAGE / face).rglob("*.py"))
+
+
+def backend_imports(path: Path) -> list[str]:
+    store_modules = {name for name in imported_modules(path) if name.startswith("plansight.store.")}
+    known = {f"plansight.store.{p.stem}" for p in (PACKAGE / "store").glob("*.py")}
+    return sorted((store_modules & known) - STORE_FOR_FACES)
+
+
+def service_store_reaches(path: Path) -> list[int]:
+    """Lines where a face reaches through a service into its store (`service.store`)."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute)
+        and node.attr == "store"
+        and "service" in ast.unparse(node.value)
+    )
+
+
+def test_faces_open_stores_only_through_open_store() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for path in face_files()
+        for module in backend_imports(path)
+    ]
+    assert not wrong, "faces importing a store backend:\n" + "\n".join(wrong)
+
+
+def test_faces_reach_the_store_only_through_the_service() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{line}"
+        for path in face_files()
+        for line in service_store_reaches(path)
+    ]
+    assert not wrong, "faces reaching into service.store:\n" + "\n".join(wrong)
+
+
+def test_the_face_checks_catch_what_they_look_for(tmp_path: Path) -> None:
+    face = tmp_path / "face.py"
+    face.write_text(
+        "from plansight.store.sqlite import SqliteStore\n"
+        "from plansight.store import postgres\n"
+        "def f(service):\n    return service.store.load('s')\n",
+        encoding="utf-8",
+    )
+    assert backend_imports(face) == ["plansight.store.postgres", "plansight.store.sqlite"]
+    assert service_store_reaches(face) == [4]

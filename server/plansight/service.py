@@ -11,8 +11,9 @@ from operator import attrgetter
 from typing import Any
 
 from plansight.agents import read_payload
-from plansight.context_round import context_round
+from plansight.context_round import context_round, person_changes
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
+from plansight.core.context import ContextText
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.fences import unfenced
 from plansight.core.importing import replace_from_markdown
@@ -46,7 +47,8 @@ from plansight.protocol.requests import (
 from plansight.protocol.shape import WireShape
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
-from plansight.store.base import KEPT_SESSIONS, ChangeEvent, SessionEdit, TodoStore
+from plansight.store.base import KEPT_SESSIONS, ChangeEvent, SessionEdit, SessionSummary, TodoStore
+from plansight.store.copying import CopyReport, copy_sessions
 from plansight.store.rules import history_lists
 from plansight.wire import Json, change_json, session_info_json, state_json
 
@@ -96,7 +98,39 @@ class PlanService:
         self.settings = settings or Settings()
         self.kept_sessions = kept_sessions  # a property of the store, not of a client
 
+    # ------------------------------------------------------------ the store
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as it may be shown (a URL without its password)."""
+        return self.store.path
+
+    def close(self) -> None:
+        self.store.close()
+
+    def copy_into(self, target: PlanService) -> CopyReport:
+        """Copy every session of this store, with its history, into `target`, a team store
+        (`plansight migrate`); the target then keeps its `kept_sessions` updated last."""
+        return copy_sessions(self.store, target.store, target.kept_sessions)
+
     # ------------------------------------------------------------ reads
+
+    def load(self, session: str) -> Plan:
+        """The session as committed (empty at version 0 when unknown). Do not mutate it."""
+        return self.store.load(session)
+
+    def summaries(self) -> list[SessionSummary]:
+        """Every session in brief, most recently updated first."""
+        return self.store.summaries()
+
+    def person_changes(self, session: str) -> tuple[int, list[str]]:
+        """One more context round: its count and what a person changed since the last."""
+        return person_changes(self.store, session)
+
+    def context_round(self, session: str, full: bool = False) -> tuple[ContextText, list[str]]:
+        """The context text (with the service's reminder setting; `full`: the whole list)
+        and the lines of what a person changed, once: one counted round."""
+        return context_round(self.store, session, self.settings.reminder_after_rounds, full)
 
     def get(self, params: GetParams) -> Json:
         return state_json(self.store.load(params.session))

@@ -216,7 +216,8 @@ export class PlansightClient implements vscode.Disposable {
     return () =>
       new Promise<ChildProcess>((resolve, reject) => {
         // cwd is the workspace folder: the server's default store depends on it.
-        const child = spawn(server.command, [...server.args], { cwd, env: process.env, stdio: 'pipe' });
+        // The store setting goes in the environment, which only this user can read.
+        const child = spawn(server.command, [...server.args], { cwd, env: { ...process.env, ...server.env }, stdio: 'pipe' });
         // languageclient copies stderr into the output channel; keep the end for the error message.
         child.stderr.on('data', (chunk: Buffer) => {
           this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);

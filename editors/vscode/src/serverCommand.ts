@@ -10,13 +10,16 @@ export interface ServerSettings {
   readonly command: string;
   /** `plansight.server.python`: an interpreter with the plansight package, or empty. */
   readonly python: string;
-  /** `plansight.store.path`: passed as `--db` when not empty. */
+  /** `plansight.store.path`: passed as `PLANSIGHT_DB` when not empty (never on the command
+   * line, which every user of the machine sees in `ps`: a team store's URL holds a password). */
   readonly storePath: string;
 }
 
 export interface ServerCommand {
   readonly command: string;
   readonly args: readonly string[];
+  /** Added to the extension host's environment for the server. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface Lookup {
@@ -32,19 +35,20 @@ export type Resolution = { readonly ok: true; readonly server: ServerCommand } |
 
 export function resolveServerCommand(settings: ServerSettings, lookup: Lookup): Resolution {
   const store = settings.storePath.trim();
-  const serveArgs = ['serve', ...(store === '' ? [] : ['--db', expandHome(store)])];
+  const serveArgs = ['serve'];
+  const env = store === '' ? {} : { env: { PLANSIGHT_DB: expandHome(store) } };
   const command = settings.command.trim();
   if (command !== '') {
     const found = findExecutable(command, lookup);
     if (found !== undefined) {
-      return { ok: true, server: { command: found, args: serveArgs } };
+      return { ok: true, server: { command: found, args: serveArgs, ...env } };
     }
   }
   const python = settings.python.trim();
   if (python !== '') {
     const found = findExecutable(python, lookup);
     if (found !== undefined) {
-      return { ok: true, server: { command: found, args: ['-m', 'plansight', ...serveArgs] } };
+      return { ok: true, server: { command: found, args: ['-m', 'plansight', ...serveArgs], ...env } };
     }
     return { ok: false, reason: `the Python interpreter "${python}" (plansight.server.python) was not found` };
   }

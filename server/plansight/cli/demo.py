@@ -109,7 +109,7 @@ def play(db_path: Path, step_seconds: float, done: threading.Event) -> None:
             service.apply(ApplyParams.validate({"session": SESSION, "ops": ops}), {"ops": ops})
         time.sleep(max(step_seconds, 0.3))  # let the last frame be seen
     finally:
-        service.store.close()
+        service.close()
         done.set()
 
 
@@ -129,7 +129,7 @@ def run_demo(console: Console, fast: bool = False) -> int:
             watch(viewer, SESSION, console, stop=done)
         finally:
             agent.join(timeout=5)
-            viewer.store.close()
+            viewer.close()
         console.print()
         console.print("[dim]Run `plansight watch` in a project to follow your own agent's plan.[/]")
     return 0

@@ -28,7 +28,7 @@ def pick_session(service: PlanService, wanted: str | None) -> str | None:
     """The named session, else the one updated last (None while the store is empty)."""
     if wanted:
         return wanted
-    sessions = service.store.summaries()
+    sessions = service.summaries()
     return sessions[0].session if sessions else None
 
 

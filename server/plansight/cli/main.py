@@ -272,9 +272,9 @@ def _service(args: argparse.Namespace) -> Any:
     from plansight.store import open_store
     from plansight.store.location import store_location
 
-    store = open_store(store_location(args.db, None), None, args.workspace)
-    _opened.append(store)
-    return PlanService(store)
+    service = PlanService(open_store(store_location(args.db, None), None, args.workspace))
+    _opened.append(service)
+    return service
 
 
 def _close_stores() -> None:
@@ -334,7 +334,7 @@ def _require_session(service: Any, args: argparse.Namespace) -> str:
     name = pick_session(service, args.session)
     if name is None:
         return args.session or "default"
-    known = [s.session for s in service.store.summaries()]
+    known = [s.session for s in service.summaries()]
     if args.session and name not in known:
         listed = ", ".join(f'"{s}"' for s in known) if known else "none yet"
         raise BadInput(f'no session named "{name}" in this store; its sessions: {listed}')
@@ -509,10 +509,11 @@ def _undo(args: argparse.Namespace) -> int:
 
 
 def _store_path(args: argparse.Namespace) -> int:
-    """The store `serve` opens for the same `--db` and root: one rule, in `paths`."""
-    from plansight.paths import resolve_store_path
+    """The store `serve` opens for the same `--db` and root: one rule, `store_location`
+    (a team store's URL is printed without its password)."""
+    from plansight.store.location import shown_location, store_location
 
-    print(resolve_store_path(args.db, args.root))
+    print(shown_location(store_location(args.db, args.root)))
     return EXIT_OK
 
 
@@ -531,28 +532,30 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _migrate(args: argparse.Namespace) -> int:
     from plansight.paths import workspace_root
-    from plansight.store.copying import copy_sessions
-    from plansight.store.location import is_postgres_url, store_location
-    from plansight.store.postgres import PostgresStore
-    from plansight.store.sqlite import SqliteStore
-    from plansight.store.workspace import workspace_key
+    from plansight.service import PlanService
+    from plansight.store import open_store
+    from plansight.store.location import is_postgres_url, is_url, store_location
 
     if not is_postgres_url(args.to):
         raise BadInput("--to must be a postgresql:// URL")
     source = args.source or store_location(None, None)
-    if is_postgres_url(source):
+    if is_url(source):
         raise BadInput("--from must be a local store file (PLANSIGHT_DB is a URL: give --from)")
     if not Path(source).expanduser().is_file():
         raise BadInput("no plan store at the --from path")
-    target = PostgresStore(args.to, workspace_key(workspace_root(), args.workspace))
-    local = SqliteStore(Path(source).expanduser())
-    try:
-        report = copy_sessions(local, target)  # a StoreError is one line, as everywhere
-    finally:
-        local.close()
-        target.close()
-    where = f'{target.path}, workspace "{target.workspace}"'
+    # Both opened as every face opens a store; closed when the command ends.
+    target = PlanService(open_store(args.to, workspace_root(), args.workspace))
+    _opened.append(target)
+    local = PlanService(open_store(Path(source).expanduser()))
+    _opened.append(local)
+    report = local.copy_into(target)  # a StoreError is one line, as everywhere
+    where = f'{target.location}, workspace "{report.workspace}"'
     print(f"Copied {len(report.copied)} session(s), {report.changes} change(s), into {where}.")
+    if report.pruned:
+        print(
+            f"Pruned {len(report.pruned)} older session(s): a store keeps the "
+            f"{target.kept_sessions} updated last."
+        )
     if report.skipped:
         names = ", ".join(f'"{name}"' for name in report.skipped)
         print(f"Left alone, the workspace has them already: {names}.")
@@ -579,9 +582,11 @@ def _setup(args: argparse.Namespace) -> int:
 
 def _fail(message: str) -> NoReturn:
     from plansight.protocol.text import terminal_safe
+    from plansight.store.location import redact_text
 
-    # One line, whatever a name in it holds.
-    print(f"plansight: {terminal_safe(message).replace(chr(10), ' ')}", file=sys.stderr)
+    # One line, whatever a name in it holds, and no password whatever a message quotes.
+    line = redact_text(terminal_safe(message).replace(chr(10), " "))
+    print(f"plansight: {line}", file=sys.stderr)
     raise SystemExit(EXIT_BAD_INPUT)
 
 

@@ -174,8 +174,10 @@ def warm_up() -> None:
     import plansight.context_round
     import plansight.hook.files
     import plansight.hook.store
-    import plansight.service
-    import plansight.store.sqlite  # noqa: F401
+    import plansight.service  # noqa: F401
+    from plansight.store import load_backends
+
+    load_backends()
 
 
 def _session_name(agent: Agent, session_id: str) -> str:

@@ -12,27 +12,26 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, cast
 
-from plansight.paths import resolve_store_path, workspace_root
+from plansight.paths import workspace_root
 from plansight.protocol.shape import WireShape
 
 if TYPE_CHECKING:
     from plansight.core.errors import RequestRefused
     from plansight.protocol.requests import Format
     from plansight.service import PlanService
-    from plansight.store.sqlite import SqliteStore
-
-
-def _open_store(cwd: str) -> SqliteStore:
-    from plansight.hook.run import STORE_BUSY_SECONDS
-    from plansight.store.sqlite import SqliteStore
-
-    return SqliteStore(resolve_store_path(None, workspace_root(cwd)), STORE_BUSY_SECONDS)
 
 
 def _service(cwd: str) -> PlanService:
+    """The service over the store of `cwd`'s workspace, opened as every face opens it
+    (`open_store`): `PLANSIGHT_DB` may be a file or a team store's `postgresql://` URL."""
+    from plansight.hook.run import STORE_BUSY_SECONDS
     from plansight.service import PlanService
+    from plansight.store import open_store
+    from plansight.store.location import store_location
 
-    return PlanService(_open_store(cwd))
+    root = workspace_root(cwd)
+    store = open_store(store_location(None, root), root, None, busy_seconds=STORE_BUSY_SECONDS)
+    return PlanService(store)
 
 
 def ingest_plan(
@@ -54,7 +53,7 @@ def ingest_plan(
         return "refused (payload: not a JSON object)", None
     service = _service(cwd)
     try:
-        if title is not None and service.store.load(session).title is not None:
+        if title is not None and service.load(session).title is not None:
             title = None
         params = IngestParams(session=session, format=fmt, payload=payload, title=title)
         try:
@@ -73,11 +72,11 @@ def ingest_plan(
         kept = outcome.kept_line
         told = [kept_reminder(kept)] if kept is not None else []
         if changes:
-            plan = service.store.load(session)
+            plan = service.load(session)
             told.append(context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text)
         return done + (" kept" if kept else ""), "\n".join(told) or None
     finally:
-        service.store.close()
+        service.close()
 
 
 def add_files(cwd: str, session: str, paths: list[str]) -> str:
@@ -88,39 +87,35 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
     relative = workspace_relative(paths, cwd, str(workspace_root(cwd)))
     if not relative:
         return "no file in the workspace"
-    store = _open_store(cwd)
+    service = _service(cwd)
     try:
-        current = store.load(session).current()
+        current = service.load(session).current()
         if current is None:
             return "no task in progress"
         from plansight.protocol.requests import ApplyParams, UpdateOp
-        from plansight.service import PlanService
 
         update = UpdateOp.named_fields(op="update", id=current.id, add_files=relative)
         params = ApplyParams(session=session, ops=[update])
-        outcome = PlanService(store).apply(params, _logged(params))
+        outcome = service.apply(params, _logged(params))
         return f"files of {current.id}: version {outcome.plan.version}"
     finally:
-        store.close()
+        service.close()
 
 
 def context_for_agent(cwd: str, session: str, always: bool, whole: bool = False) -> str | None:
     """The `plansight/context` text when a person changed the plan since the agent last
     looked or the reminder is due (or `always`, for a plan that is not empty), else None;
     `whole`: the text of `context` with `full: true`, every task, for a context that lost
-    the plan. Reads the store and the core only: no models to build on a planned
+    the plan. Reads the store through the service: no models to build on a planned
     session's prompt."""
-    from plansight.context_round import context_round
-    from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS
-
-    store = _open_store(cwd)
+    service = _service(cwd)  # the default settings: the reminder every 3 rounds
     try:
-        context, changes = context_round(store, session, DEFAULT_REMINDER_AFTER_ROUNDS, full=whole)
-        if changes or context.reminder or (always and not store.load(session).is_empty()):
+        context, changes = service.context_round(session, full=whole)
+        if changes or context.reminder or (always and not service.load(session).is_empty()):
             return context.text
         return None
     finally:
-        store.close()
+        service.close()
 
 
 def kept_reminder(line: str) -> str:

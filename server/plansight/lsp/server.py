@@ -178,7 +178,7 @@ class PlansightServer(LanguageServer):
     def encoded_state(self, session: str) -> tuple[int, bytes]:
         """The session's TodoState (what `get` answers) and its version, encoded once per
         version."""
-        plan = self.require_service().store.load(session)
+        plan = self.require_service().load(session)
         data = self.states.cached(plan)
         if data is None:
             # An unknown session's empty state is not kept: reading names grows nothing.
@@ -344,10 +344,10 @@ def request_handlers() -> dict[str, Handler]:
 
 def run_stdio(db_path: str | None = None, workspace: str | None = None) -> int:
     from plansight.lsp.transport import detach_stdout, serve
-    from plansight.store.location import is_postgres_url
+    from plansight.store.location import is_url
 
     wire = detach_stdout()
-    if db_path is not None and not is_postgres_url(db_path):
+    if db_path is not None and not is_url(db_path):  # a URL is never made a path
         db_path = str(Path(db_path).expanduser().resolve())
     server = build_server(db_path, workspace)
     # Everything imported so far lives as long as the process: keep it out of the

@@ -42,11 +42,13 @@ async def watch_store(
             latest = {}
             for notice in store.poll():
                 latest[notice.session] = notice  # one push per session carries the newest state
-            for notice in latest.values():
-                on_change(notice)
+            # Prunes first: a session pruned and made again is dropped, then pushed anew (a
+            # push of a session since pruned is left out, see `push_notice`).
             pruned = store.pruned()
             if pruned:
                 on_prune(pruned)
+            for notice in latest.values():
+                on_change(notice)
         except asyncio.CancelledError:
             raise
         except StoreError as exc:

@@ -102,7 +102,7 @@ class PlanTools:
 
     def _read(self, session: str) -> ToolReply:
         state = self.service.get(GetParams(session=session))
-        text = read_text(self.service.store.load(session))
+        text = read_text(self.service.load(session))
         return ToolReply(self._with_news(text, session), state=state)
 
     def _with_news(self, text: str, session: str) -> str:
@@ -116,7 +116,7 @@ class PlanTools:
         """The whole call was refused: say why, then show the list it left as it was."""
         text = "Refused, nothing changed:\n" + "\n".join(f"- {line}" for line in lines)
         try:
-            text += "\n\n" + read_text(self.service.store.load(session))
+            text += "\n\n" + read_text(self.service.load(session))
         except StoreError:
             log.warning("cannot read session %r after a refusal", session)
         return ToolReply(unfenced(f"{text}\n\n{_where(session)}"), is_error=True)

@@ -164,7 +164,7 @@ class PlanConnection:
     @property
     def claim(self) -> SessionClaim:
         if self._claim is None:
-            self._claim = SessionClaim(lock_dir_for(self.service.store.path))
+            self._claim = SessionClaim(lock_dir_for(self.service.location))
         return self._claim
 
     def release_session(self) -> None:
@@ -176,7 +176,7 @@ class PlanConnection:
         """Free the session's name and close the store, if they were taken."""
         self.release_session()
         if self._tools is not None:
-            self._tools.service.store.close()
+            self._tools.service.close()
 
     def session(self, ctx: Context) -> str:
         """Named on first use, from the client's name as it introduced itself."""
@@ -185,7 +185,7 @@ class PlanConnection:
             client = params.client_info.name if params is not None else None
             recent = recent_sessions_of(
                 client,
-                ((s.session, s.updated_at) for s in self.service.store.summaries()),
+                ((s.session, s.updated_at) for s in self.service.summaries()),
                 datetime.now(timezone.utc),
             )
             self._session = self.claim.take_over(recent)
@@ -196,7 +196,7 @@ class PlanConnection:
         return self._session
 
     def _in_store(self, session: str) -> bool:
-        return self.service.store.load(session).version > 0
+        return self.service.load(session).version > 0
 
     # ------------------------------------------------------------ handlers
 
@@ -236,7 +236,7 @@ class PlanConnection:
     ) -> types.ListResourcesResult:
         try:
             own = self.session(ctx)
-            summaries = self.service.store.summaries()
+            summaries = self.service.summaries()
         except StoreError as exc:
             raise MCPError(types.INTERNAL_ERROR, store_fault_text(exc)) from None
         names = [own] + [s.session for s in summaries if s.session != own]

@@ -23,7 +23,7 @@ from pathlib import Path
 from plansight.mcp.native import AGENT_TOOLS
 from plansight.mcp.session import MAX_SESSION_LENGTH, requested_session
 from plansight.protocol.text import clean_content
-from plansight.store.location import is_postgres_url, store_location
+from plansight.store.location import is_url, store_location
 
 
 def run_mcp(
@@ -50,7 +50,7 @@ def run_mcp(
         )
         return 2
     location = store_location(db_path, None)
-    if not is_postgres_url(location):
+    if not is_url(location):  # a URL is never made a path (open_store says what is wrong)
         location = str(Path(location).resolve())
     # The SDK's import builds thousands of objects, which set off the cyclic garbage
     # collector again and again (about a tenth of the start on this machine): paused

@@ -33,6 +33,15 @@ _DEFAULTS: dict[str, Any] = {
 # As SQLite's busy timeout: a session locked longer than this by another writer is "busy".
 # Set per transaction (`SET LOCAL`), so a pooler in transaction mode carries nothing over.
 LOCK_TIMEOUT = "SET LOCAL lock_timeout = '10s'"
+# libpq's shortest connect timeout that means what it says (1 is taken as 2).
+SHORTEST_CONNECT_SECONDS = 2
+
+
+def lock_timeout(seconds: float | None) -> str:
+    """The statement that bounds a transaction's lock waits (default 10 s)."""
+    if seconds is None:
+        return LOCK_TIMEOUT
+    return f"SET LOCAL lock_timeout = '{max(1, int(seconds * 1000))}ms'"
 
 
 def require_driver() -> None:
@@ -44,15 +53,20 @@ def require_driver() -> None:
         )
 
 
-def connect(url: str) -> Any:
-    """An autocommit connection (transactions are opened explicitly), or StoreError."""
+def connect(url: str, wait_seconds: float | None = None) -> Any:
+    """An autocommit connection (transactions are opened explicitly), or StoreError.
+    `wait_seconds`: give up connecting sooner than the default 10 s (unless the URL
+    says), as an agent's hook does."""
     require_driver()
     shown = redact_url(url)
     try:
         given = conninfo.conninfo_to_dict(url)
     except psycopg.Error:
         raise StoreError("unavailable", advice=f"not a valid PostgreSQL URL: {shown}") from None
-    options = {key: value for key, value in _DEFAULTS.items() if key not in given}
+    defaults = dict(_DEFAULTS)
+    if wait_seconds is not None:
+        defaults["connect_timeout"] = max(SHORTEST_CONNECT_SECONDS, round(wait_seconds))
+    options = {key: value for key, value in defaults.items() if key not in given}
     try:
         db = psycopg.connect(url, autocommit=True, **options)
     except psycopg.Error as exc:
@@ -79,6 +93,13 @@ def why(exc: Exception) -> str:
         return "the user lacks the rights on Plansight's tables"
     if psycopg is not None and isinstance(exc, errors.AdminShutdown):
         return "the database server is shutting down or restarting"
+    sqlstate = getattr(exc, "sqlstate", None)
+    if sqlstate:
+        # The server answered and refused a statement: it was reached. Its class and code
+        # say which (the message itself may quote a session name or other data).
+        return (
+            f"the database server refused a statement ({type(exc).__name__}, SQLSTATE {sqlstate})"
+        )
     return "the database server cannot be reached"
 
 

@@ -26,7 +26,7 @@ from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent, Pending
 from plansight.store.errors import StoreError
 from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.location import redact_url
-from plansight.store.pg_connect import LOCK_TIMEOUT, connect, require_driver, translate
+from plansight.store.pg_connect import connect, lock_timeout, require_driver, translate
 from plansight.store.pg_listen import ChangeListener
 from plansight.store.pg_schema import NewerSchema, migrate
 from plansight.store.rules import (
@@ -72,14 +72,39 @@ _INSERT_EVENT = (
 _READ = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 
+# NOTIFY refuses a payload of 8000 bytes or more (PostgreSQL's default block size).
+NOTIFY_PAYLOAD_BYTES = 8000
+
+
+def prune_payloads(names: list[str], writer: str) -> list[str]:
+    """The `didPrune` NOTIFY payloads for `names`: as many names each as fit under the
+    payload limit, measured in bytes as sent (a name of 200 emoji escapes to 2400)."""
+    payloads: list[str] = []
+    batch: list[str] = []
+    for name in names:
+        candidate = json.dumps({"pruned": [*batch, name], "w": writer})
+        if batch and len(candidate.encode("utf-8")) >= NOTIFY_PAYLOAD_BYTES:
+            payloads.append(json.dumps({"pruned": batch, "w": writer}))
+            batch = [name]
+        else:
+            batch.append(name)
+    if batch:
+        payloads.append(json.dumps({"pruned": batch, "w": writer}))
+    return payloads
+
+
 def channel_of(workspace: str) -> str:
     """A NOTIFY channel per workspace (an identifier: at most 63 bytes, so a digest)."""
     return "plansight_" + hashlib.sha256(workspace.encode("utf-8")).hexdigest()[:24]
 
 
 class PostgresStore:
-    def __init__(self, url: str, workspace: str) -> None:
+    def __init__(self, url: str, workspace: str, wait_seconds: float | None = None) -> None:
+        """`wait_seconds`: how long to wait for the server and for another writer's lock
+        (default: 10 s each; an agent's hook waits less)."""
         require_driver()
+        self._wait_seconds = wait_seconds
+        self._lock_timeout = lock_timeout(wait_seconds)
         self.path = redact_url(url)  # where the store is, as it may be shown or logged
         self.url = url
         self.workspace = workspace
@@ -89,7 +114,11 @@ class PostgresStore:
         self._kept = KeptSessions()  # the sessions used last (a bounded cache, not the store)
         self._listener: ChangeListener | None = None
         self._seen: dict[str, int] = {}  # session -> newest version pushed or ours
-        self._due: dict[str, int] = {}  # session -> version notified, not yet reported
+        self._born: dict[str, str] = {}  # session -> its row's created_at, when read
+        self._committed: dict[str, int] = {}  # session -> the version we committed last
+        # Sessions to read from the tables: a NOTIFY is a hint (any role that can connect
+        # can send one), never a version or a prune taken on trust.
+        self._due: set[str] = set()
         self._watching = False
         self._catch_up = False  # the listener came back: compare versions before NOTIFYs
         self._pruned: list[str] = []  # sessions gone since the last `pruned` call
@@ -119,7 +148,7 @@ class PostgresStore:
             with suppress(Exception):
                 self._db.close()
         if self._db is None or self._db.closed:
-            self._db = connect(self.url)
+            self._db = connect(self.url, self._wait_seconds)
         return self._db
 
     def _failed(self, exc: Exception) -> StoreError:
@@ -139,7 +168,7 @@ class PostgresStore:
         try:
             with db.pipeline():
                 db.execute(begin)
-                db.execute(LOCK_TIMEOUT)
+                db.execute(self._lock_timeout)
         except Exception as exc:
             raise self._failed(exc) from None
         with self._rolling_back(db):
@@ -346,6 +375,8 @@ class PostgresStore:
             self._kept.forget(session)
             raise
         self._kept.keep(copy)
+        if edit.event is not None:
+            self._committed[session] = copy.plan.version
         for name in doomed:
             self._gone(name)
 
@@ -355,7 +386,7 @@ class PostgresStore:
         whether the session is new, and its `agent_base`."""
         with db.pipeline():  # BEGIN goes with the reads
             db.execute("BEGIN")
-            db.execute(LOCK_TIMEOUT)
+            db.execute(self._lock_timeout)
             copy, base = self._read_with_base(db, session, lock=True)
         if copy.plan.version > 0:
             return copy, False, base
@@ -434,15 +465,22 @@ class PostgresStore:
             db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
         return self._prune(db, max_sessions, keep=session) if new else []
 
-    def _prune(self, db: Any, max_sessions: int, keep: str) -> list[str]:
-        """Keep the workspace's `max_sessions` most recently updated sessions."""
+    def _prune(self, db: Any, max_sessions: int, keep: str | None) -> list[str]:
+        """Keep the workspace's `max_sessions` most recently updated sessions (`keep`, the
+        one being written, among them)."""
         doomed = [
             row[0]
             for row in db.execute(
                 "DELETE FROM plansight_sessions WHERE workspace = %s AND name IN ("
-                "SELECT name FROM plansight_sessions WHERE workspace = %s AND name != %s "
+                "SELECT name FROM plansight_sessions WHERE workspace = %s "
+                "AND name IS DISTINCT FROM %s "
                 "ORDER BY updated_at DESC, name OFFSET %s) RETURNING name",
-                (self.workspace, self.workspace, keep, max(max_sessions - 1, 0)),
+                (
+                    self.workspace,
+                    self.workspace,
+                    keep,
+                    max(max_sessions - (1 if keep is not None else 0), 0),
+                ),
             )
         ]
         if doomed:
@@ -450,12 +488,20 @@ class PostgresStore:
                 "DELETE FROM plansight_context WHERE workspace = %s AND session = ANY(%s)",
                 (self.workspace, doomed),
             )
-            # Watchers elsewhere tell their clients (`didPrune`). A NOTIFY payload holds
-            # 8000 bytes and a name up to 1200 (200 escaped characters): five a payload.
-            for start in range(0, len(doomed), 5):
-                payload = json.dumps({"pruned": doomed[start : start + 5], "w": self.writer})
+            # Watchers elsewhere tell their clients (`didPrune`): a hint only, they read
+            # which sessions are gone from the table.
+            for payload in prune_payloads(doomed, self.writer):
                 db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
             log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+        return doomed
+
+    def keep_newest(self, max_sessions: int) -> list[str]:
+        """Prune the workspace down to its `max_sessions` updated last (after sessions
+        were copied in with their own times: `plansight migrate`); returns the pruned."""
+        with self._transaction() as db:
+            doomed = self._prune(db, max_sessions, keep=None)
+        for name in doomed:
+            self._gone(name)
         return doomed
 
     # ------------------------------------------------------------ context rounds
@@ -550,7 +596,9 @@ class PostgresStore:
         if self._listener is None:
             self._listener = ChangeListener(self.url, self.channel, self.path)
         self._listener.open()  # LISTEN first, then read versions: nothing falls between
-        self._seen = self._versions()
+        heads = self._heads()
+        self._seen = {session: version for session, (version, _) in heads.items()}
+        self._born = {session: born for session, (_, born) in heads.items()}
         self._due.clear()
         self._pruned.clear()
         self._watching = True
@@ -568,7 +616,7 @@ class PostgresStore:
 
     def poll(self) -> list[ChangeNotice]:
         """Changes other processes committed since the last poll (read as committed from
-        the event log), oldest first. After a reconnect, what was missed while away."""
+        the tables), oldest first. After a reconnect, what was missed while away."""
         listener = self._listener
         if listener is None:
             return []
@@ -577,39 +625,49 @@ class PostgresStore:
                 return []
             self._catch_up = True
         if self._catch_up:
-            # Whatever committed while we were away has no NOTIFY left: compare versions.
-            versions = self._versions()
+            # Whatever committed while we were away has no NOTIFY left: compare the heads.
+            # A session may have been pruned and made again meanwhile, with a version
+            # below the one pushed before: `_report` tells it apart by its row.
+            heads = self._heads()
             self._catch_up = False
-            for session in [s for s in self._seen if s not in versions]:
+            for session in [s for s in self._seen if s not in heads]:
                 self._gone(session)
-            for session, version in versions.items():
-                if version > self._seen.get(session, 0):
-                    self._due[session] = max(version, self._due.get(session, 0))
+            for session, (version, born) in heads.items():
+                if version != self._seen.get(session) or self._born.get(session, born) != born:
+                    self._due.add(session)
         for payload in listener.drain():
             self._notified(payload)
         return self._report()
 
     def _notified(self, payload: dict[str, Any]) -> None:
-        mine = payload.get("w") == self.writer
-        if isinstance(payload.get("pruned"), list):
-            if not mine:  # our own prunes were counted when they committed
-                for session in payload["pruned"]:
-                    self._gone(str(session))
+        """A NOTIFY: which sessions to read again. Its version and its prunes are hints
+        (the channel is open to every role of the database): the tables say what is so."""
+        pruned = payload.get("pruned")
+        if isinstance(pruned, list):
+            # Our own prunes were counted when they committed (`_seen` no longer has them).
+            self._due.update(
+                name for name in pruned if isinstance(name, str) and name in self._seen
+            )
             return
-        try:
-            session, version = str(payload["s"]), int(payload["v"])
-        except (KeyError, TypeError, ValueError):
-            return  # not one of ours: the channel is public to the database's users
-        if version <= self._seen.get(session, 0):
+        session, version = payload.get("s"), payload.get("v")
+        if not isinstance(session, str) or not isinstance(version, int):
+            return  # not one of ours
+        if version <= self._seen.get(session, 0) and session not in self._due:
+            # Old news, or a session made again with lower versions: its row says which.
+            if self._seen.get(session) is not None and version < self._seen[session]:
+                self._due.add(session)
             return
-        if mine and session not in self._due:
-            self._seen[session] = version
+        ours = payload.get("w") == self.writer and self._committed.get(session) == version
+        if ours and session not in self._due:
+            self._seen[session] = version  # our own commit: nothing to read, nothing to push
         else:  # read with the others' changes before it; our own are left out there
-            self._due[session] = max(version, self._due.get(session, 0))
+            self._due.add(session)
 
     def _gone(self, session: str) -> None:
         self._seen.pop(session, None)
-        self._due.pop(session, None)
+        self._born.pop(session, None)
+        self._committed.pop(session, None)
+        self._due.discard(session)
         self._kept.forget(session)
         if self._watching:
             self._pruned.append(session)
@@ -620,42 +678,68 @@ class PostgresStore:
         return pruned
 
     def _report(self) -> list[ChangeNotice]:
-        """Read the changes notified (or found on reconnect) from the event log, oldest
-        first, leaving out our own."""
+        """Read each session due from the tables: its head (gone, made again, or moved on)
+        and the changes since the version pushed last, oldest first, leaving out our own."""
         if not self._due:
             return []
         notices: list[ChangeNotice] = []
         try:
             db = self._connection()
-            for session, version in list(self._due.items()):
-                for number, origin, completed, removed, writer in db.execute(
-                    "SELECT version, origin, completed, removed, writer FROM plansight_events "
-                    "WHERE workspace = %s AND session = %s AND version > %s AND version <= %s "
-                    "ORDER BY version",
-                    (self.workspace, session, self._seen.get(session, 0), version),
-                ):
-                    if writer != self.writer:
-                        notices.append(rows.notice_of(session, number, origin, completed, removed))
-                self._seen[session] = max(version, self._seen.get(session, 0))
-                del self._due[session]
+            for session in sorted(self._due):
+                notices += self._read_news(db, session)
         except Exception as exc:
-            # What is left in `_due` is reported once the database answers again.
+            # What is left in `_due` is read once the database answers again.
             log.warning("cannot read the changes to push: %s", self._failed(exc))
         return notices
 
-    def _versions(self) -> dict[str, int]:
+    def _read_news(self, db: Any, session: str) -> list[ChangeNotice]:
+        key = (self.workspace, session)
+        head = db.execute(
+            "SELECT version, created_at FROM plansight_sessions WHERE workspace = %s "
+            "AND name = %s AND version > 0",
+            key,
+        ).fetchone()
+        seen = self._seen.get(session)
+        if head is None:  # pruned (or never was: a forged hint)
+            if seen is not None:
+                self._gone(session)
+            self._due.discard(session)
+            return []
+        version, born = int(head[0]), str(head[1])
+        if seen is not None and (version < seen or self._born.get(session, born) != born):
+            # Pruned and made again: editors drop the old one before they get the new.
+            self._gone(session)
+            seen = None
+        notices = [
+            rows.notice_of(session, number, origin, completed, removed)
+            for number, origin, completed, removed, writer in db.execute(
+                "SELECT version, origin, completed, removed, writer FROM plansight_events "
+                "WHERE workspace = %s AND session = %s AND version > %s AND version <= %s "
+                "ORDER BY version",
+                (*key, seen or 0, version),
+            )
+            if writer != self.writer
+        ]
+        self._seen[session] = max(version, seen or 0)
+        self._born[session] = born
+        self._due.discard(session)
+        return notices
+
+    def _heads(self) -> dict[str, tuple[int, str]]:
+        """Each session of the workspace: its version and when its row was made."""
         try:
             found = (
                 self._connection()
                 .execute(
-                    "SELECT name, version FROM plansight_sessions WHERE workspace = %s",
+                    "SELECT name, version, created_at FROM plansight_sessions "
+                    "WHERE workspace = %s AND version > 0",
                     (self.workspace,),
                 )
                 .fetchall()
             )
         except Exception as exc:
             raise self._failed(exc) from None
-        return {name: int(version) for name, version in found}
+        return {name: (int(version), str(born)) for name, version, born in found}
 
     # ------------------------------------------------------------ copying in
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from plansight.store.errors import StoreError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _steering_migration() -> str:
@@ -23,7 +24,26 @@ def _steering_migration() -> str:
     """
 
 
-_MIGRATIONS: dict[int, str] = {
+# The message an older Plansight gets when it tries to write a store migrated past it.
+OLD_WRITER_REFUSED = "plansight: this store was migrated by a newer Plansight; update this one"
+
+
+def _refuse_old_writers(db: sqlite3.Connection) -> None:
+    """Schema 5: an older Plansight still running against the store must fail, never
+    corrupt it. Protocol 1 wrote `INSERT OR REPLACE` of its own task columns, wiping the
+    fields it did not know (priority, owner, description, dependencies), and logged a
+    version with no plan kept. Every commit of every version logs one event, in the
+    same transaction as its rows; only writers older than schema 2 log one without a
+    plan (the new ones always keep a whole plan or a change against the one before). So
+    refusing such an event makes the old writer's whole transaction roll back."""
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS events_from_older_writers_refused "
+        "BEFORE INSERT ON events WHEN NEW.snapshot IS NULL "
+        f"BEGIN SELECT RAISE(ABORT, '{OLD_WRITER_REFUSED}'); END"
+    )
+
+
+_MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     1: """
     CREATE TABLE sessions (
         name TEXT PRIMARY KEY,
@@ -116,6 +136,7 @@ _MIGRATIONS: dict[int, str] = {
     CREATE INDEX events_by_session_seq ON events (session, seq)
     """,
     4: _steering_migration(),
+    5: _refuse_old_writers,
 }
 
 
@@ -135,7 +156,12 @@ def migrate(db: sqlite3.Connection) -> None:
         # Another process may have migrated while we waited for the lock.
         current = int(db.execute("PRAGMA user_version").fetchone()[0])
         for version in range(current + 1, SCHEMA_VERSION + 1):
-            for statement in _MIGRATIONS[version].split(";"):
+            step = _MIGRATIONS[version]
+            if callable(step):
+                step(db)
+                db.execute(f"PRAGMA user_version = {version}")
+                continue
+            for statement in step.split(";"):
                 if statement.strip():
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {version}")

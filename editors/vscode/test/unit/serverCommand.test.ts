@@ -16,14 +16,28 @@ describe('resolveServerCommand', () => {
     });
   });
 
-  it('passes the store path as --db', () => {
+  it('passes the store path in PLANSIGHT_DB, not on the command line', () => {
     const result = resolveServerCommand({ ...defaults, storePath: ' /tmp/plan.sqlite3 ' }, lookup(['/usr/bin/plansight']));
-    assert.deepEqual(result, { ok: true, server: { command: '/usr/bin/plansight', args: ['serve', '--db', '/tmp/plan.sqlite3'] } });
+    assert.deepEqual(result, {
+      ok: true,
+      server: { command: '/usr/bin/plansight', args: ['serve'], env: { PLANSIGHT_DB: '/tmp/plan.sqlite3' } },
+    });
+  });
+
+  it('never puts a team store URL (and its password) in the arguments every user sees in ps', () => {
+    const url = 'postgresql://alice:s3cret@db.example/plans';
+    const result = resolveServerCommand({ ...defaults, storePath: url }, lookup(['/usr/bin/plansight']));
+    assert.ok(result.ok);
+    assert.ok(!result.server.args.some((arg) => arg.includes('s3cret')), JSON.stringify(result.server.args));
+    assert.deepEqual(result.server.env, { PLANSIGHT_DB: url });
   });
 
   it('falls back to `<python> -m plansight serve` when the command is not found', () => {
     const result = resolveServerCommand({ ...defaults, python: 'python3', storePath: 'x.db' }, lookup(['/usr/bin/python3']));
-    assert.deepEqual(result, { ok: true, server: { command: '/usr/bin/python3', args: ['-m', 'plansight', 'serve', '--db', 'x.db'] } });
+    assert.deepEqual(result, {
+      ok: true,
+      server: { command: '/usr/bin/python3', args: ['-m', 'plansight', 'serve'], env: { PLANSIGHT_DB: 'x.db' } },
+    });
   });
 
   it('resolves a relative command path against the workspace folder', () => {
