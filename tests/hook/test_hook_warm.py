@@ -185,15 +185,19 @@ def test_no_warm_process_when_turned_off(machine: Replay) -> None:
     assert not socket_path(machine).exists()
 
 
-def test_a_folder_others_may_enter_is_never_used(machine: Replay, tmp_path: Path) -> None:
-    runtime = tmp_path / "runtime"
-    (runtime / "plansight").mkdir(parents=True, mode=0o700)
+def test_a_folder_others_may_enter_is_never_used_and_the_log_says_why_once(
+    machine: Replay, short_folder: Path
+) -> None:
+    runtime = short_folder  # short: a long one is passed over for /tmp (see below)
+    (runtime / "plansight").mkdir(mode=0o700)
     (runtime / "plansight").chmod(0o777)
     machine.extra_env["XDG_RUNTIME_DIR"] = str(runtime)
-    for _ in range(2):
+    for _ in range(3):
         machine.replay("claude-code", "UserPromptSubmit")
     time.sleep(0.5)  # a warm process, had one started, would be listening by now
-    assert by(machine) == ["own", "own"]
+    assert by(machine) == ["relay", "own", "own", "own"]
+    reason = machine.log().splitlines()[0]
+    assert f"its folder {runtime / 'plansight'} is writable by other users" in reason
     assert list((runtime / "plansight").iterdir()) == []
 
 

@@ -32,13 +32,7 @@ except ImportError:  # no locks, no Unix sockets worth the name: every event in 
 
 MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
 MAX_REPLY_BYTES = 16 * 1024 * 1024
-# Longer than the warm process's own deadline (`run.DEADLINE_SECONDS`): it always answers
-# first, even when it gives up; past this the relay prints `{}` rather than run the event
-# a second time (the warm process may still commit it).
-REPLY_WAIT_SECONDS = 10.0
-CONNECT_WAIT_SECONDS = 0.5
-COMMAND_WAIT_SECONDS = 60  # a one-shot command has no deadline of its own
-STALE = b"stale"  # the warm process's code changed since it started: it exits
+STARTING_SECONDS = 10.0  # a warm process not listening this long after its start failed
 # One-shot commands agents and scripts run in a loop, answered by the warm process too;
 # never the long-running or interactive ones (serve, mcp, watch, show, demo, setup).
 RELAYED_COMMANDS = frozenset(
@@ -46,8 +40,104 @@ RELAYED_COMMANDS = frozenset(
     | {"export", "sessions"}
 )
 Reply = tuple[int, bytes, bytes]  # exit code, stdout, stderr
-TIMED_OUT: Reply = (-1, b"", b"")
-STARTING_SECONDS = 10.0  # a warm process not listening this long after its start failed
+
+
+# ---------------------------------------------------------------- the protocol
+#
+# One request per connection, both sides' bytes written here (the warm process is
+# `cli/daemon.py`). The relay sends `<length>\n` and that many bytes: NUL-ended fields
+# `kind, cwd, umask, n, n × KEY=VALUE (its environment), m, m × argument`, then stdin's
+# bytes. The warm process answers with single bytes:
+#   QUEUED   it has read the request whole (a live process: not stopped, not stuck reading)
+#   PROGRESS it started the request queued before this one (the queue moves)
+#   READY    this one is next: the relay hands it over with GO, or gives up by closing
+#   STALE / OWN  run it yourself (its code changed / it never runs this caller's requests)
+# and after GO with `<code> <stdout length>\n<stdout><stderr>`. Before GO only the relay
+# may run the request; GO is the one moment ownership passes, and it passes atomically:
+# the warm process that waited too long for GO shuts its reading side, after which a GO
+# either is already in its buffer (it runs the request) or fails to send (the relay runs
+# it). So a request is never run by both, and never dropped by both.
+QUEUED, PROGRESS, READY, GO, STALE, OWN = b"q", b".", b"R", b"G", b"S", b"O"
+
+
+class Budget:
+    """How long a relay waits at each step: a warm process that is stopped shows no
+    QUEUED within `alive`; one stuck on a request shows no PROGRESS within `stall`;
+    `ready` bounds the wait for READY from the start, `answer` the wait for the answer
+    after GO. Hooks: the agents' timeout (what setup writes) is 10 s, and an event
+    falling back to its own process still needs a few of them under load."""
+
+    def __init__(self, alive: float, stall: float, ready: float, answer: float) -> None:
+        self.alive, self.stall, self.ready, self.answer = alive, stall, ready, answer
+
+
+HOOK_BUDGET = Budget(alive=0.5, stall=1.5, ready=4.0, answer=2.0)
+COMMAND_BUDGET = Budget(alive=0.5, stall=3.0, ready=10.0, answer=30.0)
+CONNECT_WAIT_SECONDS = 0.5
+
+
+class Handed:
+    """The warm process took the request (GO was sent) and then did not answer: `waited`
+    it is still at it (it finishes it and logs it); else it went away while running it."""
+
+    def __init__(self, waited: bool) -> None:
+        self.waited = waited
+
+
+def encode_request(
+    kind: str, cwd: str, umask: int, env: dict[str, str], args: list[str], data: bytes
+) -> bytes:
+    fields = [kind, cwd, str(umask), str(len(env))]
+    fields += [f"{key}={value}" for key, value in env.items()]
+    fields += [str(len(args)), *args]
+    body = b"".join(os.fsencode(field) + b"\0" for field in fields) + data
+    return b"%d\n" % len(body) + body
+
+
+class Request:
+    """One relayed request, as the warm process reads it."""
+
+    def __init__(
+        self, kind: str, cwd: str, umask: int, env: dict[str, str], args: list[str], data: bytes
+    ) -> None:
+        self.kind, self.cwd, self.umask, self.env = kind, cwd, umask, env
+        self.args, self.data = args, data
+
+
+def decode_request(body: bytes) -> Request | None:
+    """The request in `body` (what follows the length line), None when malformed."""
+    fields: list[bytes] = []
+    rest = body
+    try:
+
+        def take() -> bytes:
+            nonlocal rest
+            field, nul, rest = rest.partition(b"\0")
+            if not nul:
+                raise ValueError("cut off")
+            return field
+
+        kind, cwd, mask = take(), take(), take()
+        env_count = int(take())
+        env_fields = [take() for _ in range(env_count)]
+        arg_count = int(take())
+        fields = [take() for _ in range(arg_count)]
+    except ValueError:
+        return None
+    if not mask.isdigit():
+        return None
+    env = {}
+    for pair in env_fields:
+        key, equals, value = pair.partition(b"=")
+        if not equals or not key:
+            return None
+        env[os.fsdecode(key)] = os.fsdecode(value)
+    args = [os.fsdecode(field) for field in fields]
+    return Request(os.fsdecode(kind), os.fsdecode(cwd), int(mask) & 0o777, env, args, rest)
+
+
+def encode_reply(code: int, out: bytes, err: bytes) -> bytes:
+    return b"%d %d\n" % (code, len(out)) + out + err
 
 
 def enabled() -> bool:
@@ -92,14 +182,20 @@ def address() -> str:
     return os.path.join(folder(), name)
 
 
-def relay(kind: str, args: list[str], data: bytes, cwd: str, wait: float) -> Reply | None:
-    """What the warm process answers to one command: `kind` is `hook` (`args`: the agent)
-    or `cli` (`args`: the command line), `data` what it reads on stdin. None when there is
-    no warm process that answers as it should (the caller then runs the command itself);
-    `TIMED_OUT` when it has the command but did not answer within `wait` seconds."""
+def relay(
+    kind: str, args: list[str], data: bytes, cwd: str, budget: Budget
+) -> Reply | Handed | None:
+    """What the warm process answers to one request: `kind` is `hook` (`args`: the agent)
+    or `cli` (`args`: the command line), `data` what it reads on stdin. None when the
+    caller must run it itself: there is no warm process, or it did not take the request
+    in time (it then never runs it); `Handed` when it took it and did not answer."""
     path = address()
-    if unsafe_folder(os.path.dirname(path), create=False) is not None:
+    refused = unsafe_folder(os.path.dirname(path), create=False)
+    if refused is not None:
+        if os.path.lexists(os.path.dirname(path)):
+            note_refused_folder(os.path.dirname(path), refused)
         return None
+    started = time.monotonic()
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(CONNECT_WAIT_SECONDS)
@@ -109,24 +205,50 @@ def relay(kind: str, args: list[str], data: bytes, cwd: str, wait: float) -> Rep
             return None  # none yet, or one that left its socket behind
         mask = os.umask(0o077)  # read, and put back at once: files it creates are made so
         os.umask(mask)
-        fields = [kind, cwd, str(mask), str(len(args)), *args]
-        header = b"".join(os.fsencode(field) + b"\0" for field in fields)
+        request = encode_request(kind, cwd, mask, dict(os.environ), args, data)
         try:
-            connection.settimeout(wait)
-            connection.sendall(header + data)
-            connection.shutdown(_socket.SHUT_WR)
+            connection.sendall(request)
+            if not _handed_over(connection, started, budget):
+                return None  # closing now tells it to drop the request
+        except OSError:
+            return None  # it never had the whole request, or never got GO
+        connection.settimeout(budget.answer)
+        try:
             reply = read_all(connection, MAX_REPLY_BYTES)
         except TimeoutError:
-            return TIMED_OUT  # it has the command and may still commit it: never run it twice
+            return Handed(waited=True)
         except OSError:
-            return None  # it went away before it read the command
-        return _parse_reply(reply)
+            return Handed(waited=False)
+        parsed = _parse_reply(reply)
+        return parsed if parsed is not None else Handed(waited=False)
     finally:
         connection.close()
 
 
+def _handed_over(connection: _socket.socket, started: float, budget: Budget) -> bool:
+    """Wait for READY as long as the warm process shows it is alive and its queue moves,
+    then send GO; False (and nothing sent) when it is not to have the request."""
+    alive = False
+    while True:
+        left = budget.ready - (time.monotonic() - started)
+        wait = min(budget.stall if alive else budget.alive, left)
+        if wait <= 0:
+            return False
+        connection.settimeout(wait)
+        try:
+            signal = connection.recv(1)
+        except TimeoutError:
+            return False
+        if signal == READY:
+            connection.sendall(GO)  # fails when it gave up on us first: then it is ours
+            return True
+        if signal not in (QUEUED, PROGRESS):
+            return False  # STALE, OWN, gone, or not ours to read
+        alive = True
+
+
 def _parse_reply(reply: bytes) -> Reply | None:
-    """`<exit code> <stdout length>\n<stdout><stderr>`; None for `stale` or a reply cut off."""
+    """`<exit code> <stdout length>\n<stdout><stderr>`; None for a reply cut off."""
     head, newline, body = reply.partition(b"\n")
     parts = head.split(b" ")
     if not newline or len(parts) != 2 or not all(part.isdigit() for part in parts):
@@ -135,6 +257,61 @@ def _parse_reply(reply: bytes) -> Reply | None:
     if length > len(body):
         return None
     return code, body[:length], body[length:]
+
+
+def note_refused_folder(folder_path: str, reason: str) -> None:
+    """Log once (per folder and reason) why no warm process may run: every hook then runs
+    in its own process, and a person wondering why should find it said."""
+    from plansight.hook.run import log_line, state_folder
+
+    marker = state_folder() / "warm-refused"
+    said = f"{folder_path} {reason}"
+    try:
+        if marker.read_text(encoding="utf-8", errors="replace") == said:
+            return
+    except OSError:
+        pass
+    try:
+        marker.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        marker.write_text(said, encoding="utf-8")
+    except OSError:
+        return  # not logged every time either: a state folder that cannot be written
+    log_line({"by": "relay"}, f"no warm process: its folder {folder_path} {reason}", 0.0)
+
+
+def wait_listening(seconds: float) -> bool:
+    """Wait until the warm process another hook is starting listens (True), at most
+    `seconds`. Hooks of many tool calls at once are then answered one by one by it
+    instead of each loading the store's code in its own process at the same time."""
+    path = address()
+    marker = path + ".starting"
+    if not os.path.lexists(marker):
+        return False  # nobody is starting one
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+            return True
+        except OSError:
+            if not os.path.lexists(marker):
+                # Gone: it listens now (removed just after), or the start failed.
+                return _listening(path)
+        finally:
+            probe.close()
+        time.sleep(0.02)
+    return False
+
+
+def _listening(path: str) -> bool:
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 def start_warm_process() -> None:
@@ -199,42 +376,100 @@ def running_pid(lock_path: str) -> int | None:
 
 def run_hook(agent: str) -> int:
     """Read one event on stdin, print the one JSON object to answer it; always 0."""
+    started = time.monotonic()
     try:
         event = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
     except OSError:
         event = b""
-    relayed = enabled() and len(event) <= MAX_EVENT_BYTES
+    cwd = _cwd()
+    relayed = enabled() and len(event) <= MAX_EVENT_BYTES and cwd is not None
     if relayed:
-        reply = relay("hook", [agent], event, _cwd(), REPLY_WAIT_SECONDS)
-        if reply is TIMED_OUT:
+        assert cwd is not None
+        reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
+        if reply is None and wait_listening(HOOK_BUDGET.ready):
+            # Another hook is starting the warm process (tool calls at once): wait for it.
+            reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
+        if isinstance(reply, Handed) and reply.waited:
+            _log_relay(agent, "handed to the warm process, no answer yet: it finishes it")
             reply = (0, b"{}\n", b"")  # the agent goes on; the warm process logs the rest
+        if isinstance(reply, Handed):  # it went away running the event: run it here
+            # Safe to run again: a plan tool call carries the plan's new state and an
+            # edit its files, so an event applied twice leaves the store as once.
+            _log_relay(agent, "the warm process left while running it: run here")
+            reply = None
         if reply is not None and reply[1].startswith(b"{") and reply[1].endswith(b"\n"):
             _write(sys.stdout, reply[1])
             return 0
     import io
 
-    from plansight.hook.run import main
+    from plansight.hook.run import DEADLINE_SECONDS, main
 
-    code = main([agent], stdin=io.BytesIO(event))
+    # What the relay waited is taken off the deadline: the agent's own limit is the same.
+    left = max(DEADLINE_SECONDS - (time.monotonic() - started), 1.0)
+    code = main([agent], stdin=io.BytesIO(event), deadline=left)
     if relayed:
         start_warm_process()
     return code
 
 
+def _log_relay(agent: str, outcome: str) -> None:
+    from plansight.hook.run import log_line
+
+    log_line({"by": "relay", "agent": agent}, outcome, 0.0)
+
+
+# Options that name a file, in every spelling argparse takes (a prefix of a long option
+# is that option): a relayed command would open it in the warm process, which is outside
+# the caller's sandbox, and `/dev/fd/N`, `/dev/stdout`, `<(cmd)` name the caller's own.
+_FILE_OPTIONS = ("--db", "--output")
+
+
+def _names_a_file(args: list[str]) -> bool:
+    for arg in args[1:]:
+        name = arg.split("=", 1)[0]
+        if len(name) >= 3 and any(option.startswith(name) for option in _FILE_OPTIONS):
+            return True
+        if arg.startswith("-o") or arg.startswith(("/dev/", "/proc/")):
+            return True
+    # `import FILE`: only `-` (stdin, which the relay passes) is relayed.
+    return args[0] == "import" and _positionals(args[1:]) != ["-"]
+
+
+_VALUED = ("--session", "--origin", "--workspace", "--base-version", "--format", "--title")
+
+
+def _positionals(args: list[str]) -> list[str]:
+    found: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _VALUED:
+            skip = True
+        elif arg == "-" or not arg.startswith("-"):
+            found.append(arg)
+    return found
+
+
 def relayable(args: list[str]) -> bool:
-    """A one-shot command the warm process may answer (not a request for its help, which
-    fits the caller's terminal)."""
+    """A one-shot command the warm process may answer: not a request for its help (which
+    fits the caller's terminal), and naming no file or descriptor (which the caller must
+    open itself)."""
     return (
         bool(args)
         and args[0] in RELAYED_COMMANDS
         and enabled()
         and not {"-h", "--help"} & set(args)
+        and not _names_a_file(args)
     )
 
 
 def run_command(args: list[str]) -> int | None:
     """A `relayable` command answered by the warm process: its exit code, its output
     printed; None when it must run here."""
+    cwd = _cwd()
+    if cwd is None:
+        return None  # its own process says what a folder that is gone means
     data = b""
     if "-" in args:  # the command reads stdin: the warm process gets it whole
         try:
@@ -247,20 +482,27 @@ def run_command(args: list[str]) -> int | None:
         sys.stdin = _Replayed(data)  # read again by the command if it runs here after all
         if too_big:
             return None
-    reply = relay("cli", args, data, _cwd(), COMMAND_WAIT_SECONDS)
+    reply = relay("cli", args, data, cwd, COMMAND_BUDGET)
     if reply is None:
         return None
-    if reply is TIMED_OUT:
+    if isinstance(reply, Handed):
+        if reply.waited:
+            said = b"has not answered within %d s; it will still apply it" % COMMAND_BUDGET.answer
+        else:
+            said = b"stopped while running it; it may or may not have been applied"
         _write(
             sys.stderr,
-            b"plansight: no answer within %d s; whether the change was made, "
-            b"`plansight show` says\n" % COMMAND_WAIT_SECONDS,
+            b"plansight: the warm hook process took the command and " + said + b": "
+            b"`plansight history` says (do not run it again blindly)\n",
         )
-        return 2
+        return EXIT_HANDED
     code, out, err = reply
     _write(sys.stdout, out)
     _write(sys.stderr, err)
     return code
+
+
+EXIT_HANDED = 3  # neither done (0, 1) nor refused (2): taken, its outcome not known yet
 
 
 class _Replayed:
@@ -283,11 +525,11 @@ def _write(stream: object, data: bytes) -> None:
         pass  # the reader closed the pipe: nothing to tell it
 
 
-def _cwd() -> str:
+def _cwd() -> str | None:
     try:
         return os.getcwd()
     except OSError:
-        return "/"
+        return None
 
 
 def read_all(connection: _socket.socket, limit: int) -> bytes:
