@@ -314,13 +314,14 @@ def _listening(path: str) -> bool:
         probe.close()
 
 
-def start_warm_process() -> None:
+def start_warm_process() -> bool:
     """Start `plansight hook-daemon` on its own, detached from the agent's hook: in a
     session of its own, with none of the agent's pipes (the agent waits for the hook's
     output to close, never for it). Hooks of parallel tool calls start one between them:
-    a marker says one is starting, until it listens (or it is older than a start takes)."""
+    a marker says one is starting, until it listens (or it is older than a start takes).
+    True when this call started it."""
     if not _mark_starting(address() + ".starting"):
-        return
+        return False
     quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     command = [sys.executable, "-m", "plansight", "hook-daemon"]
     try:
@@ -329,7 +330,17 @@ def start_warm_process() -> None:
         except NotImplementedError:  # no new session here: in the agent's, then
             os.posix_spawn(sys.executable, command, os.environ, file_actions=quiet)
     except (AttributeError, OSError):
-        pass  # the event was handled; only the next one will be slower
+        _forget(address() + ".starting")  # nobody waits for one that never started
+        return False
+    return True
+
+
+def _forget(path: str) -> None:
+    """Remove `path` if it is there (`contextlib` is not loaded on a relay's path)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        return
 
 
 def _mark_starting(marker: str) -> bool:
@@ -386,8 +397,10 @@ def run_hook(agent: str) -> int:
     if relayed:
         assert cwd is not None
         reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
-        if reply is None and wait_listening(HOOK_BUDGET.ready):
-            # Another hook is starting the warm process (tool calls at once): wait for it.
+        # None answered: this hook starts one and runs its own event meanwhile; hooks of
+        # tool calls at once find it starting, and wait for it rather than all load the
+        # store's code at the same time (on a loaded machine they would run out of time).
+        if reply is None and not start_warm_process() and wait_listening(HOOK_BUDGET.ready):
             reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
         if isinstance(reply, Handed) and reply.waited:
             _log_relay(agent, "handed to the warm process, no answer yet: it finishes it")
@@ -406,10 +419,7 @@ def run_hook(agent: str) -> int:
 
     # What the relay waited is taken off the deadline: the agent's own limit is the same.
     left = max(DEADLINE_SECONDS - (time.monotonic() - started), 1.0)
-    code = main([agent], stdin=io.BytesIO(event), deadline=left)
-    if relayed:
-        start_warm_process()
-    return code
+    return main([agent], stdin=io.BytesIO(event), deadline=left)
 
 
 def _log_relay(agent: str, outcome: str) -> None:
