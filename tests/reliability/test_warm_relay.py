@@ -7,12 +7,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -308,3 +310,74 @@ def test_hook_daemon_has_a_command_line_of_its_own(machine: WarmMachine) -> None
     pid = machine.start_warm(project)
     assert machine.plansight(["hook-daemon", "--stop"], project).code == 0
     assert wait_gone(pid)
+
+
+# ---------------------------------------------------------------- 2, 3: faults at random
+
+
+def test_warm_process_faults_lose_no_event_and_apply_none_twice(
+    machine: WarmMachine, figures: Counter[str]
+) -> None:
+    """Requests from hooks and shell commands at once while the warm process is killed
+    (-9), stopped and continued, or stopped and then killed, at random moments (seeded).
+    A command's answer is the truth: exit 0 means applied once, exit 3 means handed over
+    and not known (at most once); a hook event is stored once whatever happens, except
+    one handed over to a warm process that then stopped and died (its relay logged it)."""
+    rounds = max(int(os.environ.get("PLANSIGHT_RELAY_FAULT_ROUNDS", "6")), 6)
+    draw = random.Random(int(os.environ.get("PLANSIGHT_CRASH_SEED", "20")))
+    project = machine.project("p")
+    machine.extra_env["PLANSIGHT_DB"] = "plans.sqlite3"
+    store = project / "plans.sqlite3"
+    assert machine.plansight(["apply", "--ops", INIT], project).code == 0
+    machine.start_warm(project)
+    outcomes: dict[str, int] = {}
+    faults = Counter[str]()
+    number = 0
+
+    def request(item: tuple[str, int]) -> None:
+        kind, n = item
+        if kind == "hook":
+            machine.hook(machine.created(project, n), project)
+        else:
+            outcomes[f"note {n}"] = machine.plansight(note(f"note {n}"), project).code
+
+    for round_number in range(rounds):
+        fault = ("kill", "stop-continue", "stop-kill")[round_number % 3]
+        items = [("hook" if i % 2 else "cli", number + i) for i in range(20)]
+        number += 20
+        pid = machine.warm_pid()
+        with ThreadPoolExecutor(6) as pool:
+            done = pool.map(request, items)
+            time.sleep(draw.uniform(0.0, 0.6))  # where the fault lands: seeded, not asserted
+            if fault == "kill":
+                os.kill(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGSTOP)
+                time.sleep(3.0)  # longer than every relay waits
+                os.kill(pid, signal.SIGKILL if fault == "stop-kill" else signal.SIGCONT)
+            faults[fault] += 1
+            list(done)
+        if fault != "stop-continue":
+            assert wait_gone(pid)
+    machine.plansight(["hook-daemon", "--stop"], project)
+
+    kept, stored = Counter(notes(store)), Counter(tasks(store))
+    twice = [text for text, count in (kept + stored).items() if count > 1]
+    assert twice == [], "a request applied twice"
+    assert all(code in (0, 3) for code in outcomes.values()), outcomes
+    told_unknown = [text for text, code in outcomes.items() if code == 3]
+    lost = [text for text, code in outcomes.items() if code == 0 and kept[text] != 1]
+    assert lost == [], "a command reported applied is not in the store"
+    hooks = [f"Task {n}" for n in range(number) if n % 2]
+    missing = [text for text in hooks if text not in stored]
+    handed = sum("handed to the warm process" in line for line in machine.log())
+    assert len(missing) <= handed, "a hook event lost without a word in the log"
+    figures["warm relay: requests (hook events + commands)"] += number
+    figures["warm relay: answered by the warm process"] += machine.by().count("warm")
+    figures["warm relay: faults injected (kill -9 / stop+continue / stop+kill)"] += sum(
+        faults.values()
+    )
+    figures["warm relay: commands told 'handed over, not known'"] += len(told_unknown)
+    figures["warm relay: hook events lost in a stopped-then-killed warm process"] += len(missing)
+    figures["warm relay: events lost otherwise"] += len(lost)
+    figures["warm relay: applied twice"] += len(twice)

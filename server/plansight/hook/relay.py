@@ -410,8 +410,9 @@ def run_hook(agent: str) -> int:
             # edit its files, so an event applied twice leaves the store as once.
             _log_relay(agent, "the warm process left while running it: run here")
             reply = None
-        if reply is not None and reply[1].startswith(b"{") and reply[1].endswith(b"\n"):
-            _write(sys.stdout, reply[1])
+        if reply is not None:  # answered by the warm process: never run again here
+            good = reply[1].startswith(b"{") and reply[1].endswith(b"\n")
+            _write(sys.stdout, reply[1] if good else b"{}\n")
             return 0
     import io
 
