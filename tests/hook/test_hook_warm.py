@@ -96,7 +96,9 @@ def test_the_first_event_starts_a_warm_process_that_answers_the_next(machine: Re
     assert pid is not None and alive(pid)
     machine.replay("claude-code", "PostToolUse-TaskCreate-1")
     machine.replay("claude-code", "PostToolUse-TaskCreate-2")
-    assert by(machine) == ["own", "warm", "warm"]
+    # The first waits for the warm process it starts, rather than load the store's code
+    # beside it (see test_warm_relay.py's thirty cold hooks).
+    assert by(machine) == ["warm", "warm", "warm"]
     assert len(tasks(machine, SESSION)) == 2
     # Its socket is the user's own, in a folder nobody else may enter.
     path = socket_path(machine)
@@ -115,7 +117,7 @@ def test_events_at_once_each_land_once(machine: Replay) -> None:
         runs = list(pool.map(lambda n: machine.run("claude-code", created(machine, n)), range(12)))
     assert all(run.returncode == 0 and run.reply == {} for run in runs)
     assert sorted(tasks(machine, SESSION)) == sorted(f"Task {n}" for n in range(12))
-    assert by(machine).count("warm") == 12
+    assert by(machine).count("warm") == 13
 
 
 def test_a_killed_warm_process_is_replaced_and_no_event_is_lost(machine: Replay) -> None:
@@ -127,11 +129,11 @@ def test_a_killed_warm_process_is_replaced_and_no_event_is_lost(machine: Replay)
     assert socket_path(machine).exists()  # left behind: connecting to it is refused
     machine.replay("claude-code", "PostToolUse-TaskCreate-1")
     assert len(tasks(machine, SESSION)) == 1
-    assert by(machine)[-1] == "own"
     fresh = warm_pid(machine, other_than=pid)
     assert fresh is not None and alive(fresh)
     machine.replay("claude-code", "PostToolUse-TaskCreate-2")
     assert by(machine)[-1] == "warm"
+    assert len(tasks(machine, SESSION)) == 2
 
 
 def test_a_warm_process_whose_code_changed_hands_the_event_back(machine: Replay) -> None:
@@ -148,7 +150,7 @@ def test_a_warm_process_whose_code_changed_hands_the_event_back(machine: Replay)
     finally:
         os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert wait_gone(pid)
-    assert by(machine) == ["own", "own"]
+    assert len(by(machine)) == 2  # handled once: by the hook itself or a fresh process
     assert len(tasks(machine, SESSION)) == 1
 
 
@@ -221,4 +223,4 @@ def test_a_runtime_folder_too_long_for_a_socket_is_passed_over(
     assert pid is not None
     assert socket_path(machine).parent == Path("/tmp", f"plansight-{os.geteuid()}")
     machine.replay("claude-code", "PostToolUse-TaskCreate-1")
-    assert by(machine) == ["own", "warm"]
+    assert by(machine) == ["warm", "warm"]

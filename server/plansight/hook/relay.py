@@ -297,10 +297,24 @@ def wait_listening(seconds: float) -> bool:
             if not os.path.lexists(marker):
                 # Gone: it listens now (removed just after), or the start failed.
                 return _listening(path)
+            if _failed_start(marker, path + ".lock"):
+                return False
         finally:
             probe.close()
         time.sleep(0.02)
     return False
+
+
+LOCKED_WITHIN_SECONDS = 3.0  # a warm process takes its lock before it loads anything
+
+
+def _failed_start(marker: str, lock: str) -> bool:
+    """The process a hook started is not running: none holds the lock long after."""
+    try:
+        age = time.time() - os.lstat(marker).st_mtime
+    except OSError:
+        return False
+    return age > LOCKED_WITHIN_SECONDS and running_pid(lock) is None
 
 
 def _listening(path: str) -> bool:
@@ -397,11 +411,13 @@ def run_hook(agent: str) -> int:
     if relayed:
         assert cwd is not None
         reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
-        # None answered: this hook starts one and runs its own event meanwhile; hooks of
-        # tool calls at once find it starting, and wait for it rather than all load the
-        # store's code at the same time (on a loaded machine they would run out of time).
-        if reply is None and not start_warm_process() and wait_listening(HOOK_BUDGET.ready):
-            reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
+        # None answered: this hook starts one, and it and the hooks of tool calls at once
+        # wait for it rather than each load the store's code beside it (the same work as
+        # the warm process's start: on a loaded machine they all ran out of time).
+        if reply is None:
+            start_warm_process()
+            if wait_listening(HOOK_BUDGET.ready):
+                reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
         if isinstance(reply, Handed) and reply.waited:
             _log_relay(agent, "handed to the warm process, no answer yet: it finishes it")
             reply = (0, b"{}\n", b"")  # the agent goes on; the warm process logs the rest
