@@ -8,6 +8,8 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -224,3 +226,24 @@ def test_a_runtime_folder_too_long_for_a_socket_is_passed_over(
     assert socket_path(machine).parent == Path("/tmp", f"plansight-{os.geteuid()}")
     machine.replay("claude-code", "PostToolUse-TaskCreate-1")
     assert by(machine) == ["warm", "warm"]
+
+
+def loaded(module: str) -> set[str]:
+    code = f"import sys, {module}; print(' '.join(m for m in sys.modules if 'plansight' in m))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_the_protocol_is_one_module_below_both_sides() -> None:
+    """The relay's start-up loads the protocol and nothing of the hook face; the hook face
+    and the warm process take the protocol from the same module, not from each other."""
+    assert loaded("plansight.cli.entry") == {
+        "plansight",
+        "plansight.cli",
+        "plansight.cli.entry",
+        "plansight.folders",
+        "plansight.hook",
+        "plansight.hook.relay",
+        "plansight.hook.warm_protocol",
+    }
+    assert "plansight.hook.relay" not in loaded("plansight.hook.run")

@@ -83,6 +83,19 @@ def test_the_time_zone_is_the_callers(machine: WarmMachine) -> None:
     assert machine.by()[-2:] == ["warm", "warm"]
     [session] = json.loads(machine.plansight(["sessions", "--json"], project).out)["sessions"]
     assert session["title"].split()[-1].split(":")[0] in {before, after}
+    # Nothing of that request stays for the next: a caller in UTC gets UTC.
+    utc_before = time.strftime("%H", time.gmtime())
+    other = {"session_id": "another-conversation"}
+    machine.hook(machine.event("SessionStart", project, **other), project, TZ="UTC0")
+    machine.hook(machine.created(project, 2) | other, project, TZ="UTC0")
+    utc_after = time.strftime("%H", time.gmtime())
+    assert machine.by()[-2:] == ["warm", "warm"]
+    titles = {
+        entry["session"]: entry["title"]
+        for entry in json.loads(machine.plansight(["sessions", "--json"], project).out)["sessions"]
+    }
+    utc_title = titles["claude-code:another-conversation"]
+    assert utc_title.split()[-1].split(":")[0] in {utc_before, utc_after}
 
 
 # ---------------------------------------------------------------- 2, 3: handed over once
@@ -91,7 +104,7 @@ def test_the_time_zone_is_the_callers(machine: WarmMachine) -> None:
 def fake_warm_process(path: Path, after_go: str) -> threading.Thread:
     """A warm process that takes one request, is handed it (GO), then goes away as if
     killed between its commit and its reply (`after_go` = "close")."""
-    from plansight.hook.relay import GO, QUEUED, READY
+    from plansight.hook.warm_protocol import GO, QUEUED, READY
 
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -136,7 +149,7 @@ def test_a_command_handed_over_is_never_run_again_by_its_relay(machine: WarmMach
 def test_a_request_its_relay_gave_up_on_is_never_run(machine: WarmMachine) -> None:
     """A relay that does not answer READY in time loses its request to itself: a GO it
     sends late fails, and the warm process never runs it."""
-    from plansight.hook.relay import GO, QUEUED, READY, encode_request
+    from plansight.hook.warm_protocol import GO, QUEUED, READY, encode_request
 
     project = machine.project("p")
     db = {"PLANSIGHT_DB": "plans.sqlite3"}

@@ -40,7 +40,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from plansight.folders import unsafe_folder
-from plansight.hook.relay import (
+from plansight.hook.relay import address, running_pid
+from plansight.hook.run import log_line, warm_up
+from plansight.hook.warm_protocol import (
     GO,
     MAX_EVENT_BYTES,
     OWN,
@@ -50,12 +52,9 @@ from plansight.hook.relay import (
     RELAYED_COMMANDS,
     STALE,
     Request,
-    address,
     decode_request,
     encode_reply,
-    running_pid,
 )
-from plansight.hook.run import log_line, warm_up
 
 IDLE_SECONDS = 600.0  # PLANSIGHT_HOOK_IDLE_SECONDS overrides it
 REQUEST_WAIT_SECONDS = 2.0  # a relay sends its request at once; one that stalls is dropped

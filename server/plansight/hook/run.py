@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.conversation import Conversation, ConversationFile, title_from_prompt
-from plansight.hook.relay import MAX_EVENT_BYTES
+from plansight.hook.warm_protocol import MAX_EVENT_BYTES
 
 # A store another process keeps locked is given up on after 0.5 s: a few hooks of one
 # agent writing at once (parallel tool calls) each hold it for milliseconds, a run on an
