@@ -98,19 +98,26 @@ def address() -> str:
 
 
 def relay(
-    kind: str, args: list[str], data: bytes, cwd: str, budget: Budget
+    kind: str,
+    args: list[str],
+    data: bytes,
+    cwd: str,
+    budget: Budget,
+    started: float | None = None,
 ) -> Reply | Handed | None:
     """What the warm process answers to one request: `kind` is `hook` (`args`: the agent)
     or `cli` (`args`: the command line), `data` what it reads on stdin. None when the
     caller must run it itself: there is no warm process, or it did not take the request
-    in time (it then never runs it); `Handed` when it took it and did not answer."""
+    in time (it then never runs it); `Handed` when it took it and did not answer.
+    `started`: when the caller began to wait (the budget's `ready` counts from it)."""
     path = address()
     refused = unsafe_folder(os.path.dirname(path), create=False)
     if refused is not None:
         if os.path.lexists(os.path.dirname(path)):
             note_refused_folder(os.path.dirname(path), refused)
         return None
-    started = time.monotonic()
+    if started is None:
+        started = time.monotonic()
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(CONNECT_WAIT_SECONDS)
@@ -313,14 +320,15 @@ def run_hook(agent: str) -> int:
     relayed = enabled() and len(event) <= MAX_EVENT_BYTES and cwd is not None
     if relayed:
         assert cwd is not None
-        reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
+        reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
         # None answered: this hook starts one, and it and the hooks of tool calls at once
         # wait for it rather than each load the store's code beside it (the same work as
         # the warm process's start: on a loaded machine they all ran out of time).
         if reply is None:
             start_warm_process()
-            if wait_listening(HOOK_BUDGET.ready):
-                reply = relay("hook", [agent], event, cwd, HOOK_BUDGET)
+            # The budget counts from the hook's start: waiting for the start included.
+            if wait_listening(HOOK_BUDGET.ready - (time.monotonic() - started)):
+                reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
         if isinstance(reply, Handed) and reply.waited:
             _log_relay(agent, "handed to the warm process, no answer yet: it finishes it")
             reply = (0, b"{}\n", b"")  # the agent goes on; the warm process logs the rest
