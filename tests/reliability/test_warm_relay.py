@@ -194,6 +194,9 @@ def test_a_stopped_warm_process_holds_up_no_hook_and_loses_nothing(
     assert sorted(tasks(store)) == sorted(f"Task {n}" for n in range(12))
     assert tasks(store, "default") == ["x"]
     assert machine.by().count("own") == 12  # each hook in its own process, at once
+    # Each says why: the warm process had the request and showed no sign of life.
+    own = [line for line in machine.log() if " by=own " in line]
+    assert all("(in its own process: warm process: no sign of life" in line for line in own)
 
 
 def project_store(machine: WarmMachine, project: Path) -> Path:

@@ -35,10 +35,12 @@ from plansight.hook.warm_protocol import (
     HOOK_BUDGET,
     MAX_EVENT_BYTES,
     MAX_REPLY_BYTES,
+    OWN,
     PROGRESS,
     QUEUED,
     READY,
     RELAYED_COMMANDS,
+    STALE,
     Budget,
     Handed,
     Reply,
@@ -116,6 +118,7 @@ def relay(
         if os.path.lexists(os.path.dirname(path)):
             note_refused_folder(os.path.dirname(path), refused)
         return None
+    why.given_up = None
     if started is None:
         started = time.monotonic()
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -147,26 +150,52 @@ def relay(
         connection.close()
 
 
+class _Why:
+    """Why the last `relay` call left its request to the caller, for the caller's log
+    line (None: there was no warm process to ask)."""
+
+    given_up: str | None = None
+
+
+why = _Why()
+
+
 def _handed_over(connection: _socket.socket, started: float, budget: Budget) -> bool:
     """Wait for READY as long as the warm process shows it is alive and its queue moves,
-    then send GO; False (and nothing sent) when it is not to have the request."""
+    then send GO; False (and nothing sent, the reason in `why`) when it is not to have
+    the request."""
     alive = False
     while True:
         left = budget.ready - (time.monotonic() - started)
         wait = min(budget.stall if alive else budget.alive, left)
         if wait <= 0:
+            why.given_up = f"warm process: not its turn within {budget.ready:g} s"
             return False
         connection.settimeout(wait)
         try:
             signal = connection.recv(1)
         except TimeoutError:
+            why.given_up = (
+                f"warm process: its queue did not move for {budget.stall:g} s"
+                if alive
+                else f"warm process: no sign of life within {budget.alive:g} s"
+            )
             return False
         if signal == READY:
+            why.given_up = "warm process: gone before it was handed the request"
             connection.sendall(GO)  # fails when it gave up on us first: then it is ours
+            why.given_up = None
             return True
         if signal not in (QUEUED, PROGRESS):
-            return False  # STALE, OWN, gone, or not ours to read
+            why.given_up = _REFUSALS.get(signal, "warm process: gone")
+            return False
         alive = True
+
+
+_REFUSALS = {
+    STALE: "warm process: its code changed",
+    OWN: "warm process: runs nothing for this caller (another folder view, sandbox or user)",
+}
 
 
 def note_refused_folder(folder_path: str, reason: str) -> None:
@@ -347,7 +376,7 @@ def run_hook(agent: str) -> int:
 
     # What the relay waited is taken off the deadline: the agent's own limit is the same.
     left = max(DEADLINE_SECONDS - (time.monotonic() - started), 1.0)
-    return main([agent], stdin=io.BytesIO(event), deadline=left)
+    return main([agent], stdin=io.BytesIO(event), deadline=left, note=why.given_up)
 
 
 def _log_relay(agent: str, outcome: str) -> None:
@@ -422,6 +451,10 @@ def run_command(args: list[str]) -> int | None:
             return None
     reply = relay("cli", args, data, cwd, COMMAND_BUDGET)
     if reply is None:
+        if why.given_up is not None:
+            from plansight.hook.run import log_line
+
+            log_line({"by": "relay", "command": args[0]}, f"run here: {why.given_up}", 0.0)
         return None
     if isinstance(reply, Handed):
         if reply.waited:

@@ -51,10 +51,12 @@ def main(
     cwd: str | None = None,
     warm: bool = False,
     deadline: float = DEADLINE_SECONDS,
+    note: str | None = None,
 ) -> int:
     """Run one hook event; always returns 0. `cwd`: the agent's folder, for an event that
     does not say (default: this process's); `warm`: run by the warm hook process;
-    `deadline`: seconds left of the agent's wait (a relay that waited took some)."""
+    `deadline`: seconds left of the agent's wait (a relay that waited took some); `note`:
+    why the warm process did not run it, for the log."""
     started = time.perf_counter()
     # pydantic looks for plugins in every installed package's metadata when it loads
     # (about 20 ms); the hook's few models need none.
@@ -90,6 +92,8 @@ def main(
         out.flush()
     except (OSError, ValueError) as exc:  # the agent closed the pipe: nothing to tell it
         outcome += f"; reply not written: {exc.__class__.__name__}"
+    if note:
+        outcome += f" (in its own process: {note})"
     log_line(facts, outcome, time.perf_counter() - started)
     return 0
 
