@@ -40,7 +40,8 @@ SCRIPT: list[tuple[list[str], str | None]] = [
         None,
     ),
     (["ingest", "--format", "markdown", "-"], json.dumps({"markdown": MARKDOWN})),
-    (["import", "plan.md", "--session", "docs"], None),  # a path relative to the caller's folder
+    (["import", "plan.md", "--session", "docs"], None),  # a path: opened by the caller itself
+    (["import", "--session", "stdin", "-"], MARKDOWN),  # stdin: relayed with the request
     (["context"], None),
     (["export", "--session", "docs"], None),
     (["sessions"], None),
@@ -138,7 +139,8 @@ def test_every_command_prints_what_it_prints_in_its_own_process(
             for line in log.splitlines()
             if " command=" in line
         ]
-        assert commands == [args[0] for args, _ in SCRIPT]
+        # A command naming a file is never relayed: the caller opens it (see test_sandbox).
+        assert commands == [args[0] for args, _ in SCRIPT if args[1:2] != ["plan.md"]]
         assert (relayed / "plans.sqlite3").exists() and not (
             tmp_path / "b" / "plans.sqlite3"
         ).exists()

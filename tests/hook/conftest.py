@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,3 +30,11 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Replay]
     replay = Replay(project=project, state=state, home=home)
     yield replay
     replay.stop_warm()  # the events started one: it would idle on for ten minutes
+
+
+@pytest.fixture
+def short_folder() -> Iterator[Path]:
+    """A folder with a path short enough to hold a Unix socket (pytest's are not)."""
+    folder = Path(tempfile.mkdtemp(prefix="ps-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

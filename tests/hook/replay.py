@@ -99,7 +99,7 @@ class Replay:
         """Stop the warm hook process of this machine's settings; True when one ran. An
         event handled by the hook itself starts one: it is waited for (a few seconds at
         most), so that none outlives the test."""
-        started = " by=own " in self.log() and self.env().get("PLANSIGHT_HOOK_DAEMON") != "0"
+        started = bool(self.log()) and self.env().get("PLANSIGHT_HOOK_DAEMON") != "0"
         address = self.warm_address()
         starting = Path(f"{address}.starting")  # there until the one started listens
         deadline = time.monotonic() + (10 if started else 0)

@@ -8,6 +8,8 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -96,7 +98,9 @@ def test_the_first_event_starts_a_warm_process_that_answers_the_next(machine: Re
     assert pid is not None and alive(pid)
     machine.replay("claude-code", "PostToolUse-TaskCreate-1")
     machine.replay("claude-code", "PostToolUse-TaskCreate-2")
-    assert by(machine) == ["own", "warm", "warm"]
+    # The first waits for the warm process it starts, rather than load the store's code
+    # beside it (see test_warm_relay.py's thirty cold hooks).
+    assert by(machine) == ["warm", "warm", "warm"]
     assert len(tasks(machine, SESSION)) == 2
     # Its socket is the user's own, in a folder nobody else may enter.
     path = socket_path(machine)
@@ -115,7 +119,7 @@ def test_events_at_once_each_land_once(machine: Replay) -> None:
         runs = list(pool.map(lambda n: machine.run("claude-code", created(machine, n)), range(12)))
     assert all(run.returncode == 0 and run.reply == {} for run in runs)
     assert sorted(tasks(machine, SESSION)) == sorted(f"Task {n}" for n in range(12))
-    assert by(machine).count("warm") == 12
+    assert by(machine).count("warm") == 13
 
 
 def test_a_killed_warm_process_is_replaced_and_no_event_is_lost(machine: Replay) -> None:
@@ -127,11 +131,11 @@ def test_a_killed_warm_process_is_replaced_and_no_event_is_lost(machine: Replay)
     assert socket_path(machine).exists()  # left behind: connecting to it is refused
     machine.replay("claude-code", "PostToolUse-TaskCreate-1")
     assert len(tasks(machine, SESSION)) == 1
-    assert by(machine)[-1] == "own"
     fresh = warm_pid(machine, other_than=pid)
     assert fresh is not None and alive(fresh)
     machine.replay("claude-code", "PostToolUse-TaskCreate-2")
     assert by(machine)[-1] == "warm"
+    assert len(tasks(machine, SESSION)) == 2
 
 
 def test_a_warm_process_whose_code_changed_hands_the_event_back(machine: Replay) -> None:
@@ -148,7 +152,7 @@ def test_a_warm_process_whose_code_changed_hands_the_event_back(machine: Replay)
     finally:
         os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert wait_gone(pid)
-    assert by(machine) == ["own", "own"]
+    assert len(by(machine)) == 2  # handled once: by the hook itself or a fresh process
     assert len(tasks(machine, SESSION)) == 1
 
 
@@ -185,15 +189,19 @@ def test_no_warm_process_when_turned_off(machine: Replay) -> None:
     assert not socket_path(machine).exists()
 
 
-def test_a_folder_others_may_enter_is_never_used(machine: Replay, tmp_path: Path) -> None:
-    runtime = tmp_path / "runtime"
-    (runtime / "plansight").mkdir(parents=True, mode=0o700)
+def test_a_folder_others_may_enter_is_never_used_and_the_log_says_why_once(
+    machine: Replay, short_folder: Path
+) -> None:
+    runtime = short_folder  # short: a long one is passed over for /tmp (see below)
+    (runtime / "plansight").mkdir(mode=0o700)
     (runtime / "plansight").chmod(0o777)
     machine.extra_env["XDG_RUNTIME_DIR"] = str(runtime)
-    for _ in range(2):
+    for _ in range(3):
         machine.replay("claude-code", "UserPromptSubmit")
     time.sleep(0.5)  # a warm process, had one started, would be listening by now
-    assert by(machine) == ["own", "own"]
+    assert by(machine) == ["relay", "own", "own", "own"]
+    reason = machine.log().splitlines()[0]
+    assert f"its folder {runtime / 'plansight'} is writable by other users" in reason
     assert list((runtime / "plansight").iterdir()) == []
 
 
@@ -217,4 +225,25 @@ def test_a_runtime_folder_too_long_for_a_socket_is_passed_over(
     assert pid is not None
     assert socket_path(machine).parent == Path("/tmp", f"plansight-{os.geteuid()}")
     machine.replay("claude-code", "PostToolUse-TaskCreate-1")
-    assert by(machine) == ["own", "warm"]
+    assert by(machine) == ["warm", "warm"]
+
+
+def loaded(module: str) -> set[str]:
+    code = f"import sys, {module}; print(' '.join(m for m in sys.modules if 'plansight' in m))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_the_protocol_is_one_module_below_both_sides() -> None:
+    """The relay's start-up loads the protocol and nothing of the hook face; the hook face
+    and the warm process take the protocol from the same module, not from each other."""
+    assert loaded("plansight.cli.entry") == {
+        "plansight",
+        "plansight.cli",
+        "plansight.cli.entry",
+        "plansight.folders",
+        "plansight.hook",
+        "plansight.hook.relay",
+        "plansight.hook.warm_protocol",
+    }
+    assert "plansight.hook.relay" not in loaded("plansight.hook.run")

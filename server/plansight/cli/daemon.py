@@ -1,14 +1,26 @@
 """`plansight hook-daemon`: the warm hook process `plansight hook` relays events to.
 
 One per user, interpreter, package and settings (its socket's name says which, see
-`relay.address`). It handles one event at a time, exactly as `plansight hook` would in
+`relay.address`). It runs one request at a time, exactly as `plansight hook` would in
 its own process (`run.main`, the same store, log and deadline), and the one-shot
-commands relayed to it as `plansight ...` would (`cli.main`, in the caller's folder, with
-its stdin, output and exit code). It leaves:
-- after ten minutes without an event (an idle wait, no wake-ups);
+commands relayed to it as `plansight ...` would (`cli.main`), each as its caller: in the
+caller's folder, with its environment (time zone, locale, settings), umask and stdin.
+It never depends on its own starting folder (it moves to `/`).
+
+Requests are read by a thread per connection (at most `MAX_READERS`, each with a whole
+deadline), so a client that trickles its bytes holds up nobody; the one worker (the main
+thread: the hook's deadline is an alarm) takes them in order. The handover is the
+protocol's (`hook/relay.py`): the relay may run a request itself until it sends GO,
+never after; a request is not run here before GO. A caller in another mount namespace,
+root, credentials or sandbox (no_new_privs, seccomp) is told to run its requests itself:
+they must never reach what that caller cannot.
+
+It leaves:
+- after ten minutes without a request (an idle wait, no wake-ups);
 - when a file of the package it runs changed (an upgrade, an edit in a clone): it answers
-  `stale`, the relay handles that event itself and starts a fresh one;
-- when its socket is removed or replaced.
+  `stale`, the relay handles that request itself and starts a fresh one;
+- when its socket is removed or replaced; on SIGTERM, once the request in hand is done
+  (those queued behind it are handed back: their relays run them).
 A second one started at the same time finds the first one's lock held and leaves at once.
 """
 
@@ -21,27 +33,83 @@ import os
 import signal
 import socket
 import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from plansight.folders import unsafe_folder
-from plansight.hook.relay import (
+from plansight.hook.relay import address, running_pid
+from plansight.hook.run import log_line, warm_up
+from plansight.hook.warm_protocol import (
+    GO,
     MAX_EVENT_BYTES,
+    OWN,
+    PROGRESS,
+    QUEUED,
+    READY,
     RELAYED_COMMANDS,
     STALE,
-    address,
-    read_all,
-    running_pid,
+    Request,
+    decode_request,
+    encode_reply,
 )
-from plansight.hook.run import warm_up
 
 IDLE_SECONDS = 600.0  # PLANSIGHT_HOOK_IDLE_SECONDS overrides it
-REQUEST_WAIT_SECONDS = 5.0  # a relay sends its event at once; one that stalls is dropped
+REQUEST_WAIT_SECONDS = 2.0  # a relay sends its request at once; one that stalls is dropped
+GO_WAIT_SECONDS = 1.0  # a relay sends GO as soon as it reads READY
+MAX_READERS = 64  # beyond it a connection is closed at once: its relay runs the request
+MAX_REQUEST_BYTES = MAX_EVENT_BYTES + 1024 * 1024  # the event, the environment, the arguments
+# A hook event taken over is finished here even when its relay stopped waiting; the alarm
+# is only a backstop against a hang.
+WARM_HOOK_DEADLINE_SECONDS = 60.0
 _PACKAGE = str(Path(__file__).resolve().parent.parent)
 
 
+class _Queue:
+    """Requests read whole, in the order they were, with their connections."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Condition()
+        self.items: deque[tuple[socket.socket, Request]] = deque()
+        self.last_seen = time.monotonic()
+
+    def arrived(self) -> None:
+        with self.ready:
+            self.last_seen = time.monotonic()
+
+    def put(self, connection: socket.socket, request: Request) -> None:
+        with self.ready:
+            self.items.append((connection, request))
+            self.ready.notify()
+
+    def take(self, idle: float) -> tuple[socket.socket, Request] | None:
+        """The next request; None after `idle` seconds with no connection at all."""
+        with self.ready:
+            while not self.items:
+                left = idle - (time.monotonic() - self.last_seen)
+                if left <= 0:
+                    return None
+                self.ready.wait(left)
+            item = self.items.popleft()
+            # Those behind it see the queue move: their relays keep waiting for them.
+            for waiting, _ in self.items:
+                _signal(waiting, PROGRESS)
+            return item
+
+    def hand_back(self, signal_byte: bytes | None) -> None:
+        """Every queued request goes back to its relay, which runs it itself."""
+        with self.ready:
+            while self.items:
+                connection, _ = self.items.popleft()
+                if signal_byte is not None:
+                    _signal(connection, signal_byte)
+                connection.close()
+
+
 def serve() -> int:
-    """Answer relayed events until idle, stale, stopped or replaced; always returns 0."""
+    """Answer relayed requests until idle, stale, stopped or replaced; always returns 0."""
     idle_seconds = _idle_seconds()
     path = address()
     if unsafe_folder(os.path.dirname(path)) is not None:
@@ -53,11 +121,13 @@ def serve() -> int:
         with contextlib.suppress(OSError):
             os.unlink(path + ".starting")
         return 0
+    os.chdir("/")  # its starting folder may be removed; requests run in their caller's
     # Loaded before it listens: an event never waits for the loading, and the files
     # watched for a change are the ones it loaded.
     warm_up()
     stamps = _source_stamps()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    queue = _Queue()
     bound = -1
     try:
         with contextlib.suppress(FileNotFoundError):
@@ -71,25 +141,28 @@ def serve() -> int:
         bound = os.stat(path).st_ino
         with contextlib.suppress(OSError):
             os.unlink(path + ".starting")  # listening: the next hook may start another
-        listener.settimeout(idle_seconds)
         signal.signal(signal.SIGTERM, _leave)
+        threading.Thread(target=_accept, args=(listener, queue), daemon=True).start()
         while not _state.leaving:
             _state.busy = False
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
+            item = queue.take(idle_seconds)
+            if item is None:
                 break
-            _state.busy = True  # a stop waits for the event in hand: it may be committing
+            _state.busy = True  # a stop waits for the request in hand: it may be committing
+            connection, request = item
             with connection:
-                fresh = _unchanged(stamps)
-                _answer(connection, fresh)
+                if not _unchanged(stamps) or not _still_ours(path, bound):
+                    _signal(connection, STALE)
+                    break
+                _run(connection, request)
             _source_stamps(into=stamps)  # what the command loaded, watched from now on
-            if not fresh or not _still_ours(path, bound):
-                break
     except _Leaving:
         pass
     finally:
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)
         listener.close()
+        queue.hand_back(STALE)
         with contextlib.suppress(OSError):
             if os.stat(path).st_ino == bound:
                 os.unlink(path)
@@ -139,72 +212,153 @@ def _leave(signum: int, frame: object) -> None:
         raise _Leaving()
 
 
-def _answer(connection: socket.socket, fresh: bool) -> None:
-    connection.settimeout(REQUEST_WAIT_SECONDS)
-    try:
-        if not _same_user(connection):
-            return
-        request = _read_request(connection)
-        if request is None:
-            return
-        if not fresh:
-            connection.sendall(STALE)
-            return
-        args = request.args
-        if request.kind == "hook" and len(args) == 1:
-            run = _run_hook
-        elif request.kind == "cli" and args and args[0] in RELAYED_COMMANDS:
-            run = _run_command
-        else:
-            return  # not a request of ours: the relay runs it itself
-        mask = os.umask(request.umask)
+def _accept(listener: socket.socket, queue: _Queue) -> None:
+    readers = threading.BoundedSemaphore(MAX_READERS)
+    while True:
         try:
-            code, out, err = run(args, request.cwd, request.data)
+            connection, _ = listener.accept()
+        except OSError:
+            return  # closed: it is leaving
+        queue.arrived()
+        if not readers.acquire(blocking=False):
+            connection.close()  # too many at once: their relays run them themselves
+            continue
+        threading.Thread(target=_receive, args=(connection, queue, readers), daemon=True).start()
+
+
+def _receive(connection: socket.socket, queue: _Queue, readers: threading.BoundedSemaphore) -> None:
+    """Read one request whole within its deadline and queue it (or send the caller back)."""
+    try:
+        queued = False
+        try:
+            if not _same_place(connection):
+                connection.settimeout(REQUEST_WAIT_SECONDS)
+                connection.sendall(OWN)
+                return
+            request = _read_request(connection, time.monotonic() + REQUEST_WAIT_SECONDS)
+            if request is None:
+                return
+            connection.settimeout(REQUEST_WAIT_SECONDS)
+            connection.sendall(QUEUED)
+            queue.put(connection, request)
+            queued = True
+        except OSError:
+            pass  # the relay went away, or it was too slow: it runs the request itself
         finally:
-            os.umask(mask)
-        connection.sendall(b"%d %d\n" % (code, len(out)) + out + err)
+            if not queued:
+                connection.close()
+    finally:
+        readers.release()
+
+
+def _signal(connection: socket.socket, byte: bytes) -> None:
+    with contextlib.suppress(OSError):
+        connection.settimeout(0.2)
+        connection.sendall(byte)
+
+
+def _run(connection: socket.socket, request: Request) -> None:
+    """Run one request as its caller would in its own process, once it is handed over."""
+    args = request.args
+    if request.kind == "hook" and len(args) == 1:
+        run = _run_hook
+    elif request.kind == "cli" and args and args[0] in RELAYED_COMMANDS:
+        run = _run_command
+    else:
+        _signal(connection, OWN)  # not a request of ours: the relay runs it itself
+        return
+    try:
+        with _as_caller(request):
+            if not _handed_over(connection):
+                what = {"agent": args[0]} if request.kind == "hook" else {"command": args[0]}
+                log_line({"by": "warm", **what}, "not run here: its relay ran it itself", 0.0)
+                return
+            code, out, err = run(args, request.cwd, request.data)
+    except OSError:  # the caller's folder is gone: its own process says what that means
+        _signal(connection, OWN)
+        return
+    with contextlib.suppress(OSError):
+        connection.settimeout(REQUEST_WAIT_SECONDS)
+        connection.sendall(encode_reply(code, out, err))
+
+
+def _handed_over(connection: socket.socket) -> bool:
+    """READY, then GO from the relay: only then is the request ours to run. A relay too
+    slow to answer READY loses it (it runs the request itself): shutting our reading side
+    makes its GO fail to send from then on, and a GO sent before is still read here."""
+    try:
+        connection.settimeout(GO_WAIT_SECONDS)
+        connection.sendall(READY)
+        try:
+            answer = connection.recv(1)
+        except TimeoutError:
+            connection.shutdown(socket.SHUT_RD)
+            answer = connection.recv(1, socket.MSG_DONTWAIT)
     except OSError:
-        pass  # the relay went away; it prints `{}` or runs the command itself
+        return False
+    return answer == GO
+
+
+@contextlib.contextmanager
+def _as_caller(request: Request) -> Iterator[None]:
+    """The process as the caller's own would be: its folder, environment (`TZ` and the
+    locale included), umask; everything put back after, so nothing of one request
+    reaches the next. OSError when its folder cannot be entered."""
+    saved = dict(os.environ)
+    mask = os.umask(request.umask)
+    try:
+        os.environ.clear()
+        os.environ.update(request.env)
+        time.tzset()
+        os.chdir(request.cwd)
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        time.tzset()
+        os.umask(mask)
+        with contextlib.suppress(OSError):
+            os.chdir("/")
 
 
 def _run_hook(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, bytes]:
     from plansight.hook.run import main
 
     out = io.StringIO()
-    code = main(args, stdin=io.BytesIO(data), stdout=out, cwd=cwd, warm=True)
+    code = main(
+        args,
+        stdin=io.BytesIO(data),
+        stdout=out,
+        cwd=cwd,
+        warm=True,
+        deadline=WARM_HOOK_DEADLINE_SECONDS,
+    )
     return code, out.getvalue().encode("utf-8", "surrogateescape"), b""
 
 
 def _run_command(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, bytes]:
-    """`plansight ARGS` as it runs in its own process: in the caller's folder, with its
-    stdin, its output and its exit code (argparse's and `_fail`'s SystemExit included)."""
+    """`plansight ARGS` as it runs in its own process: in the caller's folder (entered by
+    `_as_caller`), with its stdin, its output and its exit code (argparse's and `_fail`'s
+    SystemExit included)."""
     import logging
-    import time
 
     from plansight.cli.main import main
-    from plansight.hook.run import log_line
 
     started = time.perf_counter()
     out, err = io.StringIO(), io.StringIO()
     saved = sys.stdin, sys.stdout, sys.stderr, logging.getLogger().handlers[:]
-    here = os.getcwd()
     sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
     sys.stdout, sys.stderr = out, err
     try:
-        os.chdir(cwd)
         code = main(args)
     except SystemExit as leaving:
         code = _exit_code(leaving.code, err)
-    except OSError:  # the caller's folder is gone: as its own process would have failed
-        err.write("plansight: the current folder cannot be used\n")
-        code = 2
     except Exception as exc:  # the command's own handler let a bug through
         err.write(f"plansight: internal error ({exc.__class__.__name__})\n")
         code = 2
     finally:
         sys.stdin, sys.stdout, sys.stderr, handlers = saved
         logging.getLogger().handlers[:] = handlers
-        os.chdir(here)
     # The command alone: its arguments may hold a plan, which the store keeps, not the log.
     log_line({"by": "warm", "command": args[0]}, f"exit {code}", time.perf_counter() - started)
     encode = "utf-8", "surrogateescape"
@@ -220,42 +374,65 @@ def _exit_code(code: object, err: io.StringIO) -> int:
     return 1
 
 
-class Request(NamedTuple):
-    """What a relay sends: `kind\0cwd\0umask\0count\0arg\0...arg\0` then stdin's bytes."""
+def _read_request(connection: socket.socket, deadline: float) -> Request | None:
+    """`<length>\n` and the request's bytes, all before `deadline`; None when cut off,
+    malformed or too large (TimeoutError when too slow)."""
+    received = bytearray()
+    length = -1
+    while length < 0 or len(received) < length:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        connection.settimeout(left)
+        chunk = connection.recv(min(65536, length - len(received)) if length >= 0 else 32)
+        if not chunk:
+            return None
+        received += chunk
+        if length < 0:
+            head, newline, rest = bytes(received).partition(b"\n")
+            if not newline:
+                if len(received) > 20:
+                    return None
+                continue
+            if not head.isdigit() or int(head) > MAX_REQUEST_BYTES:
+                return None
+            length = int(head)
+            received = bytearray(rest)
+    return decode_request(bytes(received))
 
-    kind: str  # `hook` or `cli`
-    cwd: str  # the caller's folder
-    umask: int  # the caller's: a store the command creates is made as the caller would
-    args: list[str]
-    data: bytes
 
-
-def _read_request(connection: socket.socket) -> Request | None:
-    limit = MAX_EVENT_BYTES + 65536  # the event, and the command line before it
-    received = read_all(connection, limit)
-    if len(received) > limit:
-        return None
-    fields = received.split(b"\0", 4)
-    if len(fields) != 5 or not fields[2].isdigit() or not fields[3].isdigit():
-        return None
-    kind, cwd, mask, count, rest = fields
-    parts = rest.split(b"\0", int(count))
-    if len(parts) != int(count) + 1:
-        return None
-    args = [os.fsdecode(part) for part in parts[:-1]]
-    return Request(os.fsdecode(kind), os.fsdecode(cwd), int(mask) & 0o777, args, parts[-1])
-
-
-def _same_user(connection: socket.socket) -> bool:
+def _same_place(connection: socket.socket) -> bool:
     """The folder is the user's own already; where the system says who is on the other
-    end, it must be the same user too."""
+    end, it must also have the same credentials and see the same files with the same
+    rights: the same mount namespace and root, and no sandbox of its own (a caller under
+    no_new_privs or seccomp, as agents' sandboxes are, may be denied what we are not)."""
     if not hasattr(socket, "SO_PEERCRED"):
         return True
     import struct
 
     credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-    _, uid, _ = struct.unpack("3i", credentials)
-    return int(uid) == os.geteuid()
+    pid, uid, gid = struct.unpack("3i", credentials)
+    if uid != os.geteuid() or gid != os.getegid():
+        return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    return _where(str(pid)) == _where("self")
+
+
+def _where(pid: str) -> tuple[object, ...] | None:
+    """What decides which files a process reaches: None when it cannot be read."""
+    try:
+        namespace = os.readlink(f"/proc/{pid}/ns/mnt")
+        root = os.stat(f"/proc/{pid}/root")
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            limits = [
+                line.split()
+                for line in status
+                if line.startswith(("NoNewPrivs:", "Seccomp:", "CapEff:", "Gid:", "Uid:"))
+            ]
+    except OSError:
+        return ("unreadable", pid)  # never equal to ours: its requests run in its own process
+    return namespace, root.st_dev, root.st_ino, limits
 
 
 def _take_lock(path: str) -> int | None:

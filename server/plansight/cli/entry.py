@@ -20,11 +20,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from plansight.hook.relay import run_hook
 
         return run_hook(arguments[1])
-    if arguments[:1] == ["hook-daemon"]:  # started by `plansight hook`, not by people
-        from plansight.cli.daemon import serve, stop
+    if arguments == ["hook-daemon"]:  # as `plansight hook` starts it: no parser to load
+        from plansight.cli.daemon import serve
 
-        if arguments[1:] == ["--stop"]:  # the one for this environment's settings
-            return 0 if stop() else 1
         return serve()
     if relayable(arguments):
         code = run_command(arguments)

@@ -241,6 +241,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     hook.add_argument("agent", choices=("claude-code", "codex", "gemini"))
 
+    # Started by `plansight hook` itself; `plansight.cli.entry` runs it before this parser
+    # is built when it has no argument or only `--stop`: here for `--help` and bad ones.
+    daemon = commands.add_parser(
+        "hook-daemon",
+        help="the warm process that answers hooks and one-shot commands (starts by itself)",
+        description="Run the warm hook process of the current settings in the foreground "
+        "(the hooks start it by themselves; it leaves after ten idle minutes), or stop it.",
+    )
+    daemon.add_argument(
+        "--stop", action="store_true", help="stop the one of the current settings, if one runs"
+    )
+    daemon.set_defaults(run=_hook_daemon)
+
     setup = commands.add_parser(
         "setup", help="install Plansight into an agent's hooks or an editor, in one line"
     )
@@ -566,6 +579,14 @@ def _mcp(args: argparse.Namespace) -> int:
     from plansight.mcp.server import run_mcp
 
     return run_mcp(args.db, args.session, args.workspace, args.agent)
+
+
+def _hook_daemon(args: argparse.Namespace) -> int:
+    from plansight.cli.daemon import serve, stop
+
+    if args.stop:
+        return EXIT_OK if stop() else EXIT_RESULT_ERROR
+    return serve()
 
 
 def _setup(args: argparse.Namespace) -> int:

@@ -4,11 +4,15 @@ An agent waits for its hook on every matching tool call. Loading the store and t
 costs a fresh Python process about 100 ms; a warm one answers in a few. So the command is
 a relay: it passes the event's bytes over a Unix socket to a hook process of the same
 user and the same settings (`plansight hook-daemon`, started by the first event that
-finds none and gone after ten idle minutes) and prints what it answers. When there is
-none, or it does not answer as it should, the event is handled in this process, exactly
-as the warm one would, and a warm one is started for the next event. The one-shot
-commands shell agents run in a loop (`plansight apply`, `write`, `ingest`...) are relayed
-the same way (`run_command`).
+finds none, which waits for it, and gone after ten idle minutes) and prints what it
+answers. When there is none, or it does not take the event in time, the event is handled
+in this process, exactly as the warm one would. The one-shot commands shell agents run in
+a loop (`plansight apply`, `write`, `ingest`...) are relayed the same way (`run_command`),
+except those that name a file: the caller opens its own files.
+
+Both sides of the protocol are written here (the warm side's loop is `cli/daemon.py`): a
+request is run by the relay or by the warm process, never by both (see the handover
+below), and an agent never waits long on a warm process that is stopped or stuck.
 
 Only the standard library's cheapest modules load here: this module is the whole cost of
 a relayed event (the socket is `_socket`'s, the C module under `socket`, which would
@@ -24,29 +28,32 @@ import time
 import zlib
 
 from plansight.folders import unsafe_folder
+from plansight.hook.warm_protocol import (
+    COMMAND_BUDGET,
+    CONNECT_WAIT_SECONDS,
+    GO,
+    HOOK_BUDGET,
+    MAX_EVENT_BYTES,
+    MAX_REPLY_BYTES,
+    OWN,
+    PROGRESS,
+    QUEUED,
+    READY,
+    RELAYED_COMMANDS,
+    STALE,
+    Budget,
+    Handed,
+    Reply,
+    encode_request,
+    parse_reply,
+    read_all,
+)
 
 try:
     import fcntl
 except ImportError:  # no locks, no Unix sockets worth the name: every event in its own process
     fcntl = None  # type: ignore[assignment]
 
-MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
-MAX_REPLY_BYTES = 16 * 1024 * 1024
-# Longer than the warm process's own deadline (`run.DEADLINE_SECONDS`): it always answers
-# first, even when it gives up; past this the relay prints `{}` rather than run the event
-# a second time (the warm process may still commit it).
-REPLY_WAIT_SECONDS = 10.0
-CONNECT_WAIT_SECONDS = 0.5
-COMMAND_WAIT_SECONDS = 60  # a one-shot command has no deadline of its own
-STALE = b"stale"  # the warm process's code changed since it started: it exits
-# One-shot commands agents and scripts run in a loop, answered by the warm process too;
-# never the long-running or interactive ones (serve, mcp, watch, show, demo, setup).
-RELAYED_COMMANDS = frozenset(
-    {"apply", "write", "ingest", "clear", "import", "context", "history", "restore", "undo"}
-    | {"export", "sessions"}
-)
-Reply = tuple[int, bytes, bytes]  # exit code, stdout, stderr
-TIMED_OUT: Reply = (-1, b"", b"")
 STARTING_SECONDS = 10.0  # a warm process not listening this long after its start failed
 
 
@@ -92,14 +99,28 @@ def address() -> str:
     return os.path.join(folder(), name)
 
 
-def relay(kind: str, args: list[str], data: bytes, cwd: str, wait: float) -> Reply | None:
-    """What the warm process answers to one command: `kind` is `hook` (`args`: the agent)
-    or `cli` (`args`: the command line), `data` what it reads on stdin. None when there is
-    no warm process that answers as it should (the caller then runs the command itself);
-    `TIMED_OUT` when it has the command but did not answer within `wait` seconds."""
+def relay(
+    kind: str,
+    args: list[str],
+    data: bytes,
+    cwd: str,
+    budget: Budget,
+    started: float | None = None,
+) -> Reply | Handed | None:
+    """What the warm process answers to one request: `kind` is `hook` (`args`: the agent)
+    or `cli` (`args`: the command line), `data` what it reads on stdin. None when the
+    caller must run it itself: there is no warm process, or it did not take the request
+    in time (it then never runs it); `Handed` when it took it and did not answer.
+    `started`: when the caller began to wait (the budget's `ready` counts from it)."""
     path = address()
-    if unsafe_folder(os.path.dirname(path), create=False) is not None:
+    refused = unsafe_folder(os.path.dirname(path), create=False)
+    if refused is not None:
+        if os.path.lexists(os.path.dirname(path)):
+            note_refused_folder(os.path.dirname(path), refused)
         return None
+    why.given_up = None
+    if started is None:
+        started = time.monotonic()
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(CONNECT_WAIT_SECONDS)
@@ -109,41 +130,151 @@ def relay(kind: str, args: list[str], data: bytes, cwd: str, wait: float) -> Rep
             return None  # none yet, or one that left its socket behind
         mask = os.umask(0o077)  # read, and put back at once: files it creates are made so
         os.umask(mask)
-        fields = [kind, cwd, str(mask), str(len(args)), *args]
-        header = b"".join(os.fsencode(field) + b"\0" for field in fields)
+        request = encode_request(kind, cwd, mask, dict(os.environ), args, data)
         try:
-            connection.settimeout(wait)
-            connection.sendall(header + data)
-            connection.shutdown(_socket.SHUT_WR)
+            connection.sendall(request)
+            if not _handed_over(connection, started, budget):
+                return None  # closing now tells it to drop the request
+        except OSError:
+            return None  # it never had the whole request, or never got GO
+        connection.settimeout(budget.answer)
+        try:
             reply = read_all(connection, MAX_REPLY_BYTES)
         except TimeoutError:
-            return TIMED_OUT  # it has the command and may still commit it: never run it twice
+            return Handed(waited=True)
         except OSError:
-            return None  # it went away before it read the command
-        return _parse_reply(reply)
+            return Handed(waited=False)
+        parsed = parse_reply(reply)
+        return parsed if parsed is not None else Handed(waited=False)
     finally:
         connection.close()
 
 
-def _parse_reply(reply: bytes) -> Reply | None:
-    """`<exit code> <stdout length>\n<stdout><stderr>`; None for `stale` or a reply cut off."""
-    head, newline, body = reply.partition(b"\n")
-    parts = head.split(b" ")
-    if not newline or len(parts) != 2 or not all(part.isdigit() for part in parts):
-        return None
-    code, length = int(parts[0]), int(parts[1])
-    if length > len(body):
-        return None
-    return code, body[:length], body[length:]
+class _Why:
+    """Why the last `relay` call left its request to the caller, for the caller's log
+    line (None: there was no warm process to ask)."""
+
+    given_up: str | None = None
 
 
-def start_warm_process() -> None:
+why = _Why()
+
+
+def _handed_over(connection: _socket.socket, started: float, budget: Budget) -> bool:
+    """Wait for READY as long as the warm process shows it is alive and its queue moves,
+    then send GO; False (and nothing sent, the reason in `why`) when it is not to have
+    the request."""
+    alive = False
+    while True:
+        left = budget.ready - (time.monotonic() - started)
+        wait = min(budget.stall if alive else budget.alive, left)
+        if wait <= 0:
+            why.given_up = f"warm process: not its turn within {budget.ready:g} s"
+            return False
+        connection.settimeout(wait)
+        try:
+            signal = connection.recv(1)
+        except TimeoutError:
+            why.given_up = (
+                f"warm process: its queue did not move for {budget.stall:g} s"
+                if alive
+                else f"warm process: no sign of life within {budget.alive:g} s"
+            )
+            return False
+        if signal == READY:
+            why.given_up = "warm process: gone before it was handed the request"
+            connection.sendall(GO)  # fails when it gave up on us first: then it is ours
+            why.given_up = None
+            return True
+        if signal not in (QUEUED, PROGRESS):
+            why.given_up = _REFUSALS.get(signal, "warm process: gone")
+            return False
+        alive = True
+
+
+_REFUSALS = {
+    STALE: "warm process: its code changed",
+    OWN: "warm process: runs nothing for this caller (another folder view, sandbox or user)",
+}
+
+
+def note_refused_folder(folder_path: str, reason: str) -> None:
+    """Log once (per folder and reason) why no warm process may run: every hook then runs
+    in its own process, and a person wondering why should find it said."""
+    from plansight.hook.run import log_line, state_folder
+
+    marker = state_folder() / "warm-refused"
+    said = f"{folder_path} {reason}"
+    try:
+        if marker.read_text(encoding="utf-8", errors="replace") == said:
+            return
+    except OSError:
+        pass
+    try:
+        marker.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        marker.write_text(said, encoding="utf-8")
+    except OSError:
+        return  # not logged every time either: a state folder that cannot be written
+    log_line({"by": "relay"}, f"no warm process: its folder {folder_path} {reason}", 0.0)
+
+
+def wait_listening(seconds: float) -> bool:
+    """Wait until the warm process another hook is starting listens (True), at most
+    `seconds`. Hooks of many tool calls at once are then answered one by one by it
+    instead of each loading the store's code in its own process at the same time."""
+    path = address()
+    marker = path + ".starting"
+    if not os.path.lexists(marker):
+        return False  # nobody is starting one
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+            return True
+        except OSError:
+            if not os.path.lexists(marker):
+                # Gone: it listens now (removed just after), or the start failed.
+                return _listening(path)
+            if _failed_start(marker, path + ".lock"):
+                return False
+        finally:
+            probe.close()
+        time.sleep(0.02)
+    return False
+
+
+LOCKED_WITHIN_SECONDS = 3.0  # a warm process takes its lock before it loads anything
+
+
+def _failed_start(marker: str, lock: str) -> bool:
+    """The process a hook started is not running: none holds the lock long after."""
+    try:
+        age = time.time() - os.lstat(marker).st_mtime
+    except OSError:
+        return False
+    return age > LOCKED_WITHIN_SECONDS and running_pid(lock) is None
+
+
+def _listening(path: str) -> bool:
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def start_warm_process() -> bool:
     """Start `plansight hook-daemon` on its own, detached from the agent's hook: in a
     session of its own, with none of the agent's pipes (the agent waits for the hook's
     output to close, never for it). Hooks of parallel tool calls start one between them:
-    a marker says one is starting, until it listens (or it is older than a start takes)."""
+    a marker says one is starting, until it listens (or it is older than a start takes).
+    True when this call started it."""
     if not _mark_starting(address() + ".starting"):
-        return
+        return False
     quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     command = [sys.executable, "-m", "plansight", "hook-daemon"]
     try:
@@ -152,7 +283,17 @@ def start_warm_process() -> None:
         except NotImplementedError:  # no new session here: in the agent's, then
             os.posix_spawn(sys.executable, command, os.environ, file_actions=quiet)
     except (AttributeError, OSError):
-        pass  # the event was handled; only the next one will be slower
+        _forget(address() + ".starting")  # nobody waits for one that never started
+        return False
+    return True
+
+
+def _forget(path: str) -> None:
+    """Remove `path` if it is there (`contextlib` is not loaded on a relay's path)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        return
 
 
 def _mark_starting(marker: str) -> bool:
@@ -199,42 +340,103 @@ def running_pid(lock_path: str) -> int | None:
 
 def run_hook(agent: str) -> int:
     """Read one event on stdin, print the one JSON object to answer it; always 0."""
+    started = time.monotonic()
     try:
         event = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
     except OSError:
         event = b""
-    relayed = enabled() and len(event) <= MAX_EVENT_BYTES
+    cwd = _cwd()
+    relayed = enabled() and len(event) <= MAX_EVENT_BYTES and cwd is not None
     if relayed:
-        reply = relay("hook", [agent], event, _cwd(), REPLY_WAIT_SECONDS)
-        if reply is TIMED_OUT:
+        assert cwd is not None
+        reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
+        # None answered: this hook starts one, and it and the hooks of tool calls at once
+        # wait for it rather than each load the store's code beside it (the same work as
+        # the warm process's start: on a loaded machine they all ran out of time).
+        if reply is None:
+            start_warm_process()
+            # The budget counts from the hook's start: waiting for the start included.
+            if wait_listening(HOOK_BUDGET.ready - (time.monotonic() - started)):
+                reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
+        if isinstance(reply, Handed) and reply.waited:
+            _log_relay(agent, "handed to the warm process, no answer yet: it finishes it")
             reply = (0, b"{}\n", b"")  # the agent goes on; the warm process logs the rest
-        if reply is not None and reply[1].startswith(b"{") and reply[1].endswith(b"\n"):
-            _write(sys.stdout, reply[1])
+        if isinstance(reply, Handed):  # it went away running the event: run it here
+            # Safe to run again: a plan tool call carries the plan's new state and an
+            # edit its files, so an event applied twice leaves the store as once.
+            _log_relay(agent, "the warm process left while running it: run here")
+            reply = None
+        if reply is not None:  # answered by the warm process: never run again here
+            good = reply[1].startswith(b"{") and reply[1].endswith(b"\n")
+            _write(sys.stdout, reply[1] if good else b"{}\n")
             return 0
     import io
 
-    from plansight.hook.run import main
+    from plansight.hook.run import DEADLINE_SECONDS, main
 
-    code = main([agent], stdin=io.BytesIO(event))
-    if relayed:
-        start_warm_process()
-    return code
+    # What the relay waited is taken off the deadline: the agent's own limit is the same.
+    left = max(DEADLINE_SECONDS - (time.monotonic() - started), 1.0)
+    return main([agent], stdin=io.BytesIO(event), deadline=left, note=why.given_up)
+
+
+def _log_relay(agent: str, outcome: str) -> None:
+    from plansight.hook.run import log_line
+
+    log_line({"by": "relay", "agent": agent}, outcome, 0.0)
+
+
+# Options that name a file, in every spelling argparse takes (a prefix of a long option
+# is that option): a relayed command would open it in the warm process, which is outside
+# the caller's sandbox, and `/dev/fd/N`, `/dev/stdout`, `<(cmd)` name the caller's own.
+_FILE_OPTIONS = ("--db", "--output")
+
+
+def _names_a_file(args: list[str]) -> bool:
+    for arg in args[1:]:
+        name = arg.split("=", 1)[0]
+        if len(name) >= 3 and any(option.startswith(name) for option in _FILE_OPTIONS):
+            return True
+        if arg.startswith("-o") or arg.startswith(("/dev/", "/proc/")):
+            return True
+    # `import FILE`: only `-` (stdin, which the relay passes) is relayed.
+    return args[0] == "import" and _positionals(args[1:]) != ["-"]
+
+
+_VALUED = ("--session", "--origin", "--workspace", "--base-version", "--format", "--title")
+
+
+def _positionals(args: list[str]) -> list[str]:
+    found: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _VALUED:
+            skip = True
+        elif arg == "-" or not arg.startswith("-"):
+            found.append(arg)
+    return found
 
 
 def relayable(args: list[str]) -> bool:
-    """A one-shot command the warm process may answer (not a request for its help, which
-    fits the caller's terminal)."""
+    """A one-shot command the warm process may answer: not a request for its help (which
+    fits the caller's terminal), and naming no file or descriptor (which the caller must
+    open itself)."""
     return (
         bool(args)
         and args[0] in RELAYED_COMMANDS
         and enabled()
         and not {"-h", "--help"} & set(args)
+        and not _names_a_file(args)
     )
 
 
 def run_command(args: list[str]) -> int | None:
     """A `relayable` command answered by the warm process: its exit code, its output
     printed; None when it must run here."""
+    cwd = _cwd()
+    if cwd is None:
+        return None  # its own process says what a folder that is gone means
     data = b""
     if "-" in args:  # the command reads stdin: the warm process gets it whole
         try:
@@ -247,20 +449,31 @@ def run_command(args: list[str]) -> int | None:
         sys.stdin = _Replayed(data)  # read again by the command if it runs here after all
         if too_big:
             return None
-    reply = relay("cli", args, data, _cwd(), COMMAND_WAIT_SECONDS)
+    reply = relay("cli", args, data, cwd, COMMAND_BUDGET)
     if reply is None:
+        if why.given_up is not None:
+            from plansight.hook.run import log_line
+
+            log_line({"by": "relay", "command": args[0]}, f"run here: {why.given_up}", 0.0)
         return None
-    if reply is TIMED_OUT:
+    if isinstance(reply, Handed):
+        if reply.waited:
+            said = b"has not answered within %d s; it will still apply it" % COMMAND_BUDGET.answer
+        else:
+            said = b"stopped while running it; it may or may not have been applied"
         _write(
             sys.stderr,
-            b"plansight: no answer within %d s; whether the change was made, "
-            b"`plansight show` says\n" % COMMAND_WAIT_SECONDS,
+            b"plansight: the warm hook process took the command and " + said + b": "
+            b"`plansight history` says (do not run it again blindly)\n",
         )
-        return 2
+        return EXIT_HANDED
     code, out, err = reply
     _write(sys.stdout, out)
     _write(sys.stderr, err)
     return code
+
+
+EXIT_HANDED = 3  # neither done (0, 1) nor refused (2): taken, its outcome not known yet
 
 
 class _Replayed:
@@ -283,21 +496,8 @@ def _write(stream: object, data: bytes) -> None:
         pass  # the reader closed the pipe: nothing to tell it
 
 
-def _cwd() -> str:
+def _cwd() -> str | None:
     try:
         return os.getcwd()
     except OSError:
-        return "/"
-
-
-def read_all(connection: _socket.socket, limit: int) -> bytes:
-    """What the other end sends until it shuts its side, stopping once past `limit`."""
-    chunks: list[bytes] = []
-    size = 0
-    while size <= limit:
-        chunk = connection.recv(65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
+        return None

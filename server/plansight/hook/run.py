@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.conversation import Conversation, ConversationFile, title_from_prompt
-from plansight.hook.relay import MAX_EVENT_BYTES
+from plansight.hook.warm_protocol import MAX_EVENT_BYTES
 
 # A store another process keeps locked is given up on after 0.5 s: a few hooks of one
 # agent writing at once (parallel tool calls) each hold it for milliseconds, a run on an
@@ -50,9 +50,13 @@ def main(
     stdout: IO[str] | None = None,
     cwd: str | None = None,
     warm: bool = False,
+    deadline: float = DEADLINE_SECONDS,
+    note: str | None = None,
 ) -> int:
     """Run one hook event; always returns 0. `cwd`: the agent's folder, for an event that
-    does not say (default: this process's); `warm`: run by the warm hook process."""
+    does not say (default: this process's); `warm`: run by the warm hook process;
+    `deadline`: seconds left of the agent's wait (a relay that waited took some); `note`:
+    why the warm process did not run it, for the log."""
     started = time.perf_counter()
     # pydantic looks for plugins in every installed package's metadata when it loads
     # (about 20 ms); the hook's few models need none.
@@ -65,7 +69,7 @@ def main(
     facts: dict[str, str] = {"agent": agent_name or "-", "by": "warm" if warm else "own"}
     reply: Reply = {}
     outcome = "ok"
-    previous_alarm = _set_alarm(DEADLINE_SECONDS)
+    previous_alarm = _set_alarm(deadline)
     try:
         agent = AGENTS.get(agent_name)
         if agent is None:
@@ -75,7 +79,7 @@ def main(
         facts["tool"] = str(event.get("tool_name", "-"))
         reply = handle(agent, event, facts, cwd)
     except _Deadline:
-        outcome = f"gave up after {DEADLINE_SECONDS:.1f} s"
+        outcome = _out_of_time(facts, deadline)
     except HookError as exc:
         outcome = f"skipped: {exc}"
     except BaseException as exc:  # a bug, an interrupt: still exit 0 with `{}`
@@ -88,6 +92,8 @@ def main(
         out.flush()
     except (OSError, ValueError) as exc:  # the agent closed the pipe: nothing to tell it
         outcome += f"; reply not written: {exc.__class__.__name__}"
+    if note:
+        outcome += f" (in its own process: {note})"
     log_line(facts, outcome, time.perf_counter() - started)
     return 0
 
@@ -104,7 +110,7 @@ def handle(
         cwd = own_cwd or os.getcwd()
     session = _session_name(agent, session_id)
     facts["session"] = session
-    memory = ConversationFile(_state_folder() / "hooks", session)
+    memory = ConversationFile(state_folder() / "hooks", session)
     conversation = memory.read()
     name = event.get("hook_event_name")
 
@@ -149,9 +155,11 @@ def handle(
             from plansight.hook.store import ingest_plan
 
             title = None if conversation.planned else _title(agent, conversation)
+            facts["stage"] = "storing the plan"
             facts["result"], told = ingest_plan(
                 cwd, session, agent.plan_tools[tool], _plan_payload(agent, tool, event), title
             )
+            facts["stage"] = "stored"
             if not conversation.planned:
                 conversation.planned = True
                 memory.write(conversation)
@@ -163,7 +171,9 @@ def handle(
             from plansight.hook.store import add_files
 
             paths = edited_paths(tool, event.get("tool_input"))
+            facts["stage"] = "adding the files"
             facts["result"] = add_files(cwd, session, paths)
+            facts["stage"] = "stored"
             return {}
     return {}
 
@@ -235,6 +245,19 @@ def _read_event(source: IO[bytes]) -> dict[str, Any]:
     return event
 
 
+def _out_of_time(facts: dict[str, str], seconds: float) -> str:
+    """What the log says when the deadline struck: what had been done, truthfully."""
+    stage = facts.pop("stage", None)
+    if stage == "stored":  # the store has it; only the answer to the agent was cut short
+        return f"stored, then out of time after {seconds:.1f} s (the agent got {{}})"
+    if stage is not None:
+        return (
+            f"gave up after {seconds:.1f} s while {stage}: the store has the change"
+            " only if it was committed before"
+        )
+    return f"gave up after {seconds:.1f} s, before the store was written"
+
+
 def _expire(signum: int, frame: object) -> None:
     raise _Deadline()
 
@@ -256,7 +279,7 @@ def _clear_alarm(alarm: tuple[bool, Any]) -> None:
         signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
 
 
-def _state_folder() -> Path:
+def state_folder() -> Path:
     from plansight.paths import state_home
 
     return state_home() / "plansight"
@@ -264,7 +287,7 @@ def _state_folder() -> Path:
 
 def log_path() -> Path:
     """Where every run of the hook leaves one line (and a traceback when it failed)."""
-    return _state_folder() / "hook.log"
+    return state_folder() / "hook.log"
 
 
 def _failure(exc: BaseException) -> str:
