@@ -248,6 +248,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     setup.add_argument("--remove", action="store_true", help="take Plansight's entries out again")
     setup.set_defaults(run=_setup)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="what of Plansight is installed and working for each agent and editor found",
+    )
+    doctor.add_argument(
+        "agents",
+        nargs="*",
+        choices=("claude-code", "codex", "gemini"),
+        help="only these agents (and the store); default: every agent and editor found",
+    )
+    doctor.set_defaults(run=_doctor)
     return parser
 
 
@@ -557,6 +569,12 @@ def _setup(args: argparse.Namespace) -> int:
         return run_setup(args.target, args.scope, dry_run=args.dry_run, remove=args.remove)
     except SetupError as exc:
         raise BadInput(str(exc)) from None
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from plansight.setup.doctor import run_doctor
+
+    return run_doctor(args.agents or None, lambda line: print(line, flush=True))
 
 
 # ---------------------------------------------------------------- entry point
