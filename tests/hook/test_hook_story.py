@@ -5,6 +5,8 @@ edited; a person's change to the plan is told to the agent on its next prompt.""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -232,3 +234,23 @@ def test_parallel_tool_calls_all_land(machine: Replay) -> None:
         runs = list(pool.map(lambda event: machine.run("claude-code", event), events))
     assert all(run.returncode == 0 for run in runs)
     assert len(_tasks(machine, CLAUDE)) == 6, machine.log()
+
+
+def test_after_setup_a_session_starts_with_which_tool_keeps_the_plan(machine: Replay) -> None:
+    """Setup registered Plansight's MCP server: the first SessionStart of a conversation
+    says in one line which tool keeps the plan when the agent's own is absent; with no
+    setup, it says nothing (issue 22, item 2)."""
+    assert machine.replay("gemini", "SessionStart") == {}
+    done = subprocess.run(
+        [sys.executable, "-m", "plansight", "setup", "gemini"],
+        cwd=machine.project,
+        env=machine.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    told = machine.replay("gemini", "SessionStart")["hookSpecificOutput"]
+    assert told["hookEventName"] == "SessionStart"
+    line = told["additionalContext"]
+    assert "\n" not in line and "write_todos" in line and "todo_write" in line

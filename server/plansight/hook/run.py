@@ -111,10 +111,14 @@ def handle(
     if name == agent.session_start:
         memory.forget_old()
         memory.write(conversation)  # remembers when it was first seen, for its title
+        from plansight.setup.plan_tool_note import plan_tool_note
+
+        note = plan_tool_note(agent.name)  # which tool keeps the plan (setup's MCP server)
         if not conversation.planned:
-            return {}
+            return _reply(agent, agent.session_start, note)
         # A resumed or compacted conversation may have lost its plan: say it again.
-        return _reply(agent, agent.session_start, _context(cwd, session, always=True))
+        told = _context(cwd, session, always=True)
+        return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
 
     if name == agent.prompt:
         prompt = event.get("prompt")
