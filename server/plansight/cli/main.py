@@ -256,8 +256,9 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument(
         "agents",
         nargs="*",
-        choices=("claude-code", "codex", "gemini"),
-        help="only these agents (and the store); default: every agent and editor found",
+        metavar="AGENT",
+        help="only these agents, claude-code, codex or gemini (and the store); "
+        "default: every agent and editor found",
     )
     doctor.set_defaults(run=_doctor)
     return parser
@@ -574,6 +575,10 @@ def _setup(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     from plansight.setup.doctor import run_doctor
 
+    # Checked here: argparse's `choices` refuses an empty `nargs="*"` list.
+    unknown = [name for name in args.agents if name not in ("claude-code", "codex", "gemini")]
+    if unknown:
+        raise BadInput(f"doctor: unknown agent {unknown[0]!r} (claude-code, codex or gemini)")
     return run_doctor(args.agents or None, lambda line: print(line, flush=True))
 
 
