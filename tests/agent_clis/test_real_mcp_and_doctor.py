@@ -147,3 +147,60 @@ def test_doctor_finds_claude_healthy_after_setup(person: AgentHome) -> None:
         "Claude Code" in healthy.stdout and "✓ plan tool TaskCreate/TaskUpdate on" in healthy.stdout
     )
     assert "✓ store " in healthy.stdout
+
+
+def test_gemini_default_model_plans_with_plansights_tool(person: AgentHome) -> None:
+    """Gemini CLI's default model (no `-m`) is offered no write_todos: after setup it plans
+    with Plansight's todo_write through the MCP server, told so when the session starts, and
+    the plan is in the store (issue 22, items 1 and 2)."""
+    from scripted_models import PLAN_TOOL, scripted_model
+
+    from plansight.paths import default_store_path
+    from plansight.store.sqlite import SqliteStore
+
+    _trust_gemini_project(person)
+    assert person.plansight("setup", "gemini").returncode == 0
+    settings = person.home / ".gemini" / "settings.json"
+    written = json.loads(settings.read_text())
+    written["security"] = {"auth": {"selectedType": "gemini-api-key"}}
+    settings.write_text(json.dumps(written))
+    plan = {
+        "write_todos": {
+            "todos": [
+                {"description": "Reproduce the login bug", "status": "in_progress"},
+                {"description": "Fix the session check", "status": "pending"},
+            ]
+        },
+        "todo_write": {
+            "todos": [
+                {
+                    "content": "Reproduce the login bug",
+                    "activeForm": "Reproducing the login bug",
+                    "status": "in_progress",
+                },
+                {
+                    "content": "Fix the session check",
+                    "activeForm": "Fixing the session check",
+                    "status": "pending",
+                },
+            ]
+        },
+    }
+    with scripted_model("gemini", [(PLAN_TOOL, plan)]) as model:
+        ran = person.run(
+            [agent_cli("gemini"), "--yolo", "-p", "Fix the login bug"],
+            GEMINI_API_KEY="scripted",
+            GOOGLE_GEMINI_BASE_URL=model.url,
+        )
+        turns = [request for _, request in model.requests if request.get("tools")]
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    offered = {d["name"] for t in turns[0]["tools"] for d in t.get("functionDeclarations", [])}
+    assert "write_todos" not in offered  # the default model has no plan tool of its own
+    assert "todo_write of the plansight MCP server" in json.dumps(turns[0]["contents"])
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        [arrived] = [p for p in store.sessions() if p.tasks()]
+        tasks = {task.content: task.status for task in arrived.tasks()}
+    finally:
+        store.close()
+    assert tasks == {"Reproduce the login bug": "in_progress", "Fix the session check": "pending"}
