@@ -254,3 +254,16 @@ def test_after_setup_a_session_starts_with_which_tool_keeps_the_plan(machine: Re
     assert told["hookEventName"] == "SessionStart"
     line = told["additionalContext"]
     assert "\n" not in line and "write_todos" in line and "todo_write" in line
+
+
+def test_the_context_gemini_puts_before_the_first_prompt_is_not_the_title(
+    machine: Replay,
+) -> None:
+    """Gemini CLI prepends a SessionStart hook's context to the first prompt, wrapped in
+    `<hook_context>` (seen with the real Gemini CLI 0.61 once setup's line was there)."""
+    prompt = (
+        "<hook_context>Plansight shows your plan to the user.</hook_context>\n\nFix the login bug"
+    )
+    machine.replay("gemini", "BeforeAgent", prompt=prompt)
+    machine.replay("gemini", "AfterTool-write_todos")
+    assert _title(machine, GEMINI) == "Fix the login bug"
