@@ -52,6 +52,7 @@ class Node:
     end: int  # exclusive
     value: Any
     entries: list[Entry] = field(default_factory=list)
+    shallow: bool = False  # a container read whole, its entries not located (see `_Parser`)
 
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -59,6 +60,16 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 _LITERALS = {"true": True, "false": False, "null": None}
 # The standard library's own string scanner (in C): typeshed does not list it.
 _scan_string: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Below the top level, plain JSON is read by the standard library's decoder (in C): a
+# `~/.claude.json` of a few megabytes is read in milliseconds, and only the containers an
+# edit goes into are read again with their entries located.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 
 class _Parser:
@@ -97,11 +108,20 @@ class _Parser:
             raise self.fail(end, "unexpected text after the value")
         return node
 
-    def value(self, i: int) -> Node:
+    def value(self, i: int, depth: int = 0) -> Node:
         text = self.text
         if i >= len(text):
             raise self.fail(i, "unexpected end of the file")
         char = text[i]
+        if depth > 0 and not self.dialect.comments and char in "{[":
+            try:
+                whole, end = _DECODER.raw_decode(text, i)
+            except ValueError as exc:
+                at = exc.pos if isinstance(exc, json.JSONDecodeError) else i
+                message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                raise self.fail(at, message.lower()) from None
+            kind = "object" if char == "{" else "array"
+            return Node(kind, i, end, whole, shallow=True)
         if char == "{":
             return self.container(i, "object", "}")
         if char == "[":
@@ -124,6 +144,8 @@ class _Parser:
             raise self.fail(exc.pos, exc.msg.lower()) from None
 
     def container(self, start: int, kind: str, close: str) -> Node:
+        """The container at `start`, its entries located, their own containers read whole
+        (plain JSON) or located too (with comments: the standard decoder cannot skip them)."""
         entries: list[Entry] = []
         i = self.skip(start + 1)
         if self.text.startswith(close, i):
@@ -139,7 +161,7 @@ class _Parser:
                 if not self.text.startswith(":", i):
                     raise self.fail(i, "expected ':'")
                 i = self.skip(i + 1)
-            node = self.value(i)
+            node = self.value(i, depth=1)
             i = self.skip(node.end)
             comma = None
             if self.text.startswith(",", i):
@@ -198,6 +220,8 @@ class _Editor:
 
     def step(self, node: Node, wanted: Any) -> None:
         """Make one change that brings `node` closer to `wanted`."""
+        if node.shallow:
+            node = _Parser(self.text, self.dialect).value(node.start)
         if node.kind == "object" and isinstance(wanted, dict):
             for index, entry in enumerate(node.entries):
                 if entry.key not in wanted:
