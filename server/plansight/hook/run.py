@@ -111,7 +111,7 @@ def handle(
     if name == agent.session_start:
         memory.forget_old()
         memory.write(conversation)  # remembers when it was first seen, for its title
-        from plansight.setup.plan_tool_note import plan_tool_note
+        from plansight.hook.plan_tool_note import plan_tool_note
 
         note = plan_tool_note(agent.name)  # which tool keeps the plan (setup's MCP server)
         if not conversation.planned:

@@ -19,7 +19,7 @@ from typing import Any
 from plansight.hook.agents import AGENTS, Agent
 from plansight.paths import workspace_root
 from plansight.setup import codex_config, mcp_entry
-from plansight.setup.agent_hooks import customised_events, hooked_events, is_ours
+from plansight.setup.agent_hooks import customised_events, hooked_events, is_customised, is_ours
 from plansight.setup.command import (
     CLAUDE_TODO_SWITCH,
     claude_home,
@@ -199,8 +199,12 @@ def codex_trust(hooks_file: Path) -> Finding:
         return Finding(
             False, "hooks trusted by Codex: its app server did not answer", fix, broken=False
         )
+    codex_agent = AGENTS["codex"]
     ours = [
-        status for command, status in statuses if is_ours({"command": command}, AGENTS["codex"])
+        status
+        for command, status in statuses
+        if is_ours({"command": command}, codex_agent)
+        or is_customised({"command": command}, codex_agent)
     ]
     if ours and all(status == "trusted" for status in ours):
         return Finding(True, "hooks trusted by Codex")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plansight.paths import state_home
+from plansight.hook.plan_tool_note import setup_record_path
 from plansight.setup.settings_file import SetupError, read_text, write_atomically
 
 VERSION = 1
@@ -46,7 +46,7 @@ class FileRecord:
 
 
 def record_path() -> Path:
-    return state_home() / "plansight" / "setup.json"
+    return setup_record_path()  # the hook reads it too, for `plan_tool_note`
 
 
 def _key(path: Path) -> str:
@@ -105,7 +105,7 @@ def save_records(records: dict[Path, FileRecord]) -> None:
 
 def remember_plan_tools(agent: str, scope: str, installed: bool) -> None:
     """Which agents setup gave Plansight's MCP server (and in which scopes), for the hook's
-    word at the start of a session (`plan_tool_note.py`)."""
+    word at the start of a session (`hook/plan_tool_note.py`)."""
     data = _load()
     agents = data.setdefault("agents", {})
     scopes = set(agents.get(agent, [])) if isinstance(agents.get(agent), list) else set()
