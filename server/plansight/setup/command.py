@@ -1,9 +1,9 @@
 """`plansight setup TARGET [--scope user|project] [--dry-run] [--remove]`.
 
 For an agent, every file is changed in memory first (hooks, the plan tool's switch, the MCP
-server), each checked; only when all of them can be changed safely is the record of what
-setup added saved and are the files written. A file that cannot be changed safely stops
-setup before anything is written.
+server), each checked; only when all of them can be changed safely are the files written,
+each followed by the record of what setup added to it. A file that cannot be changed
+safely stops setup before anything is written.
 """
 
 from __future__ import annotations
@@ -63,11 +63,13 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
         if any(change.after != change.before for change in changes):
             _say("(dry run: nothing changed)")
         return 0
-    # The record first: a file written but not recorded would be left behind by --remove.
-    save_records({change.path: change.record for change in changes})
     for change in changes:
         if change.after != change.before:
             write_with_backup(change.path, change.after, change.path.exists(), _say)
+        # Recorded once written: a record of what a failed write never added could later
+        # take the person's own entry for setup's. (Written but not recorded, an entry in
+        # setup's exact form is still found by --remove; a switch is left, and said.)
+        save_records({change.path: change.record})
     remember_plan_tools(agent.name, scope, installed=not remove)
     if remove:
         return 0
