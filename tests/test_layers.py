@@ -45,7 +45,9 @@ ALLOWED: dict[str, set[str]] = {
         "service",
         "context_round",
     },
-    "setup": {"paths", "hook"},  # writes the hook commands that `hook` reads
+    # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
+    # every face does (`open_store`).
+    "setup": {"paths", "hook", "store"},
     # The command line starts every face.
     "cli": {
         "protocol",

@@ -86,6 +86,23 @@ class _ScriptedServer(ThreadingHTTPServer):
         )
 
 
+# A script step named PLAN_TOOL calls whichever plan tool the model is offered: its
+# arguments map each candidate (the native tool first, then Plansight's) to its input.
+PLAN_TOOL = "?plan"
+
+
+def _offered(step: ToolCall, declared: set[str]) -> ToolCall:
+    name, arguments = step
+    if name != PLAN_TOOL:
+        return step
+    for candidate, candidate_arguments in arguments.items():
+        # An agent may prefix an MCP tool with its server's name (`mcp_plansight_todo_write`).
+        for offered in sorted(declared):
+            if offered == candidate or offered.endswith("_" + candidate):
+                return offered, candidate_arguments
+    raise AssertionError(f"none of {list(arguments)} is offered: {sorted(declared)}")
+
+
 def _sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:
     return "".join(
         (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n"
@@ -207,7 +224,7 @@ def _gemini(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
             {"text": '{"reasoning": "scripted", "model_choice": "flash"}'}
         ]
     elif done < len(server.script):
-        name, arguments = server.step(done)
+        name, arguments = _offered(server.step(done), {d.get("name", "") for d in declared})
         parts = [{"functionCall": {"name": name, "args": arguments}}]
     else:
         parts = [{"text": "Done."}]

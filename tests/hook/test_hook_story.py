@@ -5,6 +5,8 @@ edited; a person's change to the plan is told to the agent on its next prompt.""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -282,3 +284,36 @@ def test_a_stale_todowrite_keeps_the_persons_changes_and_the_hook_says_so(
         "<system-reminder>Kept the user's changes your list does not have: "
         'completed "Update the notebook"; added "Person task C" to phase "Todos"'
     )
+
+
+def test_after_setup_a_session_starts_with_which_tool_keeps_the_plan(machine: Replay) -> None:
+    """Setup registered Plansight's MCP server: the first SessionStart of a conversation
+    says in one line which tool keeps the plan when the agent's own is absent; with no
+    setup, it says nothing (issue 22, item 2)."""
+    assert machine.replay("gemini", "SessionStart") == {}
+    done = subprocess.run(
+        [sys.executable, "-m", "plansight", "setup", "gemini"],
+        cwd=machine.project,
+        env=machine.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    told = machine.replay("gemini", "SessionStart")["hookSpecificOutput"]
+    assert told["hookEventName"] == "SessionStart"
+    line = told["additionalContext"]
+    assert "\n" not in line and "write_todos" in line and "todo_write" in line
+
+
+def test_the_context_gemini_puts_before_the_first_prompt_is_not_the_title(
+    machine: Replay,
+) -> None:
+    """Gemini CLI prepends a SessionStart hook's context to the first prompt, wrapped in
+    `<hook_context>` (seen with the real Gemini CLI 0.61 once setup's line was there)."""
+    prompt = (
+        "<hook_context>Plansight shows your plan to the user.</hook_context>\n\nFix the login bug"
+    )
+    machine.replay("gemini", "BeforeAgent", prompt=prompt)
+    machine.replay("gemini", "AfterTool-write_todos")
+    assert _title(machine, GEMINI) == "Fix the login bug"

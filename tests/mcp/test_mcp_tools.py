@@ -48,6 +48,8 @@ async def test_the_tools_and_their_schemas(store_path: Path) -> None:
         assert advice in guidance
     for advice in ("imperative", "present continuous", "WHOLE list", "no longer relevant"):
         assert advice in guidance
+    # Not a second plan beside the agent's own plan tool (issue 22: decided per agent).
+    assert "Skip it when you have a plan tool of your own" in guidance
 
     ops = tools["todo"].input_schema["properties"]["ops"]
     assert ops["minItems"] == 1

@@ -269,6 +269,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     setup.add_argument("--remove", action="store_true", help="take Plansight's entries out again")
     setup.set_defaults(run=_setup)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="what of Plansight is installed and working for each agent and editor found",
+    )
+    doctor.add_argument(
+        "agents",
+        nargs="*",
+        metavar="AGENT",
+        help="only these agents, claude-code, codex or gemini (and the store); "
+        "default: every agent and editor found",
+    )
+    doctor.set_defaults(run=_doctor)
     return parser
 
 
@@ -596,6 +609,16 @@ def _setup(args: argparse.Namespace) -> int:
         return run_setup(args.target, args.scope, dry_run=args.dry_run, remove=args.remove)
     except SetupError as exc:
         raise BadInput(str(exc)) from None
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from plansight.setup.doctor import run_doctor
+
+    # Checked here: argparse's `choices` refuses an empty `nargs="*"` list.
+    unknown = [name for name in args.agents if name not in ("claude-code", "codex", "gemini")]
+    if unknown:
+        raise BadInput(f"doctor: unknown agent {unknown[0]!r} (claude-code, codex or gemini)")
+    return run_doctor(args.agents or None, lambda line: print(line, flush=True))
 
 
 # ---------------------------------------------------------------- entry point

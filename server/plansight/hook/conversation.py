@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -39,10 +40,16 @@ class Conversation:
         return f"{agent} {self.first_seen or time.strftime('%H:%M')}"
 
 
+_HOOK_CONTEXT = re.compile(r"\A\s*(?:<hook_context>.*?</hook_context>\s*)+", re.DOTALL)
+
+
 def title_from_prompt(prompt: str) -> str | None:
-    """The first non-blank line of a prompt, cleaned, at most 80 characters."""
+    """The first non-blank line of a prompt, cleaned, at most 80 characters. What the agent
+    put before the person's words from its hooks is not theirs: Gemini CLI prepends a
+    SessionStart hook's context to the first prompt as `<hook_context>...</hook_context>`."""
     from plansight.protocol.text import clean_content
 
+    prompt = _HOOK_CONTEXT.sub("", prompt)
     for line in prompt.splitlines():
         title = clean_content(line)
         if title:

@@ -121,11 +121,15 @@ def handle(
         # Remembers when it was first seen, for its title; a compression is answered here.
         conversation.compressed = False
         memory.write(conversation)
+        from plansight.hook.plan_tool_note import plan_tool_note
+
+        note = plan_tool_note(agent.name)  # which tool keeps the plan (setup's MCP server)
         if not conversation.planned:
-            return {}
+            return _reply(agent, agent.session_start, note)
         # A compacted, resumed or cleared context lost the plan: say it again, whole.
         whole = source in agent.lost_context_sources
-        return _reply(agent, agent.session_start, _context(cwd, session, True, whole))
+        told = _context(cwd, session, True, whole)
+        return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
 
     if agent.compression is not None and name == agent.compression[0]:
         if conversation.planned and event.get("trigger") == agent.compression[1]:

@@ -16,7 +16,9 @@ INSTRUCTIONS = """\
 Plansight shows your todo list to the user, live, in their editor. Plan any work of 3 or \
 more steps with todo_write (or todo), keep exactly one task in_progress, and mark each \
 task completed as soon as it is done. The user may edit the list from the editor: \
-todo_read shows it as it is now."""
+todo_read shows it as it is now. If you already have a plan tool of your own (TodoWrite, \
+TaskCreate/TaskUpdate, update_plan, write_todos), keep planning with it: Plansight shows \
+that plan too, so use todo_write only when you have none."""
 
 _GUIDANCE = """\
 When to use it:
@@ -24,6 +26,8 @@ When to use it:
 - The user gives several tasks at once (numbered or comma-separated).
 - New instructions arrive mid-work: capture them as todos.
 - Skip it for a single trivial step or a purely conversational request.
+- Skip it when you have a plan tool of your own (TodoWrite, TaskCreate, update_plan, \
+write_todos): the user sees that plan already; never keep the same plan in both.
 
 How to keep it:
 - Exactly one task is in_progress at a time: mark it in_progress BEFORE starting on it.

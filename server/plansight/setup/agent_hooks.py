@@ -6,30 +6,71 @@ one shape: `{"hooks": {EVENT: [{"matcher"?: ..., "hooks": [{"type": "command",
 "command": ..., "timeout": ...}]}]}}`. They differ in the event names (`plansight.hook.
 agents`), the timeout's unit (seconds for Claude Code and Codex, milliseconds for Gemini
 CLI) and Gemini's `name`, which its `/hooks` panel shows.
+
+A handler is setup's own only in the form setup writes: `<path>/plansight hook AGENT` or
+`<python> -m plansight hook AGENT`, nothing before or after. A command that runs Plansight's
+hook another way (`PLANSIGHT_DB=... plansight hook codex`, a wrapper) is the person's: it
+is never replaced or removed, and its event gets no second Plansight hook.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from typing import Any
 
 from plansight.hook.agents import Agent
+from plansight.setup.record import FileRecord
 
 # The hook answers within a second on a store another process keeps locked, and gives up
 # by itself after 9 s whatever happens; the agent's own limit is only a backstop.
 TIMEOUT_SECONDS = 10
 
-# A command that runs `plansight hook AGENT`, whatever the path of the executable (or
-# `python -m plansight`) in front of it: exactly the entries `setup` writes.
-_OURS = re.compile(r"plansight\S*['\"]?\s+hook\s+(claude-code|codex|gemini)\s*$")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-def is_ours(handler: Any) -> bool:
-    return (
-        isinstance(handler, dict)
-        and isinstance(handler.get("command"), str)
-        and _OURS.search(handler["command"]) is not None
-    )
+def _words(handler: Any) -> list[str] | None:
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return None
+    try:
+        return shlex.split(handler["command"])
+    except ValueError:
+        return None
+
+
+def _is_plansight(word: str) -> bool:
+    return os.path.basename(word) in ("plansight", "plansight.exe")
+
+
+def _runs_hook(words: list[str], agent: Agent) -> bool:
+    """`words` are exactly setup's form of running the hook of `agent`."""
+    if len(words) == 3 and _is_plansight(words[0]):
+        return words[1:] == ["hook", agent.name]
+    if len(words) == 5 and words[1:3] == ["-m", "plansight"]:
+        return words[3:] == ["hook", agent.name]
+    return False
+
+
+def is_ours(handler: Any, agent: Agent) -> bool:
+    """The handler is in the form setup writes for `agent`."""
+    words = _words(handler)
+    return words is not None and _runs_hook(words, agent)
+
+
+def is_customised(handler: Any, agent: Agent) -> bool:
+    """The handler runs Plansight's hook for `agent`, but not in setup's form: the person's."""
+    words = _words(handler)
+    if words is None or _runs_hook(words, agent):
+        return False
+    while words and (_ASSIGNMENT.match(words[0]) or words[0] == "env"):
+        words = words[1:]
+    for index, word in enumerate(words):
+        if _is_plansight(word) and words[index + 1 : index + 3] == ["hook", agent.name]:
+            return True
+        if word == "-m" and words[index + 1 : index + 4] == ["plansight", "hook", agent.name]:
+            return True
+    return False
 
 
 def wanted_groups(agent: Agent, command: str) -> list[tuple[str, dict[str, Any]]]:
@@ -50,7 +91,7 @@ def wanted_groups(agent: Agent, command: str) -> list[tuple[str, dict[str, Any]]
     return groups
 
 
-def _our_groups(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def _groups(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
         return []
@@ -59,27 +100,41 @@ def _our_groups(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         for event, groups in hooks.items()
         if isinstance(groups, list)
         for group in groups
-        if isinstance(group, dict)
-        and isinstance(group.get("hooks"), list)
-        and any(is_ours(handler) for handler in group["hooks"])
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
     ]
 
 
-def without_ours(settings: dict[str, Any]) -> dict[str, Any]:
-    """`settings` with every Plansight hook handler taken out, and the groups, event lists
-    and `hooks` object that held nothing else."""
+def _events_where(settings: dict[str, Any], test: Any) -> set[str]:
+    return {event for event, group in _groups(settings) if any(test(h) for h in group["hooks"])}
+
+
+def hooked_events(settings: dict[str, Any], agent: Agent) -> set[str]:
+    """The events that hold a handler in setup's form for `agent`."""
+    return _events_where(settings, lambda handler: is_ours(handler, agent))
+
+
+def customised_events(settings: dict[str, Any], agent: Agent) -> set[str]:
+    """The events where the person runs Plansight's hook their own way."""
+    return _events_where(settings, lambda handler: is_customised(handler, agent))
+
+
+def without_ours(
+    settings: dict[str, Any], agent: Agent, events: set[str] | None = None
+) -> dict[str, Any]:
+    """`settings` with setup's handlers for `agent` taken out (of `events` only, when
+    given), and the groups and event lists that held nothing else."""
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
         return settings
     for event in list(hooks):
         groups = hooks[event]
-        if not isinstance(groups, list):
+        if not isinstance(groups, list) or (events is not None and event not in events):
             continue
         kept_groups = []
         for group in groups:
             handlers = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(handlers, list) and any(is_ours(h) for h in handlers):
-                rest = [h for h in handlers if not is_ours(h)]
+            if isinstance(handlers, list) and any(is_ours(h, agent) for h in handlers):
+                rest = [h for h in handlers if not is_ours(h, agent)]
                 if not rest:
                     continue
                 group = {**group, "hooks": rest}
@@ -88,18 +143,32 @@ def without_ours(settings: dict[str, Any]) -> dict[str, Any]:
             hooks[event] = kept_groups
         else:
             del hooks[event]
-    if not hooks:
-        del settings["hooks"]
     return settings
 
 
-def with_ours(settings: dict[str, Any], agent: Agent, command: str) -> dict[str, Any]:
-    """`settings` holding exactly Plansight's groups for `agent`: unchanged when it already
-    does (twice is once), else the old entries out and the wanted ones appended."""
-    wanted = wanted_groups(agent, command)
-    if sorted(_our_groups(settings), key=repr) == sorted(wanted, key=repr):
+def with_ours(
+    settings: dict[str, Any], agent: Agent, command: str, record: FileRecord, say: Any
+) -> dict[str, Any]:
+    """`settings` holding exactly Plansight's groups for `agent` (unchanged when it already
+    does: twice is once), except at events where the person runs the hook their own way;
+    `record` learns the events setup added a hook to."""
+    before = hooked_events(settings, agent)
+    if not record.kept:  # set up before records were kept: its entries are setup's
+        record.hook_events.extend(before)
+    own = customised_events(settings, agent)
+    for event in sorted(own):
+        say(f"Kept your own Plansight hook for {event} (not in setup's form); none added there.")
+    wanted = [(event, group) for event, group in wanted_groups(agent, command) if event not in own]
+    present = [
+        (event, group)
+        for event, group in _groups(settings)
+        if any(is_ours(handler, agent) for handler in group["hooks"])
+    ]
+    if sorted(present, key=repr) == sorted(wanted, key=repr):
         return settings
-    settings = without_ours(settings)
+    if "hooks" not in settings:
+        record.created.append("hooks")
+    settings = without_ours(settings, agent)
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("`hooks` is not an object")
@@ -108,4 +177,16 @@ def with_ours(settings: dict[str, Any], agent: Agent, command: str) -> dict[str,
         if not isinstance(groups, list):
             raise ValueError(f"`hooks.{event}` is not a list")
         groups.append(group)
+        if event not in before:
+            record.hook_events.append(event)
+    return settings
+
+
+def without_recorded(settings: dict[str, Any], agent: Agent, record: FileRecord) -> dict[str, Any]:
+    """`settings` without the hooks setup added (as `record` says; with no record, every
+    handler in setup's form), and without a `hooks` object setup created and left empty."""
+    events = set(record.hook_events) if record.kept else None
+    settings = without_ours(settings, agent, events)
+    if settings.get("hooks") == {} and ("hooks" in record.created or not record.kept):
+        del settings["hooks"]
     return settings

@@ -1,70 +1,162 @@
-"""The one switch Plansight needs in Codex's `config.toml`: `[tools.update_plan]
-enabled = true`. Codex 0.169 offers its plan tool, `update_plan`, only when it is on (it
-answers `unsupported call: update_plan` otherwise), and without it there is no plan for
-the hooks to see.
+"""What Plansight needs in Codex's `config.toml`: its plan tool turned on (`[tools.update_plan]
+enabled = true`: Codex 0.169 offers `update_plan` only then, and without it there is no plan
+for the hooks to see) and Plansight's MCP server (`[mcp_servers.plansight]`, as `codex mcp
+add` writes it), for a model that is offered no plan tool at all.
 
-TOML is edited as text, so every other line, comment and layout stays as it was: the
-table is appended with a marker comment, and `--remove` takes out exactly that block.
+TOML is edited as text, so every other line, comment and layout stays as it was: each
+table is appended as a block with a marker comment, and `--remove` takes out exactly the
+blocks setup appended (as the record says) if they are still as written. The result is
+parsed before it is written, and must hold what the file held plus exactly the tables
+added: a file that cannot take them as appended tables (`tools = { web_search = true }`,
+an inline table, cannot be extended by a `[tools.update_plan]` header) is refused with
+what to write by hand, and nothing changes.
 """
 
 from __future__ import annotations
 
-import importlib
-import re
+import copy
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
+from plansight.setup.mcp_entry import NAME, command_and_args
+from plansight.setup.record import FileRecord
 from plansight.setup.settings_file import SetupError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 MARKER = "# Added by `plansight setup codex`: Codex offers update_plan only when this is on."
 BLOCK = f"{MARKER}\n[tools.update_plan]\nenabled = true\n"
-_TABLE = re.compile(r"^\s*\[\s*tools\s*\.\s*update_plan\s*\]", re.MULTILINE)
-_OTHER_FORMS = re.compile(r"^\s*(tools\s*\.\s*)?update_plan\s*[.=]", re.MULTILINE)
+MCP_MARKER = "# Added by `plansight setup codex`: Plansight's plan tools (plansight mcp)."
+
+
+def mcp_block(plansight: str) -> str:
+    command, args = command_and_args(plansight)
+    # A TOML basic string takes JSON's escapes.
+    quoted = ", ".join(json.dumps(arg, ensure_ascii=False) for arg in args)
+    return (
+        f"{MCP_MARKER}\n[mcp_servers.{NAME}]\n"
+        f"command = {json.dumps(command, ensure_ascii=False)}\nargs = [{quoted}]\n"
+    )
+
+
+def mcp_table(plansight: str) -> dict[str, Any]:
+    command, args = command_and_args(plansight)
+    return {"command": command, "args": args}
+
+
+def loads(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SetupError(f"config.toml is not valid TOML ({exc}); nothing changed") from None
+
+
+def _table(config: dict[str, Any], *keys: str) -> Any:
+    value: Any = config
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def update_plan_enabled(text: str) -> bool | None:
     """What `text` says of `tools.update_plan.enabled` (None: nothing)."""
-    try:
-        # By name: mypy checks this code as Python 3.10, which has no tomllib.
-        tomllib: Any = importlib.import_module("tomllib")
-    except ImportError:  # Python 3.10: read the plain table form only
-        match = re.search(
-            r"\[tools\.update_plan\][^\[]*?^\s*enabled\s*=\s*(true|false)", text, re.M | re.S
-        )
-        return None if match is None else match.group(1) == "true"
-    try:
-        config = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SetupError(f"config.toml is not valid TOML ({exc}); nothing changed") from None
-    tools = config.get("tools") if isinstance(config, dict) else None
-    plan = tools.get("update_plan") if isinstance(tools, dict) else None
-    if isinstance(plan, dict) and isinstance(plan.get("enabled"), bool):
-        return bool(plan["enabled"])
-    return None
+    enabled = _table(loads(text), "tools", "update_plan", "enabled")
+    return enabled if isinstance(enabled, bool) else None
 
 
-def with_update_plan(text: str) -> str:
-    """`text` with the plan tool on: unchanged when it is on already."""
-    state = update_plan_enabled(text)
-    if state is True:
-        return text
-    if state is False or _TABLE.search(text) or _OTHER_FORMS.search(text):
+def _append(text: str, block: str) -> tuple[str, str]:
+    """`text` with `block` appended after a blank line, and what was appended."""
+    separator = (
+        "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+    )
+    return text + separator + block, separator + block
+
+
+def with_plansight(text: str, plansight: str, record: FileRecord, say: Any) -> str:
+    """`text` with the plan tool on and Plansight's MCP server registered; unchanged when
+    both are there already."""
+    config = loads(text)
+    expected = copy.deepcopy(config)
+    if not record.kept and "\n" + BLOCK in text:
+        record.blocks.append("\n" + BLOCK)  # appended before setup kept records
+    plan = _table(config, "tools", "update_plan")
+    if plan is not None and (not isinstance(plan, dict) or plan.get("enabled") is not True):
         raise SetupError(
             "config.toml sets tools.update_plan itself; set `enabled = true` in its "
             "[tools.update_plan] table by hand (Plansight sees Codex's plan only then)"
         )
-    separator = (
-        "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    )
-    return text + separator + BLOCK
-
-
-def without_update_plan(text: str) -> str:
-    """`text` without the block `with_update_plan` added (and nothing else)."""
-    if BLOCK not in text:
-        return text
-    text = text.replace("\n" + BLOCK, "", 1) if "\n" + BLOCK in text else text.replace(BLOCK, "", 1)
+    if plan is None:
+        text, appended = _append(text, BLOCK)
+        record.blocks.append(appended)
+        expected.setdefault("tools", {}).setdefault("update_plan", {})["enabled"] = True
+    wanted = mcp_table(plansight)
+    present = _table(config, "mcp_servers", NAME)
+    if present is None:
+        text, appended = _append(text, mcp_block(plansight))
+        record.blocks.append(appended)
+        expected.setdefault("mcp_servers", {})[NAME] = wanted
+    elif present != wanted:
+        old = next((b for b in record.blocks if MCP_MARKER in b and b in text), None)
+        if old is None:
+            say(f"Kept your own [mcp_servers.{NAME}] in config.toml (it differs from setup's).")
+        else:  # setup's own, written for a Plansight installed elsewhere
+            new = old.replace(old.lstrip("\n"), mcp_block(plansight))
+            text = text.replace(old, new, 1)
+            record.blocks[record.blocks.index(old)] = new
+            expected["mcp_servers"][NAME] = wanted
+    _check(text, expected)
     return text
+
+
+def without_plansight(text: str, record: FileRecord, say: Any) -> str:
+    """`text` without the blocks setup appended, where they are still as written."""
+    if not text:
+        return text
+    config = loads(text)
+    blocks = record.blocks if record.kept else ["\n" + BLOCK, BLOCK]
+    for block in blocks:
+        at = text.rfind(block)
+        if at >= 0:
+            text = text[:at] + text[at + len(block) :]
+        elif record.kept:
+            say("Kept a block setup added to config.toml: it was changed since.")
+    if _without_ours(loads(text)) != _without_ours(config):
+        raise SetupError("config.toml cannot be changed safely; nothing changed")
+    return text
+
+
+def _without_ours(config: dict[str, Any]) -> dict[str, Any]:
+    """`config` without the tables setup adds (and the tables left empty by that): what
+    must be the same before and after `--remove`."""
+    config = copy.deepcopy(config)
+    for parent, key in (("tools", "update_plan"), ("mcp_servers", NAME)):
+        table = config.get(parent)
+        if isinstance(table, dict):
+            table.pop(key, None)
+            if not table:
+                del config[parent]
+    return config
+
+
+def _check(text: str, expected: dict[str, Any]) -> None:
+    """The new text is TOML and holds exactly what the file held plus setup's tables."""
+    try:
+        result = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SetupError(
+            "config.toml cannot take Plansight's tables as appended [tables] "
+            f"(it would no longer be valid TOML: {exc}); `tools` or `mcp_servers` is "
+            "probably an inline table: add `update_plan = { enabled = true }` to `tools` and "
+            f'`{NAME} = {{ command = ..., args = [..., "mcp"] }}` to `mcp_servers` by hand, '
+            "or make them [tables]; nothing changed"
+        ) from None
+    if result != expected:
+        raise SetupError("config.toml cannot be changed safely; nothing changed")
 
 
 def config_path(hooks_file: Path) -> Path:

@@ -1,4 +1,10 @@
-"""`plansight setup TARGET [--scope user|project] [--dry-run] [--remove]`."""
+"""`plansight setup TARGET [--scope user|project] [--dry-run] [--remove]`.
+
+For an agent, every file is changed in memory first (hooks, the plan tool's switch, the MCP
+server), each checked; only when all of them can be changed safely are the files written,
+each followed by the record of what setup added to it. A file that cannot be changed
+safely stops setup before anything is written.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +12,25 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from plansight.hook.agents import AGENTS, Agent
 from plansight.paths import workspace_root
-from plansight.setup.agent_hooks import with_ours, without_ours
-from plansight.setup.codex_config import config_path, with_update_plan, without_update_plan
+from plansight.setup import codex_config, mcp_entry
+from plansight.setup.agent_hooks import with_ours, without_recorded
 from plansight.setup.editors import setup_nvim, setup_vscode
-from plansight.setup.settings_file import SetupError, change_file, change_settings, read_settings
+from plansight.setup.json_text import STRICT, WITH_COMMENTS, Dialect, JsonTextError, changed_text
+from plansight.setup.record import FileRecord, file_record, remember_plan_tools, save_records
+from plansight.setup.settings_file import (
+    SetupError,
+    read_text,
+    settings_of,
+    show_change,
+    write_with_backup,
+)
 
 __all__ = ["SetupError", "run_setup"]
 
@@ -23,34 +39,113 @@ def _say(line: str) -> None:
     print(line, flush=True)
 
 
+@dataclass(slots=True)
+class FileChange:
+    path: Path
+    before: str
+    after: str
+    record: FileRecord
+
+
 def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
     if target == "nvim":
         return setup_nvim(plansight_command(), remove, _say)
     if target == "vscode":
         return setup_vscode(dry_run, remove, _say)
     agent = AGENTS[target]
-    path = settings_path(agent, scope)
-    command = f"{plansight_command()} hook {agent.name}"
+    changes = planned_changes(agent, scope, plansight_command(), remove)
+    for change in changes:
+        if change.after == change.before:
+            _say(f"{change.path}: already as it should be, nothing to change")
+        else:
+            show_change(change.path, change.before, change.after, _say)
+    if dry_run:
+        if any(change.after != change.before for change in changes):
+            _say("(dry run: nothing changed)")
+        return 0
+    for change in changes:
+        if change.after != change.before:
+            write_with_backup(change.path, change.after, change.path.exists(), _say)
+        # Recorded once written: a record of what a failed write never added could later
+        # take the person's own entry for setup's. (Written but not recorded, an entry in
+        # setup's exact form is still found by --remove; a switch is left, and said.)
+        save_records({change.path: change.record})
+    remember_plan_tools(agent.name, scope, installed=not remove)
+    if remove:
+        return 0
+    _after_install(agent, scope)
+    from plansight.setup.doctor import run_doctor
 
-    def edit(settings: dict[str, Any]) -> dict[str, Any]:
-        try:
-            if remove:
-                return without_switches(agent, without_ours(settings))
-            return with_switches(agent, with_ours(settings, agent, command))
-        except ValueError as exc:
-            raise SetupError(f"{path}: {exc}; nothing changed") from None
-
-    if agent.name == "codex":
-        # The plan tool's switch lives in config.toml, next to hooks.json; checked first,
-        # so that a config.toml Plansight cannot change leaves hooks.json alone too.
-        edit_text = without_update_plan if remove else with_update_plan
-        edit_text(_text_of(config_path(path)))
-    change_settings(path, edit, dry_run, _say)
-    if agent.name == "codex":
-        change_file(config_path(path), edit_text, dry_run, _say)
-    if not remove:
-        _after_install(agent, path, scope)
+    _say("")
+    run_doctor([agent.name], _say)
     return 0
+
+
+def planned_changes(agent: Agent, scope: str, plansight: str, remove: bool) -> list[FileChange]:
+    """Every file setup changes for `agent`, as it would be, checked."""
+    hooks_file = settings_path(agent, scope)
+    hook_command = f"{plansight} hook {agent.name}"
+    server = mcp_entry.server_entry(agent.name, plansight)
+
+    def hooks_edit(settings: dict[str, Any], record: FileRecord) -> dict[str, Any]:
+        if remove:
+            settings = without_recorded(settings, agent, record)
+            settings = without_switches(agent, settings, record)
+            if agent.name == "gemini":
+                settings = mcp_entry.without_server(settings, record, _say)
+            return settings
+        settings = with_switches(
+            agent, with_ours(settings, agent, hook_command, record, _say), record
+        )
+        if agent.name == "gemini":  # hooks and MCP servers share Gemini's settings.json
+            settings = mcp_entry.with_server(settings, server, record, _say)
+        return settings
+
+    def server_edit(settings: dict[str, Any], record: FileRecord) -> dict[str, Any]:
+        if remove:
+            return mcp_entry.without_server(settings, record, _say)
+        return mcp_entry.with_server(settings, server, record, _say)
+
+    dialect = WITH_COMMENTS if agent.name == "gemini" else STRICT
+    if agent.name == "codex":
+        # Checked first: a config.toml Plansight cannot change leaves hooks.json alone too.
+        config = codex_config.config_path(hooks_file)
+        return [
+            _toml_change(config, plansight, remove),
+            _json_change(hooks_file, hooks_edit, dialect, remove),
+        ]
+    changes = [_json_change(hooks_file, hooks_edit, dialect, remove)]
+    if agent.name == "claude-code":
+        changes.append(_json_change(claude_mcp_path(scope), server_edit, STRICT, remove))
+    return changes
+
+
+def _json_change(
+    path: Path,
+    edit: Callable[[dict[str, Any], FileRecord], dict[str, Any]],
+    dialect: Dialect,
+    remove: bool,
+) -> FileChange:
+    before = read_text(path)
+    settings = settings_of(path, before, dialect)
+    record = file_record(path)
+    try:
+        after = changed_text(before, edit(settings, record), dialect)
+    except (ValueError, JsonTextError) as exc:
+        raise SetupError(f"{path}: {exc}; nothing changed") from None
+    # Removed: the file's record is forgotten (what the person changed stays theirs).
+    return FileChange(path, before, after, FileRecord() if remove else record)
+
+
+def _toml_change(path: Path, plansight: str, remove: bool) -> FileChange:
+    before = read_text(path)
+    record = file_record(path)
+    if remove:
+        return FileChange(
+            path, before, codex_config.without_plansight(before, record, _say), FileRecord()
+        )
+    after = codex_config.with_plansight(before, plansight, record, _say)
+    return FileChange(path, before, after, record)
 
 
 # Claude Code 2.1 offers its plan tools (TaskCreate, TaskUpdate, TodoWrite) to the newest
@@ -58,38 +153,36 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
 CLAUDE_TODO_SWITCH = ("CLAUDE_CODE_ENABLE_TODO_TOOLS", "true")
 
 
-def with_switches(agent: Agent, settings: dict[str, Any]) -> dict[str, Any]:
+def with_switches(agent: Agent, settings: dict[str, Any], record: FileRecord) -> dict[str, Any]:
     """The agent's own switches its plan tool needs, in the same settings file."""
     if agent.name == "claude-code":
+        if "env" not in settings:
+            record.created.append("env")
         env = settings.setdefault("env", {})
         if not isinstance(env, dict):
             raise ValueError("`env` is not an object")
         name, value = CLAUDE_TODO_SWITCH
         if name not in env:
             env[name] = value
+            record.env[name] = value
         elif env[name] != value:
             _say(f"Note: {name} is set to {env[name]!r} here; Claude's plan tools need 'true'.")
     return settings
 
 
-def without_switches(agent: Agent, settings: dict[str, Any]) -> dict[str, Any]:
+def without_switches(agent: Agent, settings: dict[str, Any], record: FileRecord) -> dict[str, Any]:
+    """Without the switches setup set (and still as it set them); the person's stay."""
     env = settings.get("env")
-    if agent.name == "claude-code" and isinstance(env, dict):
-        name, value = CLAUDE_TODO_SWITCH
-        if env.get(name) == value:
-            del env[name]
-            if not env:
-                del settings["env"]
+    if agent.name != "claude-code" or not isinstance(env, dict):
+        return settings
+    name, value = CLAUDE_TODO_SWITCH
+    if name in record.env and env.get(name) == record.env[name]:
+        del env[name]
+    elif env.get(name) == value:
+        _say(f"Left {name} in env: setup has no record of setting it.")
+    if not env and "env" in record.created:
+        del settings["env"]
     return settings
-
-
-def _text_of(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SetupError(f"cannot read {path}: {exc.__class__.__name__}; nothing changed") from None
 
 
 def settings_path(agent: Agent, scope: str) -> Path:
@@ -97,12 +190,27 @@ def settings_path(agent: Agent, scope: str) -> Path:
     project = workspace_root()
     home = Path.home()
     if agent.name == "claude-code":
-        base = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
-        return (project / ".claude" if scope == "project" else base) / "settings.json"
+        return (project / ".claude" if scope == "project" else claude_home()) / "settings.json"
     if agent.name == "codex":
-        base = Path(os.environ.get("CODEX_HOME") or home / ".codex")
-        return (project / ".codex" if scope == "project" else base) / "hooks.json"
+        return (project / ".codex" if scope == "project" else codex_home()) / "hooks.json"
     return (project if scope == "project" else home) / ".gemini" / "settings.json"
+
+
+def claude_home() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def claude_mcp_path(scope: str) -> Path:
+    """Where `claude mcp add --scope user|project` writes: `~/.claude.json` (inside
+    `$CLAUDE_CONFIG_DIR` when that is set), or the project's `.mcp.json`."""
+    if scope == "project":
+        return workspace_root() / ".mcp.json"
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(configured) if configured else Path.home()) / ".claude.json"
 
 
 def plansight_command() -> str:
@@ -118,15 +226,16 @@ def plansight_command() -> str:
     return f"{shlex.quote(sys.executable)} -m plansight"
 
 
-def _after_install(agent: Agent, path: Path, scope: str) -> None:
+def _after_install(agent: Agent, scope: str) -> None:
     """What the person still has to know: the agent's own switches and reviews."""
-    _, settings = read_settings(path)
+    path = settings_path(agent, scope)
     if agent.name == "codex":
         _say(
             "Codex runs new or changed hooks only after you review them: start `codex` and "
             "open /hooks to trust Plansight's."
         )
     if agent.name == "gemini":
+        settings = settings_of(path, read_text(path), WITH_COMMENTS)
         hooks_config = settings.get("hooksConfig")
         if isinstance(hooks_config, dict) and hooks_config.get("enabled") is False:
             _say(f"Hooks are turned off in {path} (hooksConfig.enabled = false): turn them on.")

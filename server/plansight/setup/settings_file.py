@@ -1,71 +1,67 @@
-"""Changing an agent's JSON settings file the way a person would want: every other setting
-kept, the same indentation, a backup of the file as it was, the change shown as a diff,
-nothing written on a dry run or when nothing changes."""
+"""Reading and writing a person's settings files the way they would want: a backup of the
+file as it was, the change shown as a diff, nothing written on a dry run or when nothing
+changes, the new text written atomically where the file really is (through a symlink of
+a dotfile manager such as stow or chezmoi), and nothing left behind when a write fails."""
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-import json
 import os
-import re
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from plansight.setup.json_text import STRICT, Dialect, JsonTextError, parse
 
 
 class SetupError(Exception):
     """Printed as one line; nothing was changed."""
 
 
-def read_settings(path: Path) -> tuple[str, dict[str, Any]]:
-    """The file's text and its JSON object (`""` and `{}` when the file does not exist)."""
+def read_text(path: Path) -> str:
+    """The file's text (`""` when it does not exist)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return "", {}
+        return ""
     except (OSError, UnicodeDecodeError) as exc:
-        raise SetupError(f"cannot read {path}: {exc.__class__.__name__}; nothing changed") from None
+        raise SetupError(f"cannot read {path}: {_cause(exc)}; nothing changed") from None
+
+
+def settings_of(path: Path, text: str, dialect: Dialect = STRICT) -> dict[str, Any]:
+    """The JSON object `text` holds (`{}` for an empty file)."""
     if not text.strip():
-        return text, {}
+        return {}
     try:
-        settings = json.loads(text)
-    except ValueError as exc:
+        settings = parse(text, dialect).value
+    except JsonTextError as exc:
+        kind = "JSON with comments" if dialect.comments else "JSON"
         raise SetupError(
-            f"{path} is not valid JSON ({exc}); fix or move it, nothing changed"
+            f"{path} is not valid {kind} ({exc}); fix or move it, nothing changed"
         ) from None
     if not isinstance(settings, dict):
         raise SetupError(f"{path} does not hold a JSON object; nothing changed")
-    return text, settings
+    return settings
 
 
-def _indent_of(text: str) -> int | str:
-    match = re.search(r"^([ \t]+)\S", text, re.MULTILINE)
-    if match is None:
-        return 2
-    indent = match.group(1)
-    return indent if "\t" in indent else len(indent)
+def read_settings(path: Path, dialect: Dialect = STRICT) -> tuple[str, dict[str, Any]]:
+    """The file's text and its JSON object (`""` and `{}` when the file does not exist)."""
+    text = read_text(path)
+    return text, settings_of(path, text, dialect)
 
 
-def render(settings: dict[str, Any], like: str) -> str:
-    return json.dumps(settings, indent=_indent_of(like), ensure_ascii=False) + "\n"
-
-
-def change_settings(
-    path: Path,
-    edit: Callable[[dict[str, Any]], dict[str, Any]],
-    dry_run: bool,
-    say: Callable[[str], None],
-) -> bool:
-    """Apply `edit` to the JSON settings in `path` (see `change_file`)."""
-
-    def new_text(before_text: str) -> str:
-        _, before = read_settings(path)
-        after = edit(json.loads(json.dumps(before)))  # `edit` works on its own copy
-        return before_text if after == before else render(after, before_text)
-
-    return change_file(path, new_text, dry_run, say)
+def show_change(path: Path, before: str, after: str, say: Callable[[str], None]) -> None:
+    diff = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"{path} (before)" if before else "/dev/null",
+        tofile=str(path),
+    )
+    say("".join(diff).rstrip("\n"))
 
 
 def change_file(
@@ -73,44 +69,78 @@ def change_file(
 ) -> bool:
     """Replace the text of `path` by `new_text(old text)`; print the diff; write with a
     backup unless `dry_run`. Returns whether the file changes (or would)."""
-    try:
-        before_text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        before_text = ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SetupError(f"cannot read {path}: {exc.__class__.__name__}; nothing changed") from None
-    after_text = new_text(before_text)
-    if after_text == before_text:
+    before = read_text(path)
+    after = new_text(before)
+    if after == before:
         say(f"{path}: already as it should be, nothing to change")
         return False
-    diff = difflib.unified_diff(
-        before_text.splitlines(keepends=True),
-        after_text.splitlines(keepends=True),
-        fromfile=f"{path} (before)" if before_text else "/dev/null",
-        tofile=str(path),
-    )
-    say("".join(diff).rstrip("\n"))
+    show_change(path, before, after, say)
     if dry_run:
         say(f"(dry run: {path} not changed)")
         return True
-    write_with_backup(path, after_text, path.exists(), say)
+    write_with_backup(path, after, path.exists(), say)
     return True
 
 
 def write_with_backup(path: Path, text: str, existed: bool, say: Callable[[str], None]) -> None:
-    """Write `text` to `path` atomically, after copying the old file aside."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if existed:
-            backup = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+    """Write `text` to `path` atomically, after copying the old file aside (next to `path`,
+    not into the dotfiles repository a link may point into)."""
+    if existed:
+        backup = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+        try:
             shutil.copy2(path, backup)
-            say(f"backup: {backup}")
-        mode = path.stat().st_mode & 0o777 if existed else 0o600
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                backup.unlink()
+            raise SetupError(f"cannot back up {path}: {_cause(exc)}; nothing changed") from None
+        say(f"backup: {backup}")
+    write_atomically(path, text)
+    say(f"wrote {path}" + ("" if not path.is_symlink() else f" (at {os.path.realpath(path)})"))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """`path` holds `text` or is unchanged, even on a full disk or a crash: the text goes to
+    a temporary file in the folder of the file `path` really is (a symlink is followed, and
+    stays a link), is flushed to the disk, and is renamed onto it."""
+    target = Path(os.path.realpath(path))
+    temporary: str | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            mode = target.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o600
+        fd, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+        )
+        with os.fdopen(fd, "wb") as out:
+            os.fchmod(out.fileno(), mode)
+            out.write(text.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+        temporary = None
+        _sync_folder(target.parent)
     except OSError as exc:
-        raise SetupError(f"cannot write {path}: {exc.__class__.__name__}") from None
-    say(f"wrote {path}")
+        raise SetupError(f"cannot write {path}: {_cause(exc)}; it is unchanged") from None
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _sync_folder(folder: Path) -> None:
+    """The rename itself survives a crash only once the folder is on the disk."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _cause(exc: OSError | UnicodeDecodeError) -> str:
+    """`No space left on device`, `Permission denied`: what the person can act on."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return exc.__class__.__name__

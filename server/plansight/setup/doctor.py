@@ -1,0 +1,334 @@
+"""`plansight doctor`: for each agent and editor found on this machine, what of Plansight is
+installed and working, and for each problem the one command that fixes it.
+
+Read-only: it opens the person's files and asks the agents' own CLIs (Codex's app server
+says whether it trusts the hooks), and changes nothing. Exit 1 when something is broken.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from plansight.hook.agents import AGENTS, Agent
+from plansight.paths import workspace_root
+from plansight.setup import codex_config, mcp_entry
+from plansight.setup.agent_hooks import customised_events, hooked_events, is_customised, is_ours
+from plansight.setup.command import (
+    CLAUDE_TODO_SWITCH,
+    claude_home,
+    claude_mcp_path,
+    codex_home,
+    settings_path,
+)
+from plansight.setup.json_text import STRICT, WITH_COMMENTS
+from plansight.setup.settings_file import SetupError, read_text, settings_of
+
+EDITORS = ("code", "code-insiders", "codium", "cursor", "code-server")
+EXTENSION_ID = "plansight.plansight"
+CLI_SECONDS = 60  # a guard against a hung CLI, never a speed check
+
+Say = Callable[[str], None]
+
+
+@dataclass(slots=True)
+class Finding:
+    ok: bool
+    what: str
+    fix: str | None = None  # the one command that fixes it
+    broken: bool = True  # False: worth knowing, not a fault (an editor without the plugin)
+
+
+def run_doctor(only: list[str] | None, say: Say) -> int:
+    """Print what works and what does not; 1 when something is broken, else 0."""
+    broken = False
+    names = only if only else [name for name in AGENTS if _agent_found(AGENTS[name])]
+    if not names and not only:
+        say("No agent found (claude, codex, gemini on PATH or their config folders).")
+    for name in names:
+        agent = AGENTS[name]
+        broken |= _report(agent.label, agent_findings(agent), say)
+    broken |= _report("Store", [store_finding()], say)
+    if only is None:
+        for editor, findings in editor_findings():
+            broken |= _report(editor, findings, say)
+    say("Everything works." if not broken else "Something is broken: run the fix shown.")
+    return 1 if broken else 0
+
+
+def _report(title: str, findings: list[Finding], say: Say) -> bool:
+    say(title)
+    broken = False
+    for finding in findings:
+        mark = "✓" if finding.ok else ("✗" if finding.broken else "-")
+        say(f"  {mark} {finding.what}")
+        if not finding.ok and finding.fix:
+            say(f"      fix: {finding.fix}")
+        broken |= not finding.ok and finding.broken
+    return broken
+
+
+def _agent_found(agent: Agent) -> bool:
+    cli = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}[agent.name]
+    folder = {
+        "claude-code": claude_home(),
+        "codex": codex_home(),
+        "gemini": Path.home() / ".gemini",
+    }
+    return shutil.which(cli) is not None or folder[agent.name].is_dir()
+
+
+def _settings(path: Path, dialect: Any) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        return settings_of(path, read_text(path), dialect), None
+    except SetupError as exc:
+        return None, str(exc)
+
+
+def agent_findings(agent: Agent) -> list[Finding]:
+    setup = f"plansight setup {agent.name}"
+    dialect = WITH_COMMENTS if agent.name == "gemini" else STRICT
+    findings: list[Finding] = []
+    hooked_in: Path | None = None
+    merged: dict[str, Any] = {}
+    for scope in ("project", "user"):
+        path = settings_path(agent, scope)
+        settings, error = _settings(path, dialect)
+        if error:
+            findings.append(Finding(False, error, f"fix {path} by hand"))
+            continue
+        assert settings is not None
+        events = hooked_events(settings, agent) | customised_events(settings, agent)
+        if {agent.session_start, agent.prompt, agent.after_tool} <= events and hooked_in is None:
+            hooked_in = path
+        merged = {**settings, **merged}  # the project's settings win
+    if hooked_in is not None:
+        findings.append(Finding(True, f"hooks in {hooked_in}"))
+        if agent.name == "codex":
+            findings.append(codex_trust(hooked_in))
+    else:
+        findings.append(Finding(False, "hooks: not installed (no plan arrives)", setup))
+    mcp = mcp_finding(agent, merged)
+    native = native_finding(agent, merged)
+    findings.append(mcp)
+    findings.append(native)
+    if not mcp.ok and not native.ok:
+        findings.append(Finding(False, "no plan tool at all: the model cannot plan", setup))
+    return findings
+
+
+def mcp_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
+    fix = f"plansight setup {agent.name}"
+    if agent.name == "codex":
+        where = [codex_config.config_path(settings_path(agent, s)) for s in ("project", "user")]
+        for path in where:
+            try:
+                config = codex_config.loads(read_text(path))
+            except SetupError as exc:
+                return Finding(False, f"{path}: {exc}", f"fix {path} by hand")
+            if isinstance(config.get("mcp_servers"), dict) and _has_server(config["mcp_servers"]):
+                return Finding(True, f"MCP server plansight in {path}")
+        return Finding(False, "MCP server plansight: not registered", fix, broken=False)
+    if agent.name == "claude-code":
+        for path in (claude_mcp_path("project"), claude_mcp_path("user")):
+            found, error = _settings(path, STRICT)
+            if error:
+                return Finding(False, error, f"fix {path} by hand")
+            if found is not None and mcp_entry.registered(found):
+                return Finding(True, f"MCP server plansight in {path}")
+        return Finding(False, "MCP server plansight: not registered", fix, broken=False)
+    if mcp_entry.registered(settings):
+        return Finding(True, "MCP server plansight in settings.json")
+    return Finding(False, "MCP server plansight: not registered", fix, broken=False)
+
+
+def _has_server(servers: dict[str, Any]) -> bool:
+    return isinstance(servers.get(mcp_entry.NAME), dict)
+
+
+def native_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
+    """Whether the agent offers its own plan tool, where its settings say so."""
+    fix = f"plansight setup {agent.name}"
+    if agent.name == "claude-code":
+        name, value = CLAUDE_TODO_SWITCH
+        env = settings.get("env") if isinstance(settings.get("env"), dict) else {}
+        assert isinstance(env, dict)
+        if os.environ.get(name, env.get(name)) in (value, "1"):
+            return Finding(True, f"plan tool TaskCreate/TaskUpdate on ({name})")
+        return Finding(
+            False, f"plan tool: off for Claude's newest models ({name} unset)", fix, broken=False
+        )
+    if agent.name == "codex":
+        path = codex_config.config_path(settings_path(agent, "user"))
+        try:
+            enabled = codex_config.update_plan_enabled(read_text(path))
+        except SetupError:
+            enabled = None
+        if enabled:
+            return Finding(True, "plan tool update_plan on ([tools.update_plan])")
+        return Finding(
+            False, "plan tool update_plan: off ([tools.update_plan] not enabled)", fix, broken=False
+        )
+    model = settings.get("model")
+    model_name = model.get("name") if isinstance(model, dict) else None
+    if isinstance(model_name, str) and model_name.startswith("gemini-2"):
+        return Finding(True, f"plan tool write_todos on (model {model_name})")
+    shown = model_name or "auto, the default"
+    return Finding(
+        False, f"plan tool write_todos: not offered to model {shown}", None, broken=False
+    )
+
+
+def codex_trust(hooks_file: Path) -> Finding:
+    """Codex runs a hook only once the person trusted it (in its TUI's /hooks); its app
+    server says, per hook, `trusted`, `untrusted` or `modified`."""
+    fix = "codex   (then /hooks: trust Plansight's hooks)"
+    codex = shutil.which("codex")
+    if codex is None:
+        return Finding(
+            True, "hooks trusted by Codex: cannot tell (codex not on PATH)", broken=False
+        )
+    statuses = _codex_hook_statuses(codex)
+    if statuses is None:
+        return Finding(
+            False, "hooks trusted by Codex: its app server did not answer", fix, broken=False
+        )
+    codex_agent = AGENTS["codex"]
+    ours = [
+        status
+        for command, status in statuses
+        if is_ours({"command": command}, codex_agent)
+        or is_customised({"command": command}, codex_agent)
+    ]
+    if ours and all(status == "trusted" for status in ours):
+        return Finding(True, "hooks trusted by Codex")
+    return Finding(False, "hooks not trusted by Codex yet: they do not run", fix)
+
+
+def _codex_hook_statuses(codex: str) -> list[tuple[str, str]] | None:
+    cwd = str(workspace_root())
+    messages: list[dict[str, Any]] = [
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "plansight-doctor", "version": "1"}},
+        },
+        {"method": "initialized"},
+        {"id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}},
+    ]
+    try:
+        server = subprocess.Popen(
+            [codex, "app-server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+    except OSError:
+        return None
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write("".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in messages))
+        server.stdin.flush()
+        for line in server.stdout:
+            reply = json.loads(line)
+            if reply.get("id") == 2:
+                data = reply.get("result", {}).get("data", [])
+                hooks = [hook for listing in data for hook in listing.get("hooks", [])]
+                return [(str(h.get("command")), str(h.get("trustStatus"))) for h in hooks]
+    except (OSError, ValueError, AttributeError):
+        return None
+    finally:
+        server.kill()
+        server.wait(CLI_SECONDS)
+    return None
+
+
+def store_finding() -> Finding:
+    from plansight.store import StoreError, open_store
+    from plansight.store.location import is_postgres_url, redact_url, store_location
+
+    root = workspace_root()
+    location = store_location(None, root)
+    shown = redact_url(location) if is_postgres_url(location) else location
+    try:
+        store = open_store(location, root)
+        try:
+            count = len(store.summaries())
+        finally:
+            store.close()
+    except StoreError as exc:
+        return Finding(
+            False,
+            f"store {shown}: {exc.message}",
+            "plansight store-path   (then check PLANSIGHT_DB)",
+        )
+    return Finding(True, f"store {shown} reachable ({count} plan(s) for this workspace)")
+
+
+def editor_findings() -> list[tuple[str, list[Finding]]]:
+    found: list[tuple[str, list[Finding]]] = []
+    for editor in EDITORS:
+        path = shutil.which(editor)
+        if path is None:
+            continue
+        extensions = _run([path, "--list-extensions"])
+        if extensions is None:
+            finding = Finding(False, f"{editor}: cannot list its extensions", None, broken=False)
+        elif EXTENSION_ID in extensions.lower().split():
+            finding = Finding(True, f"extension {EXTENSION_ID} installed")
+        else:
+            finding = Finding(
+                False,
+                f"extension {EXTENSION_ID} not installed",
+                "plansight setup vscode",
+                broken=False,
+            )
+        found.append((editor, [finding]))
+    if shutil.which("nvim"):
+        config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "nvim"
+        if _mentions(config, "plansight"):
+            found.append(("Neovim", [Finding(True, f"plugin spec found in {config}")]))
+        else:
+            found.append(
+                (
+                    "Neovim",
+                    [
+                        Finding(
+                            False,
+                            "plugin not in the Neovim configuration",
+                            "plansight setup nvim",
+                            broken=False,
+                        )
+                    ],
+                )
+            )
+    return found
+
+
+def _run(command: list[str]) -> str | None:
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=CLI_SECONDS, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _mentions(folder: Path, word: str) -> bool:
+    if not folder.is_dir():
+        return False
+    for path in folder.rglob("*.lua"):
+        try:
+            if word in path.read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
