@@ -77,6 +77,13 @@ hypothesis_settings.register_profile("plansight", max_examples=200, deadline=Non
 hypothesis_settings.load_profile("plansight")
 
 
+@pytest.fixture(scope="session")
+def homes() -> tuple[Path, Path, Path]:
+    """The tests' own home folder, the person's real home and their real state folder
+    (a fixture: several folders of tests have a `conftest` module of their own)."""
+    return TESTS_HOME, REAL_HOME, REAL_STATE_HOME
+
+
 @pytest.fixture
 def store_path(tmp_path: Path) -> Path:
     """Where a test's store lives; the folder does not exist yet."""

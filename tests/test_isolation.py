@@ -12,8 +12,6 @@ import sys
 import uuid
 from pathlib import Path
 
-from conftest import REAL_HOME, REAL_STATE_HOME, TESTS_HOME
-
 
 def _inside(path: Path, folder: Path) -> bool:
     return path.resolve().is_relative_to(folder.resolve())
@@ -39,7 +37,10 @@ def _lines_naming(log: Path, marker: str) -> list[str]:
     return [line for line in log.read_text(errors="replace").splitlines() if marker in line]
 
 
-def test_a_process_a_test_starts_finds_its_state_in_the_tests_home() -> None:
+def test_a_process_a_test_starts_finds_its_state_in_the_tests_home(
+    homes: tuple[Path, Path, Path],
+) -> None:
+    tests_home, real_home, real_state_home = homes
     where = subprocess.run(
         [
             sys.executable,
@@ -54,20 +55,22 @@ def test_a_process_a_test_starts_finds_its_state_in_the_tests_home() -> None:
         check=True,
     )
     for path in map(Path, json.loads(where.stdout)):
-        assert _inside(path, TESTS_HOME), path
-        if TESTS_HOME.resolve() != REAL_HOME.resolve():
-            assert not _inside(path, REAL_STATE_HOME), path
-    assert _inside(Path(os.environ["HOME"]), TESTS_HOME)
+        assert _inside(path, tests_home), path
+        assert not _inside(path, real_home) and not _inside(path, real_state_home), path
+    assert _inside(Path(os.environ["HOME"]), tests_home)
 
 
-def test_a_hook_event_and_a_command_leave_nothing_in_the_real_home(tmp_path: Path) -> None:
+def test_a_hook_event_and_a_command_leave_nothing_in_the_real_home(
+    tmp_path: Path, homes: tuple[Path, Path, Path]
+) -> None:
     """A hook event and a one-shot command (both relayed to a warm process, as a person's
     are) write their log lines and their store under the tests' home only."""
+    _, _, real_state_home = homes
     marker = f"isolation-{uuid.uuid4().hex}"
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
-    real_log = REAL_STATE_HOME / "plansight" / "hook.log"
-    real_state = REAL_STATE_HOME / "plansight"
+    real_log = real_state_home / "plansight" / "hook.log"
+    real_state = real_state_home / "plansight"
     before = set(real_state.iterdir()) if real_state.is_dir() else set()
 
     event = {
