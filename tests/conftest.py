@@ -1,11 +1,15 @@
 """Fixtures shared by every test: a fresh store file and the service over it, and a real
-PostgreSQL cluster for the team store's tests (started once, on first use)."""
+PostgreSQL cluster for the team store's tests (started once, on first use). Every test,
+and every process a test starts, runs with a home and XDG folders of its own (see
+`isolated_home`): nothing reads or writes the person's own state."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +19,43 @@ from hypothesis import settings as hypothesis_settings
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
 from postgres_cluster import Cluster, running_cluster
+
+# The person's own home, before the tests' replaces it: `tests/test_isolation.py` checks
+# that nothing a test runs lands there.
+REAL_HOME = Path.home()
+REAL_STATE_HOME = Path(os.environ.get("XDG_STATE_HOME") or REAL_HOME / ".local" / "state")
+
+# What makes a plansight process pick its store, its hook log or its warm process; none
+# of the person's own settings reaches a test.
+PERSONAL_SETTINGS = ("PLANSIGHT_DB", "PLANSIGHT_WORKSPACE", "PLANSIGHT_SESSION")
+
+
+def isolated_home() -> Path:
+    """A home of the tests' own: HOME, the XDG folders (where default stores and the hook
+    log live) and XDG_RUNTIME_DIR (where the warm hook process listens), all in one fresh
+    folder, set in this process's environment so that every process a test starts
+    inherits them. pip keeps reading the person's configuration (its package index)."""
+    root = Path(tempfile.mkdtemp(prefix="plansight-tests-"))  # 0700
+    pip_config = REAL_HOME / ".config" / "pip" / "pip.conf"
+    if "PIP_CONFIG_FILE" not in os.environ and pip_config.is_file():
+        os.environ["PIP_CONFIG_FILE"] = str(pip_config)
+    folders = {
+        "HOME": root / "home",
+        "XDG_CONFIG_HOME": root / "home" / ".config",
+        "XDG_DATA_HOME": root / "home" / ".local" / "share",
+        "XDG_STATE_HOME": root / "home" / ".local" / "state",
+        "XDG_CACHE_HOME": root / "home" / ".cache",
+        "XDG_RUNTIME_DIR": root / "run",
+    }
+    for name, folder in folders.items():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.environ[name] = str(folder)
+    for name in PERSONAL_SETTINGS:
+        os.environ.pop(name, None)
+    return root
+
+
+TESTS_HOME = isolated_home()
 
 # Commands the tests run go through the warm hook process as a person's do (the relay of
 # `plansight hook` and of one-shot commands); one a test leaves behind leaves within a
@@ -28,11 +69,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         capture_output=True,
         check=False,
     )
+    shutil.rmtree(TESTS_HOME, ignore_errors=True)
 
 
 # Property tests must stay quick on a shared two-core machine; timing is never asserted.
 hypothesis_settings.register_profile("plansight", max_examples=200, deadline=None)
 hypothesis_settings.load_profile("plansight")
+
+
+@pytest.fixture(scope="session")
+def homes() -> tuple[Path, Path, Path]:
+    """The tests' own home folder, the person's real home and their real state folder
+    (a fixture: several folders of tests have a `conftest` module of their own)."""
+    return TESTS_HOME, REAL_HOME, REAL_STATE_HOME
 
 
 @pytest.fixture

@@ -146,33 +146,62 @@ def test_wrapped_task_text_is_indented_under_its_text(service: PlanService) -> N
 # ---------------------------------------------------------------- two agents
 
 
+# How long a wait for something `watch` does may last before the test gives up: a guard
+# against a hang, never a speed check (a loaded machine may take seconds per frame).
+GIVE_UP_SECONDS = 120
+
+
+class CountedLooks(PlanService):
+    """The service `watch` reads, counting its looks at the store: each poll reads the
+    sessions once, so a test can wait for polls to have happened instead of for a time."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        super().__init__(store)
+        self.looks = 0
+        self.looked = threading.Condition()
+
+    def sessions(self) -> dict[str, Any]:
+        found = super().sessions()
+        with self.looked:
+            self.looks += 1
+            self.looked.notify_all()
+        return found
+
+    def wait_for_looks(self, count: int) -> None:
+        with self.looked:
+            assert self.looked.wait_for(lambda: self.looks >= count, GIVE_UP_SECONDS), (
+                f"watch looked at the store {self.looks} times, never {count}"
+            )
+
+
 class LiveWatch:
     """`watch` running in a thread on a fixed-size terminal-like console."""
 
     def __init__(self, service: PlanService, pinned: str | None = None) -> None:
+        self.looks = CountedLooks(service.store)  # the same store, its looks counted
         self.out = io.StringIO()
         self.console = Console(
             file=self.out, width=60, height=20, force_terminal=True, color_system=None
         )
         self.stop = threading.Event()
         self.thread = threading.Thread(
-            target=watch, args=(service, pinned, self.console, self.stop)
+            target=watch, args=(self.looks, pinned, self.console, self.stop)
         )
 
     def __enter__(self) -> LiveWatch:
         self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.out.getvalue() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert self.out.getvalue(), "watch drew nothing"
+        # The first frame is whole once `watch` polls for the first time: the look for
+        # the first frame, then the first poll's (the screen is written between them).
+        self.looks.wait_for_looks(2)
+        assert "Plansight" in self.out.getvalue(), "watch drew nothing"
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
-        self.thread.join(timeout=20)
+        self.thread.join(timeout=GIVE_UP_SECONDS)
 
     def wait_for(self, text: str) -> None:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + GIVE_UP_SECONDS
         while text not in self.out.getvalue() and time.monotonic() < deadline:
             time.sleep(0.01)
         assert text in self.out.getvalue(), f"never drawn: {text}"
@@ -208,7 +237,7 @@ def test_nothing_is_redrawn_while_nothing_changes(service: PlanService) -> None:
     with LiveWatch(service) as live:
         drawn = len(live.out.getvalue())
         # Twenty polls with no change: a periodic refresh would rewrite the screen.
-        time.sleep(20 * 0.1)
+        live.looks.wait_for_looks(live.looks.looks + 20)
         assert len(live.out.getvalue()) == drawn, "redrawn with nothing changed (flicker)"
         apply(service, "agent", [{"op": "start", "task": "Task 03"}])
         live.wait_for("Working on task 03")

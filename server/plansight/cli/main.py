@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -293,14 +294,40 @@ def _parser() -> argparse.ArgumentParser:
 _opened: list[Any] = []
 
 
-def _service(args: argparse.Namespace) -> Any:
+def _service(args: argparse.Namespace, read: bool = False) -> Any:
+    """The service over the store the command names; a `read` of a store file that was
+    named (`--db`, `PLANSIGHT_DB`) and does not exist is refused, never created."""
     from plansight.service import PlanService
     from plansight.store import open_store
     from plansight.store.location import store_location
 
-    service = PlanService(open_store(store_location(args.db, None), None, args.workspace))
+    location = store_location(args.db, None)
+    if read:
+        _check_store_exists(args, location)
+    service = PlanService(open_store(location, None, args.workspace))
     _opened.append(service)
     return service
+
+
+# Reads that run before an agent's first write, by design: the live view, and the text an
+# agent's loop injects on every turn. Their store file may be made later (its folder not).
+_BEFORE_FIRST_WRITE = frozenset({"watch", "context"})
+
+
+def _check_store_exists(args: argparse.Namespace, location: str) -> None:
+    """A mistyped `--db` must not read as an empty plan. The default store of a project
+    may not exist yet (nothing was written): that one reads as empty."""
+    from plansight.store.location import is_postgres_url
+
+    named = "--db" if args.db else "PLANSIGHT_DB" if os.environ.get("PLANSIGHT_DB") else None
+    if named is None or is_postgres_url(location):
+        return
+    path = Path(location)
+    if not (path.parent if args.command in _BEFORE_FIRST_WRITE else path).exists():
+        raise BadInput(
+            f"no plan store at {location} (from {named}): a read never creates one; "
+            "a store is made by its first change"
+        )
 
 
 def _close_stores() -> None:
@@ -320,7 +347,24 @@ def _read_json(value: str, what: str) -> Any:
 def _console() -> Any:
     from rich.console import Console
 
-    return Console(highlight=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:  # rich's own exits 1: see `_reader_gone`
+            self.quiet = True
+            _reader_gone()
+
+    return _Console(highlight=False)
+
+
+def _reader_gone() -> None:
+    """The reader closed stdout (`plansight schema | head -1`): that is its choice, not a
+    failure of the command. What is left to print goes nowhere, nothing is said, and the
+    command ends with its own exit code (docs/reliability.md)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit must find a reader
+        os.close(devnull)
+    except (OSError, ValueError):  # no file behind stdout (the warm process's buffer)
+        pass
 
 
 def _out(text: str, end: str = "\n") -> None:
@@ -385,7 +429,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     from plansight.protocol.requests import ExportParams, GetParams
 
-    service = _service(args)
+    service = _service(args, read=True)
     session = _require_session(service, args)
     if args.format == "json":
         _out(json.dumps(service.get(GetParams(session=session)), indent=2, ensure_ascii=False))
@@ -401,7 +445,7 @@ def _show(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace) -> int:
     from plansight.cli.live import watch
 
-    service = _service(args)
+    service = _service(args, read=True)
     if args.session:
         _require_session(service, args)
     with contextlib.suppress(KeyboardInterrupt):
@@ -467,7 +511,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _sessions(args: argparse.Namespace) -> int:
-    result = _service(args).sessions()
+    result = _service(args, read=True).sessions()
     if args.json:
         _out(json.dumps(result, indent=2, ensure_ascii=False))
     elif not result["sessions"]:
@@ -482,7 +526,7 @@ def _sessions(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from plansight.protocol.requests import ExportParams
 
-    service = _service(args)
+    service = _service(args, read=True)
     session = _require_session(service, args)
     text = service.export(ExportParams(session=session, format=args.format))["text"]
     if args.output:
@@ -499,7 +543,7 @@ def _context(args: argparse.Namespace) -> int:
     from plansight.protocol.requests import ContextParams
 
     params = ContextParams.validate(_session_args(args, full=args.full))
-    _out(_service(args).context(params)["text"])
+    _out(_service(args, read=True).context(params)["text"])
     return EXIT_OK
 
 
@@ -508,7 +552,7 @@ def _history(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise BadInput("--limit must be 1 or more")
-    service = _service(args)
+    service = _service(args, read=True)
     session = _require_session(service, args)
     params = HistoryParams(session=session, limit=args.limit)
     events = service.history(params)["events"]
@@ -640,7 +684,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure()
     args = _parser().parse_args(argv)  # argparse itself exits 2 on bad flags
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # a reader gone is found here, not in Python's flush at exit
+        return code
+    except BrokenPipeError:  # gone while the command printed
+        _reader_gone()
+        return EXIT_OK
     except BadInput as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
@@ -669,7 +718,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A bug: one line all the same (exit 2, not the 1 of "the result had errors");
         # PLANSIGHT_DEBUG=1 shows the traceback.
         import logging
-        import os
 
         if os.environ.get("PLANSIGHT_DEBUG"):
             raise

@@ -13,7 +13,7 @@ from plansight.setup.bundled import bundled_editor
 from plansight.setup.settings_file import SetupError
 
 # The files of the extension's sources that building the .vsix needs (no tests, no
-# node_modules): what the wheel carries too.
+# node_modules): what the wheel carries too (and hatch_build.py builds it from).
 VSCODE_SOURCES = (
     "package.json",
     "package-lock.json",
@@ -58,45 +58,78 @@ def setup_nvim(command: str, remove: bool, say: Callable[[str], None]) -> int:
     return 0
 
 
+# The VS Code-like editors whose command line installs a .vsix, as people name them.
+VSCODE_EDITORS = ("code", "code-insiders", "codium", "cursor", "code-server")
+EXTENSION_ID = "plansight.plansight"
+
+
+def carried_vsix(source: Path) -> Path | None:
+    """The built extension this install carries: the wheel's (hatch_build.py puts it
+    there), or a clone's own `npm run package` output (an editable install)."""
+    for vsix in (source / "plansight.vsix", source / "out" / "plansight.vsix"):
+        if vsix.is_file():
+            return vsix
+    return None
+
+
 def setup_vscode(dry_run: bool, remove: bool, say: Callable[[str], None]) -> int:
+    """Install the extension into every VS Code-like editor on PATH (or take it out);
+    SetupError when there is none, or when not one of them took it."""
     source = bundled_editor("vscode")
     if source is None:
         raise SetupError("this install of Plansight carries no VS Code extension")
-    code = shutil.which("code")
+    editors = [(name, found) for name in VSCODE_EDITORS if (found := shutil.which(name))]
     if remove:
-        if dry_run or code is None:
-            say("To remove the extension: code --uninstall-extension plansight.plansight")
-            return 0
-        return _run([code, "--uninstall-extension", "plansight.plansight"], None, say)
+        if not editors:
+            raise SetupError(_no_editor("remove the extension from"))
+        return _each_editor(editors, ["--uninstall-extension", EXTENSION_ID], dry_run, say)
+    vsix = carried_vsix(source)
+    if vsix is not None:
+        if not editors:
+            raise SetupError(_no_editor("install", vsix))
+        return _each_editor(editors, ["--install-extension", str(vsix), "--force"], dry_run, say)
+    # A wheel built without Node: build the .vsix with npm, in a folder that goes away.
     npm = shutil.which("npm")
-    steps = [
-        f"cd {source}",
-        "npm ci && npm run package        # builds out/plansight.vsix (needs Node 20+)",
-        "code --install-extension out/plansight.vsix",
-    ]
-    if dry_run or npm is None:
-        if npm is None:
-            say("Node and npm are not on PATH; to build and install the extension:")
-        else:
-            say("(dry run) would build and install the extension as:")
-        for step in steps:
-            say("  " + step)
-        return 0
+    if npm is None:
+        raise SetupError(
+            "this install carries no built VS Code extension and Node's npm is not on PATH: "
+            "install Node 20+, or a Plansight wheel built with it (see README, Install)"
+        )
+    if not editors:
+        raise SetupError(_no_editor("install the extension into"))
+    if dry_run:
+        say(f"(dry run) would build the extension with npm from {source}, then:")
+        return _each_editor(editors, ["--install-extension", "plansight.vsix"], True, say)
     with tempfile.TemporaryDirectory(prefix="plansight-vscode-") as build:
         folder = Path(build) / "vscode"
         _copy_sources(source, folder)
         for npm_args in (["ci", "--no-audit", "--no-fund"], ["run", "package"]):
             if _run([npm, *npm_args], folder, say) != 0:
-                raise SetupError(f"`npm {' '.join(npm_args)}` failed in {folder}; see above")
-        vsix = folder / "out" / "plansight.vsix"
-        kept = Path.cwd() / "plansight.vsix"
-        shutil.copy2(vsix, kept)
-        say(f"built {kept}")
-    if code is None:
-        say("`code` is not on PATH; install it from VS Code: Extensions > ... > Install from VSIX,")
-        say(f"or run: code --install-extension {kept}")
+                raise SetupError(f"`npm {' '.join(npm_args)}` failed; see above")
+        built = folder / "out" / "plansight.vsix"
+        return _each_editor(editors, ["--install-extension", str(built), "--force"], False, say)
+
+
+def _no_editor(doing: str, vsix: Path | None = None) -> str:
+    names = ", ".join(f"`{name}`" for name in VSCODE_EDITORS)
+    by_hand = f"; or in the editor: Extensions > ... > Install from VSIX: {vsix}" if vsix else ""
+    return f"no VS Code-like editor on PATH to {doing} (looked for {names}){by_hand}"
+
+
+def _each_editor(
+    editors: list[tuple[str, str]], args: list[str], dry_run: bool, say: Callable[[str], None]
+) -> int:
+    """Runs `EDITOR ARGS` for each editor; 0 when at least one did it."""
+    if dry_run:
+        for _, command in editors:
+            say("(dry run) would run: " + " ".join([command, *args]))
         return 0
-    return _run([code, "--install-extension", str(kept)], None, say)
+    done = [name for name, command in editors if _run([command, *args], None, say) == 0]
+    failed = [name for name, _ in editors if name not in done]
+    if not done:
+        raise SetupError(f"no editor took the change ({', '.join(failed)} failed; see above)")
+    say(f"done in {', '.join(done)}" + (f"; {', '.join(failed)} failed" if failed else ""))
+    return 0
 
 
 def _copy_sources(source: Path, target: Path) -> None:

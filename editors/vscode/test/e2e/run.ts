@@ -24,12 +24,45 @@ const VSIX = path.join(ROOT, 'out', 'plansight.vsix');
 const PLANSIGHT = process.env.PLANSIGHT_BIN ?? path.resolve(ROOT, '..', '..', '.venv', 'bin', 'plansight');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
 
+/**
+ * A home of the run's own for every process it starts (the CLI, code-server, the server):
+ * HOME, the XDG folders (the hook log and default stores live there) and XDG_RUNTIME_DIR
+ * (the warm hook process the CLI's calls start listens there). Nothing reaches the
+ * person's own home or state.
+ */
+function isolatedEnv(dir: string): NodeJS.ProcessEnv {
+  const home = path.join(dir, 'home');
+  const folders = {
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_RUNTIME_DIR: path.join(dir, 'run'),
+  };
+  for (const folder of Object.values(folders)) {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  }
+  // The person's own store settings stay out too.
+  const personal = new Set(['PLANSIGHT_DB', 'PLANSIGHT_WORKSPACE', 'PLANSIGHT_SESSION']);
+  const inherited = Object.entries(process.env).filter(([name]) => !personal.has(name));
+  return { ...Object.fromEntries(inherited), ...folders };
+}
+
 /** The plansight CLI on the test's store: what an agent in a terminal runs. */
 class Cli {
-  constructor(private readonly store: string) {}
+  constructor(
+    private readonly store: string,
+    readonly env: NodeJS.ProcessEnv,
+  ) {}
 
   run(...args: string[]): string {
-    return execFileSync(PLANSIGHT, [...args, '--db', this.store], { encoding: 'utf8', timeout: 30_000 });
+    return execFileSync(PLANSIGHT, [...args, '--db', this.store], { encoding: 'utf8', timeout: 30_000, env: this.env });
+  }
+
+  /** The warm hook process the CLI's calls started (in the run's own home) leaves. */
+  stopWarmProcess(): void {
+    execFileSync(PLANSIGHT, ['hook-daemon', '--stop'], { env: this.env, stdio: 'ignore', timeout: 30_000 });
   }
 
   apply(ops: Op[], session = 'default'): void {
@@ -66,7 +99,7 @@ class Cli {
  * Writes one task to `session` through the server's own service, in a process whose store
  * keeps only `kept` sessions: the store prunes the oldest, as it does beyond 200.
  */
-function pruneTo(kept: number, store: string, session: string): void {
+function pruneTo(kept: number, store: string, session: string, env: NodeJS.ProcessEnv): void {
   const python = path.join(path.dirname(PLANSIGHT), 'python');
   const script = [
     'import sys',
@@ -77,7 +110,7 @@ function pruneTo(kept: number, store: string, session: string): void {
     "raw = {'session': sys.argv[3], 'ops': [{'op': 'append', 'phase': 'Todos', 'items': ['Prune the store']}]}",
     'service.apply(ApplyParams.validate(raw), raw)',
   ].join('\n');
-  execFileSync(python, ['-c', script, store, String(kept), session], { encoding: 'utf8', timeout: 30_000 });
+  execFileSync(python, ['-c', script, store, String(kept), session], { encoding: 'utf8', timeout: 30_000, env });
 }
 
 function find(rows: Row[], label: string): Row | undefined {
@@ -429,7 +462,7 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     // The default session kept its title through the clear: sessions are named by it.
     await wb.waitForRows('two sessions', (r) => find(r, 'old-agent')?.level === 1 && find(r, 'Ship version 2')?.level === 1);
     // Another process whose store keeps two sessions writes a third: the oldest is pruned.
-    pruneTo(2, store, 'pruner');
+    pruneTo(2, store, 'pruner', cli.env);
     await wb.waitForRows('the pruned session gone', (r) => find(r, 'old-agent') === undefined && find(r, 'pruner')?.level === 1 && find(r, 'Ship version 2')?.level === 1);
     cli.run('clear', '--session', 'pruner');
     cli.run('clear');
@@ -487,7 +520,7 @@ async function main(): Promise<void> {
   git('add', '.');
   git('commit', '-q', '-m', 'The project before the agent');
   const store = path.join(dir, 'plan.sqlite3');
-  const cli = new Cli(store);
+  const cli = new Cli(store, isolatedEnv(dir));
   const launcher = path.join(dir, 'plansight');
   fs.symlinkSync(PLANSIGHT, launcher);
 
@@ -505,7 +538,7 @@ async function main(): Promise<void> {
       'plansight.server.command': launcher,
       'plansight.store.path': store,
     };
-    server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: settings });
+    server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: settings, env: cli.env as Record<string, string> });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -535,6 +568,11 @@ async function main(): Promise<void> {
   } finally {
     await browser?.close().catch(() => undefined);
     await server?.stop();
+    try {
+      cli.stopWarmProcess();
+    } catch {
+      // none was running (exit 1): nothing to stop
+    }
     if (process.exitCode === 1) {
       console.error(`Kept the run's folder for a look: ${dir}`);
     } else {
