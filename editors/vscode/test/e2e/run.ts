@@ -435,7 +435,8 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
   await step('Show History: newest first, in words; picking a version restores it after a confirmation', async () => {
     await wb.runCommand('Plansight: Show History');
     const rows = page.locator('.quick-input-widget .monaco-list-row');
-    await until('the history listed', async () => (await rows.count()) > 3);
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await until('the history listed', async () => (await input.getAttribute('placeholder')) === 'The version to restore the plan to' && ((await rows.first().getAttribute('aria-label')) ?? '').includes(' · '));
     // The list reuses its row elements: their order in the page is not the list's.
     const listed = (await rows.evaluateAll((found) => found.map((row): [number, string] => [Number(row.getAttribute('data-index')), row.getAttribute('aria-label') ?? ''])))
       .sort(([a], [b]) => a - b)
