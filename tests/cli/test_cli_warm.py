@@ -138,9 +138,9 @@ def test_every_command_prints_what_it_prints_in_its_own_process(
         commands = [
             line.split(" command=")[1].split()[0]
             for line in log.splitlines()
-            if " command=" in line
+            if " by=warm command=" in line
         ]
-        # A command naming a file is never relayed: the caller opens it (see test_sandbox).
+        # A command naming a file is never relayed: the caller opens it (see test_warm_relay.py).
         assert commands == [args[0] for args, _ in SCRIPT if args[1:2] != ["plan.md"]]
         assert (relayed / "plans.sqlite3").exists() and not (
             tmp_path / "b" / "plans.sqlite3"

@@ -262,7 +262,9 @@ def test_a_command_naming_a_file_or_descriptor_is_opened_by_its_caller(
     other = project / "other.sqlite3"
     assert machine.plansight(["apply", "--db", str(other), "--ops", INIT], project).code == 0
     relayed = [
-        line.split(" command=")[1].split()[0] for line in machine.log() if " command=" in line
+        line.split(" command=")[1].split()[0]
+        for line in machine.log()
+        if " by=warm command=" in line
     ]
     assert relayed == ["apply", "export"]  # the first `sessions` ran before it listened
 
@@ -293,9 +295,13 @@ def test_a_caller_in_another_mount_namespace_runs_its_own_commands(
     run = machine.plansight(["sessions"], project, prefix=["setpriv", "--no-new-privs"], **db)
     assert run.code == 0
     relayed = [
-        line.split(" command=")[1].split()[0] for line in machine.log() if " command=" in line
+        line.split(" command=")[1].split()[0]
+        for line in machine.log()
+        if " by=warm command=" in line
     ]
     assert relayed == []
+    said = [line for line in machine.log() if " by=relay " in line]
+    assert len(said) == 2 and all("runs nothing for this caller" in line for line in said)
 
 
 # ---------------------------------------------------------------- 8: cold, at once

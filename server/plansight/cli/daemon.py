@@ -231,14 +231,14 @@ def _receive(connection: socket.socket, queue: _Queue, readers: threading.Bounde
     try:
         queued = False
         try:
-            if not _same_place(connection):
-                connection.settimeout(REQUEST_WAIT_SECONDS)
-                connection.sendall(OWN)
-                return
             request = _read_request(connection, time.monotonic() + REQUEST_WAIT_SECONDS)
             if request is None:
                 return
             connection.settimeout(REQUEST_WAIT_SECONDS)
+            # Read whole first, so that the relay reads the answer rather than a reset.
+            if not _same_place(connection):
+                connection.sendall(OWN)
+                return
             connection.sendall(QUEUED)
             queue.put(connection, request)
             queued = True

@@ -135,8 +135,9 @@ def relay(
             connection.sendall(request)
             if not _handed_over(connection, started, budget):
                 return None  # closing now tells it to drop the request
-        except OSError:
-            return None  # it never had the whole request, or never got GO
+        except OSError:  # it never had the whole request, or never got GO
+            why.given_up = why.given_up or "warm process: closed the connection"
+            return None
         connection.settimeout(budget.answer)
         try:
             reply = read_all(connection, MAX_REPLY_BYTES)
