@@ -93,6 +93,7 @@ def test_apply_reads_stdin_and_exits_1_on_error_lines(db: str) -> None:
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(db: str, args: list[str], message: str) -> None:
+    plansight("apply", "--db", db, "--ops", json.dumps(OPS))  # a store that exists
     done = plansight(*args, "--db", db)
     assert done.returncode == 2
     assert message in done.stderr

@@ -124,8 +124,9 @@ def test_every_command_prints_what_it_prints_in_its_own_process(
     own, relayed = folders
     own_env = environment(tmp_path / "a", relayed=False)
     warm_env = environment(tmp_path / "b", relayed=True)
-    # The first command starts the warm process; it answers every one after it.
-    assert plansight(["sessions"], None, relayed, warm_env)[0] == 0
+    # The first command starts the warm process; it answers every one after it. (Not a
+    # read that needs the store: PLANSIGHT_DB names one that does not exist yet.)
+    assert plansight(["context"], None, relayed, warm_env)[0] == 0
     pid = wait_warm(warm_env)
     try:
         for args, stdin in SCRIPT:
@@ -151,15 +152,15 @@ def test_help_and_long_running_commands_are_never_relayed(
 ) -> None:
     _, relayed = folders
     env = environment(tmp_path, relayed=True)
-    assert plansight(["sessions"], None, relayed, env)[0] == 0
+    assert plansight(["context"], None, relayed, env)[0] == 0
     pid = wait_warm(env)
     try:
         code, out, _ = plansight(["apply", "--help"], None, relayed, env)
         assert code == 0 and "--ops" in out
         assert plansight(["schema"], None, relayed, env)[0] == 0
         assert not (tmp_path / "state" / "plansight" / "hook.log").exists()  # nothing relayed
-        assert plansight(["sessions"], None, relayed, env)[0] == 0
+        assert plansight(["context"], None, relayed, env)[0] == 0
         log = (tmp_path / "state" / "plansight" / "hook.log").read_text(encoding="utf-8")
-        assert " command=sessions " in log
+        assert " command=context " in log
     finally:
         os.kill(pid, signal.SIGTERM)
