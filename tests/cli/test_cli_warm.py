@@ -125,8 +125,8 @@ def test_every_command_prints_what_it_prints_in_its_own_process(
     own, relayed = folders
     own_env = environment(tmp_path / "a", relayed=False)
     warm_env = environment(tmp_path / "b", relayed=True)
-    # The first command starts the warm process; it answers every one after it. (`context`:
-    # a read that may come before the store's first change, which `sessions` may not.)
+    # The first command starts the warm process; it answers every one after it. (Not a
+    # read that needs the store: PLANSIGHT_DB names one that does not exist yet.)
     assert plansight(["context"], None, relayed, warm_env)[0] == 0
     pid = wait_warm(warm_env)
     try:
