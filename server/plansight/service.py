@@ -434,7 +434,16 @@ class PlanService:
                     describe_changes(changes_before, plan) if changes_before is not None else []
                 )
                 edit.commit(
-                    ChangeEvent(origin, method, request, completed, changes, removed, auto_started)
+                    ChangeEvent(
+                        origin,
+                        method,
+                        request,
+                        completed,
+                        changes,
+                        removed,
+                        auto_started,
+                        edit.agent_base,
+                    )
                 )
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         told = [kept_line] if kept_line is not None else []

@@ -407,3 +407,39 @@ def test_with_the_base_as_current_the_merge_gives_the_list_itself() -> None:
 
     assert [t.values() for t in current.tasks()] == [t.values() for t in mine.tasks()]
     assert merged.kept == []
+
+
+def test_a_base_the_history_no_longer_keeps_still_keeps_a_persons_task(tmp_path: Any) -> None:
+    """The reading: the current plan stands for the lost base, so the agent's list wins
+    where it differs, but a task a person created is still never removed by it."""
+    import sqlite3
+
+    from plansight.protocol.requests import ApplyParams, WriteParams
+    from plansight.store.sqlite import SqliteStore
+
+    path = tmp_path / "plans.sqlite3"
+    store = SqliteStore(path)
+    service = PlanService(store)
+
+    def write(items: list[Json]) -> Json:
+        request = {"todos": items}
+        return service.write(WriteParams.validate(request), request).result
+
+    write([todo("A", "in_progress"), todo("B")])
+    request = {
+        "origin": "user",
+        "ops": [{"op": "append", "phase": "Todos", "items": ["C"]}, {"op": "done", "task": "B"}],
+    }
+    service.apply(ApplyParams.validate(request), request)
+    with sqlite3.connect(path) as db:  # as if version 1 had left the history kept
+        db.execute("UPDATE events SET snapshot = NULL WHERE version = 1")
+    db.close()
+
+    result = write([todo("A", "in_progress"), todo("B")])
+
+    assert tasks(result) == [
+        ("Todos", "A", "in_progress"),
+        ("Todos", "B", "pending"),
+        ("Todos", "C", "pending"),
+    ]
+    store.close()

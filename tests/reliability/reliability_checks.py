@@ -290,7 +290,7 @@ def store_state(db_path: Path, session: str) -> Json:
         for row in db.execute(
             "SELECT id, phase_position, content, active_form, status, notes, created_at, "
             "updated_at, started_at, completed_at, description, priority, blocked_by, owner, "
-            "files, external_id FROM tasks WHERE session = ? "
+            "files, external_id, created_by FROM tasks WHERE session = ? "
             "ORDER BY phase_position, position",
             (session,),
         ):
@@ -311,6 +311,7 @@ def store_state(db_path: Path, session: str) -> Json:
                     "owner": row[13],
                     "files": json.loads(row[14]),
                     "externalId": row[15],
+                    "createdBy": row[16],
                 }
             )
         db.execute("COMMIT")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 import traceback
 from collections import Counter
 from pathlib import Path
@@ -463,8 +464,18 @@ def replay_log(db: Path, settings: Json) -> dict[str, Json]:
         "plansight/restore": fresh.restore,
         "plansight/ingest": fresh.ingest,
     }
+    replayed_db = db.with_name("replayed.sqlite3")
     for event in events:
         method, request = event.method, event.request
+        if event.agent_base is not None and event.version > 1:
+            # (v3) The agent's view moves with `context` answers, which the log does not
+            # keep: the change is replayed from the base it was merged from.
+            with sqlite3.connect(replayed_db) as base_of:
+                base_of.execute(
+                    "UPDATE sessions SET agent_base = ? WHERE name = ?",
+                    (event.agent_base, event.session),
+                )
+            base_of.close()
         outcome = run[method](REQUESTS[method][0].validate(request), request)
         assert outcome.changed and outcome.result["version"] == event.version, event
     states = {s: fresh.get(GetParams(session=s)) for s in {e.session for e in events}}

@@ -8,6 +8,8 @@ from typing import Any
 from plansight.core.model import TASK_FIELDS, Phase, Plan, Task
 
 Record = dict[str, Any]
+_FIELD_SET = frozenset(TASK_FIELDS)
+_FIELD_COUNT = len(TASK_FIELDS)
 # The plan of version 0: nothing yet.
 EMPTY_RECORD: Record = {"title": None, "nextId": 1, "phases": []}
 
@@ -33,7 +35,10 @@ def plan_from_record(session: str, record: Record) -> Plan:
         Phase(
             phase["name"],
             [
-                Task(**{k: v for k, v in task.items() if k in TASK_FIELDS})
+                # A record of every field as it is now (the common case) needs no filter.
+                Task(**task)
+                if len(task) == _FIELD_COUNT and task.keys() == _FIELD_SET
+                else Task(**{k: v for k, v in task.items() if k in _FIELD_SET})
                 for task in phase["tasks"]
             ],
         )

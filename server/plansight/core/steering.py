@@ -15,10 +15,11 @@ exactly `mine`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from plansight.core.changes import describe_changes, snapshot
+from plansight.core.changes import Snapshot, describe_changes, snapshot
 from plansight.core.model import Phase, Plan, Task
 
 # The Task fields a full replacement may change, merged one by one ("phase" as well).
@@ -104,7 +105,7 @@ def merge(
                 ):
                     conflicts.append(Conflict(m.base.id, m.base.content, "task"))
                 continue
-            merged[m.mine.id] = _Result(m.mine.copy(), m.phase, None, [], False)  # new (rule 2)
+            merged[m.mine.id] = _Result(m.mine, m.phase, None, [], False)  # new (rule 2)
             continue
         c = m.current
         # A current task the base lacks is its own base: only the sender's list changes it.
@@ -128,18 +129,22 @@ def merge(
         if old is None or (agent and task.created_by == "user"):
             # Never seen by the sender, or a person's task: a whole list does not remove
             # it (rule 4). Otherwise the sender removed it (rule 3).
-            kept.append(_Result(task.copy(), in_phase.name, task.id, list(task.blocked_by), False))
+            kept.append(_Result(task, in_phase.name, task.id, list(task.blocked_by), False))
         elif not agent and _changed(old, base_phase[old.id], task, in_phase.name, result_id):
             conflicts.append(Conflict(task.id, task.content, "task"))
     if conflicts:
         return Merged(conflicts=conflicts)
 
-    _lay_out(current, mine, merged, kept)
-    _settle_blockers(current, merged, result_id)
+    # The list's own result as it is now (`init`: before any task changes below).
+    said = _renamed(snapshot(mine), result_id) if anew else None
     if mine.title != base.title:
         current.title = mine.title
+    _lay_out(current, mine, merged, kept)
+    _settle_blockers(current, merged, result_id)
     current.next_id = max(current.next_id, mine.next_id)
-    return Merged(kept=describe_changes(snapshot(_renamed(mine, result_id)), current))
+    if said is not None:
+        return Merged(kept=describe_changes(said, current))
+    return Merged(kept=_kept_words(mine, current, merged, result_id))
 
 
 @dataclass(slots=True)
@@ -207,10 +212,16 @@ def _merge_task(
     """The merged task, its phase, the fields whose value came from the list (`a`), and
     of those the ones the current task had changed too, differently (for a person's edit,
     conflicts)."""
+    if not anew and a_phase == b_phase and a.seen() == b.seen():
+        return c, c_phase, set(), set()  # the list left it as it was: as it is now
+    if not anew and a.id == c.id and c_phase == b_phase and c.seen() == b.seen():
+        # Nobody else changed it: as the list says (its stamps too).
+        won = {name for name in MERGED_FIELDS if getattr(a, name) != getattr(b, name)}
+        return a, a_phase, won | ({"phase"} if a_phase != b_phase else set()), set()
     task = a.copy() if anew else c.copy()
     if anew:
         task.created_by = c.created_by
-    won: set[str] = set()
+    won = set()
     clashed: set[str] = set()
     for name in MERGED_FIELDS:
         av, bv, cv = getattr(a, name), getattr(b, name), getattr(c, name)
@@ -327,9 +338,10 @@ def _settle_blockers(current: Plan, merged: dict[str, _Result], result_id: dict[
     def settled(ids: list[str]) -> list[str]:
         return list(dict.fromkeys(i for i in _ids(ids, result_id) if i in present))
 
-    for task in current.tasks():
+    waiting = [task for task in current.tasks() if task.blocked_by]
+    for task in waiting:
         task.blocked_by = settled(task.blocked_by)
-    if _has_cycle(current):
+    if waiting and _has_cycle(current):
         for result in merged.values():
             if result.mine_won_blockers:
                 result.task.blocked_by = settled(result.current_blockers)
@@ -351,18 +363,63 @@ def _has_cycle(plan: Plan) -> bool:
     return any(state.get(i) is None and visit(i) for i in waits)
 
 
-def _renamed(mine: Plan, result_id: dict[str, str]) -> Plan:
-    """`mine` with the merged plan's ids, to say what the merge kept that it lacks."""
-    copy = Plan(mine.session, phases=[], title=mine.title)
-    for phase in mine.phases:
-        tasks = []
-        for task in phase.tasks:
-            t = task.copy()
-            t.id = result_id.get(task.id, task.id)
-            t.blocked_by = _ids(task.blocked_by, result_id)
-            tasks.append(t)
-        copy.phases.append(Phase(phase.name, tasks))
-    return copy
+def _kept_words(
+    mine: Plan, current: Plan, merged: dict[str, _Result], result_id: dict[str, str]
+) -> list[str]:
+    """What the merged plan (`current`) has that the list's own result lacks, in words:
+    told of the tasks that differ only (the words of two whole plans cost more than the
+    merge; most tasks are the list's own, the very objects). The tasks they wait for are
+    looked at too, for their names."""
+    mine_tasks = {t.id: (p.name, t) for p, t in mine.tasks_with_phase()}
+    present = {t.id for t in current.tasks()}
+    shown: set[str] = set()
+    for mine_id, (phase, task) in mine_tasks.items():
+        result = merged.get(mine_id)
+        rid = result_id.get(mine_id, mine_id)
+        if result is None or rid not in present:
+            shown.add(rid)  # removed by a person (rule 5)
+        elif result.task is not task and (
+            result.phase != phase or result.task.seen() != task.seen()
+        ):
+            shown.add(rid)
+    kept = present.difference(result_id.get(i, i) for i in mine_tasks)
+    shown |= kept
+    if not shown and current.title == mine.title:
+        return []
+    by_result = {result_id.get(i, i): t for i, (_, t) in mine_tasks.items()}
+    named = set(shown)
+    for task in current.tasks():
+        if task.id in shown:
+            named.update(task.blocked_by)
+    for rid in shown:
+        if rid in by_result:
+            named.update(_ids(by_result[rid].blocked_by, result_id))
+    listed = Plan(mine.session, title=mine.title)
+    listed.phases = [
+        Phase(p.name, [t for t in p.tasks if result_id.get(t.id, t.id) in named])
+        for p in mine.phases
+    ]
+    merged_part = Plan(current.session, title=current.title)
+    merged_part.phases = [
+        Phase(p.name, [t for t in p.tasks if t.id in named]) for p in current.phases
+    ]
+    return describe_changes(_renamed(snapshot(listed), result_id), merged_part)
+
+
+def _renamed(seen: Snapshot, result_id: dict[str, str]) -> Snapshot:
+    """What the list shows, in the merged plan's ids: to say what the merge kept that it
+    lacks."""
+    return Snapshot(
+        seen.title,
+        {
+            result_id.get(i, i): dataclasses.replace(
+                task, blocked_by=tuple(_ids(task.blocked_by, result_id))
+            )
+            if task.blocked_by
+            else task
+            for i, task in seen.tasks.items()
+        },
+    )
 
 
 @dataclass(slots=True)
@@ -391,8 +448,10 @@ def steer(
     """Run the v2 `replace` on a copy of the base (what the sender meant from what it saw)
     and merge that into `plan`. Returns `replace`'s error lines (then nothing changed);
     what it raises leaves `plan` as it was."""
-    base = steering.base if steering.base is not None else plan.copy()
-    mine = base.copy()
+    # The replacements build new tasks (they copy each task they carry over) and the
+    # merge reads the base before it changes any task: they may share the Task objects.
+    base = steering.base if steering.base is not None else plan.sharing_tasks()
+    mine = base.sharing_tasks()
     mine.session, mine.creator = plan.session, plan.creator
     mine.next_id = max(plan.next_id, base.next_id)  # new ids never collide with current ones
     errors = replace(mine)

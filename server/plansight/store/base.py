@@ -45,6 +45,9 @@ class ChangeEvent:
     changes: list[str] = field(default_factory=list)  # what changed, in words (history)
     removed: list[dict[str, str]] = field(default_factory=list)
     auto_started: list[str] = field(default_factory=list)  # ids the server itself started
+    # (v3) The version the session's agent had seen when the change was made (steering's
+    # base): with it the log replays a merged change as it was made.
+    agent_base: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,7 @@ class LoggedEvent:
     auto_started: list[str]
     writer: str  # which store instance committed it
     at: str
+    agent_base: int | None = None  # see ChangeEvent
 
 
 @dataclass(frozen=True, slots=True)

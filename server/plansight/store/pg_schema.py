@@ -22,6 +22,7 @@ def _steering_migration() -> list[str]:
         "ALTER TABLE plansight_tasks ADD COLUMN created_by TEXT NOT NULL DEFAULT 'agent'",
         "ALTER TABLE plansight_sessions ADD COLUMN agent_base BIGINT NOT NULL DEFAULT 0",
         "UPDATE plansight_sessions SET agent_base = version",
+        "ALTER TABLE plansight_events ADD COLUMN agent_base BIGINT",
     ]
 
 

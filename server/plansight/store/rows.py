@@ -27,7 +27,7 @@ TASK_COLUMN_COUNT = len(TASK_FIELDS) + 2
 # The event log's columns: what `events()` reads back, then the plan kept for `restore`.
 LOG_COLUMNS = (
     "session, version, origin, method, request, completed, changes, removed, auto_started, "
-    "writer, at"
+    "writer, at, agent_base"
 )
 EVENT_COLUMNS = LOG_COLUMNS + ", snapshot"
 EVENT_COLUMN_COUNT = EVENT_COLUMNS.count(",") + 1
@@ -100,6 +100,7 @@ def committed_event(plan: Plan, event: ChangeEvent, writer: str, at: str) -> Log
         event.auto_started,
         writer,
         at,
+        event.agent_base,
     )
 
 
@@ -117,13 +118,27 @@ def event_row(entry: LoggedEvent, snapshot: Record | None) -> EventRow:
         _dumps_text(entry.auto_started),
         entry.writer,
         entry.at,
+        entry.agent_base,
         None if snapshot is None else _dumps_text(snapshot),
     )
 
 
 def event_of(row: Any) -> LoggedEvent:
     """A row of LOG_COLUMNS read back."""
-    session, version, origin, method, request, completed, changes, removed, auto, writer, at = row
+    (
+        session,
+        version,
+        origin,
+        method,
+        request,
+        completed,
+        changes,
+        removed,
+        auto,
+        writer,
+        at,
+        base,
+    ) = row
     return LoggedEvent(
         session,
         int(version),
@@ -136,6 +151,7 @@ def event_of(row: Any) -> LoggedEvent:
         json.loads(auto),
         writer,
         at,
+        None if base is None else int(base),
     )
 
 

@@ -18,7 +18,8 @@ def _steering_migration() -> str:
     ALTER TABLE tasks ADD COLUMN created_by TEXT NOT NULL DEFAULT 'agent'
         CHECK (created_by IN ('agent', 'user'));
     ALTER TABLE sessions ADD COLUMN agent_base INTEGER NOT NULL DEFAULT 0;
-    UPDATE sessions SET agent_base = version
+    UPDATE sessions SET agent_base = version;
+    ALTER TABLE events ADD COLUMN agent_base INTEGER
     """
 
 
