@@ -299,20 +299,20 @@ class PlanService:
             plan: Plan, now: str, auto_started: list[str], steering: Steering | None
         ) -> list[str]:
             # Read inside the edit: two undos at once step back two changes, not one twice.
-            target = undo_target(self.store.history(params.session, HISTORY_LIMIT))
-            record = (
-                None
-                if target is None
-                else EMPTY_RECORD
-                if target == 0
-                else self.store.snapshot(params.session, target)
-            )
+            record = self._undo_record(params.session)
             if record is None:
                 return [NOTHING_TO_UNDO]
             _go_back(plan, record)
             return []
 
         return self._change(UNDO_METHOD, params.session, params.origin, request, None, run)
+
+    def _undo_record(self, session: str) -> Record | None:
+        """The plan an undo of `session` brings back, or None: nothing to undo."""
+        target = undo_target(self.store.history(session, HISTORY_LIMIT))
+        if target is None:
+            return None
+        return EMPTY_RECORD if target == 0 else self.store.snapshot(session, target)
 
     def ingest(self, params: IngestParams, request: Json) -> Outcome:
         """An agent's own plan payload (`params.format`), mapped by its adapter."""

@@ -183,6 +183,27 @@ def test_context(db: str) -> None:
     assert "0/3 completed, 3 remaining" in text and "Current task: Read the code" in text
 
 
+def test_context_full_prints_every_task(db: str) -> None:
+    plansight("apply", "--db", db, "--ops", json.dumps(OPS))
+    full = plansight("context", "--db", db, "--full")
+    assert full.returncode == 0, full.stderr
+    assert full.stdout.splitlines() == [
+        "Todo list: 0/3 completed, 3 remaining.",
+        "Current: Read the code",
+        "Explore:",
+        "  [>] Read the code",
+        "Build:",
+        "  [ ] Write the fix",
+        "  [ ] Run tests",
+    ]
+
+
+def test_undo_with_nothing_to_undo_says_so_and_exits_1(db: str) -> None:
+    nothing = plansight("undo", "--db", db)
+    assert nothing.returncode == 1 and "Traceback" not in nothing.stderr
+    assert nothing.stdout.startswith("Errors: Nothing to undo")
+
+
 def test_schema_covers_every_method() -> None:
     schema = json.loads(plansight("schema").stdout)
     assert schema["protocolVersion"] == 3

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from plansight.core.settings import Settings
-from plansight.protocol.requests import ApplyParams
+from plansight.protocol.requests import ApplyParams, ContextParams, HistoryParams
 from plansight.service import PlanService
 
 from .conftest import Json, Request
@@ -84,3 +84,22 @@ def test_a_note_of_the_wrong_type_fails_the_schema() -> None:
         ApplyParams.validate({"ops": [{"op": "update", "task": "a", "notes": "one"}]})
     with pytest.raises(ValidationError):
         ApplyParams.validate({"ops": [{"op": "update", "task": "a", "notes": [1]}]})
+
+
+def test_history_and_context_say_which_note_was_edited_or_deleted(
+    apply: Request, service: PlanService
+) -> None:
+    planned(apply)
+    service.context(ContextParams())  # the agent has seen the plan
+    apply({"op": "update", "task": "a", "notes": ["first", "2nd", "third"]}, origin="user")
+    apply({"op": "update", "task": "a", "notes": ["first", "2nd"]}, origin="user")
+    events = service.history(HistoryParams(limit=2))["events"]
+    assert events[0]["changes"] == ['deleted a note of "a": "third"']
+    assert events[1]["changes"] == ['edited a note of "a": "2nd"']
+    # The agent hears the net change of the person's two edits.
+    told = service.context(ContextParams())["text"]
+    assert 'edited a note of "a": "2nd"; deleted a note of "a": "third"' in told
+    apply({"op": "update", "task": "a", "notes": ["2nd", "first"]})
+    assert service.history(HistoryParams(limit=1))["events"][0]["changes"] == [
+        'reordered the notes of "a"'
+    ]

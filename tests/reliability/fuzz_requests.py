@@ -370,6 +370,7 @@ def plansight_params(draw: st.DrawFn, method: str) -> dict[str, Any]:
         "plansight/import",
         "plansight/restore",
         "plansight/ingest",
+        "plansight/undo",
     )
     if method in changes and draw(st.integers(0, 5)) == 5:
         params["origin"] = draw(st.sampled_from(("agent", "user", "robot")))

@@ -42,6 +42,7 @@ RESULT_KEYS: dict[str, set[str]] = {
     "plansight/context": {"text", "reminder"},
     "plansight/history": {"events"},
     "plansight/restore": APPLY_RESULT_KEYS,
+    "plansight/undo": APPLY_RESULT_KEYS,
 }
 TASK_KEYS = {
     "id",

@@ -79,6 +79,7 @@ CHANGES = (
     "plansight/import",
     "plansight/restore",
     "plansight/ingest",
+    "plansight/undo",
 )
 STATEFUL = (*CHANGES, "plansight/get")
 
@@ -114,7 +115,7 @@ class Fuzzer:
         self.versions: dict[str, int] = {}
         self.states: dict[str, Json] = {}
         self.seen_ids: dict[str, set[str]] = {}
-        # Sessions a `restore` changed: it brings removed tasks back, with their ids.
+        # Sessions a `restore` or an `undo` changed: it brings removed tasks back, with their ids.
         self.restored: set[str] = set()
         self.top_id: dict[str, int] = {}
         self.committed: Counter[tuple[str, int]] = Counter()
@@ -231,17 +232,18 @@ class Fuzzer:
         new = task_ids(state)
         seen = self.seen_ids.setdefault(session, set())
         top = self.top_id.get(session, 0)
-        if method == "plansight/restore":
+        if method in ("plansight/restore", "plansight/undo"):
             self.restored.add(session)
         for task_id, content in new.items():
             if task_id in old:
                 # Only `write` (an item naming that id), `update` (an apply op),
-                # `restore` (an earlier content) and `ingest` (an item naming the task's
-                # externalId) may give an id another content.
+                # `restore` and `undo` (an earlier content) and `ingest` (an item naming
+                # the task's externalId) may give an id another content.
                 if method not in (
                     "plansight/write",
                     "plansight/apply",
                     "plansight/restore",
+                    "plansight/undo",
                     "plansight/ingest",
                 ):
                     assert content == old[task_id], (task_id, old[task_id], content)
@@ -463,6 +465,8 @@ def replay_log(db: Path, settings: Json) -> dict[str, Json]:
         # what the original store's restore gave only if the replay was faithful.
         "plansight/restore": fresh.restore,
         "plansight/ingest": fresh.ingest,
+        # Its undo point is read from the replayed store's own history, likewise.
+        "plansight/undo": fresh.undo,
     }
     replayed_db = db.with_name("replayed.sqlite3")
     for event in events:

@@ -17,6 +17,7 @@ local USED_PARAMS = {
   [protocol.methods.context] = { "session" },
   [protocol.methods.history] = { "session", "limit" },
   [protocol.methods.restore] = { "session", "version", "origin" },
+  [protocol.methods.undo] = { "session", "origin" },
 }
 
 -- The fields of a didChange the plugin reads.
@@ -68,6 +69,9 @@ H.test("the task fields and update fields the plugin reads and sends are in the 
   for _, field in ipairs({ "description", "priority", "blockedBy", "waiting", "owner", "files", "reason", "addFiles" }) do
     H.ok(text:find('"' .. field .. '"', 1, true), "field " .. field)
   end
+  -- (v3) Edit Note and Delete Note send the task's notes in an update op.
+  local update = schema.requests[protocol.methods.apply].params["$defs"].UpdateOp
+  H.ok(update and update.properties.notes, "the update op takes notes")
   for _, priority in ipairs(protocol.PRIORITIES) do
     H.ok(text:find('"' .. priority .. '"', 1, true), "priority " .. priority)
   end

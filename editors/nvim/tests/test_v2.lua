@@ -250,7 +250,7 @@ H.test("u undoes the last change, as the person", function()
   H.wait_status(p.db, "Deploy", "pending", "u restores the version before")
   local history = vim.json.decode(H.cli({ "history", "--db", p.db, "--json", "--limit", "1" }))
   local newest = history.events or history
-  H.eq(newest[1].method, "plansight/restore", "undo is a restore")
+  H.eq(newest[1].method, "plansight/undo", "undo is plansight/undo (protocol 3)")
   H.eq(newest[1].origin, "user", "made by the person")
 end)
 

@@ -6,11 +6,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, type PlansightClient } from './client';
+import { changesText, historyEntry, undoMessage } from './historyWords';
 import { planDocumentUri } from './planDocument';
 import type { PlanSync } from './planSync';
-import { PRIORITY_MARKS, TASK_ICONS, progressText, sessionName, type PlanNode } from './planTree';
+import { PRIORITY_MARKS, TASK_ICONS, progressText, sessionName, type NoteNode, type PlanNode } from './planTree';
 import type { PlanView } from './planView';
-import type { ApplyResult, HistoryEvent, Op, Priority, Task, TaskStatus, TodoState } from './protocol';
+import type { ApplyResult, Op, Priority, Task, TaskStatus, TodoState } from './protocol';
 import { openTaskFile, openTaskFileDiff } from './taskFiles';
 
 interface TaskTarget {
@@ -55,6 +56,8 @@ export class PlanCommands {
       ['plansight.addTodo', (node) => this.addTodo(node)],
       ['plansight.clearTodos', (node) => this.clearTodos(node)],
       ['plansight.addNote', (node) => this.addNote(node)],
+      ['plansight.editNote', (node) => this.editNote(node)],
+      ['plansight.deleteNote', (node) => this.deleteNote(node)],
       ['plansight.removeTask', (node) => this.removeTask(node)],
       ['plansight.blockTask', (node) => this.blockTask(node)],
       ['plansight.setPriority', (node) => this.setPriority(node)],
@@ -308,7 +311,7 @@ export class PlanCommands {
     }
     const version = this.sync.plans.get(session)?.version;
     const picked = await vscode.window.showQuickPick(
-      events.map((event) => ({ ...historyItem(event, event.version === (version ?? events[0]?.version)), event })),
+      events.map((event) => ({ ...historyEntry(event, event.version === (version ?? events[0]?.version), new Date(event.at).toLocaleString()), event })),
       { title: `Plansight: History of ${this.displayName(session)}`, placeHolder: 'The version to restore the plan to', matchOnDetail: true },
     );
     if (picked === undefined) {
@@ -325,19 +328,23 @@ export class PlanCommands {
     }
   }
 
-  /** Restores the version before the newest, as the person's change. */
+  /**
+   * One step back (`plansight/undo`): again steps back one more change, as an editor's
+   * undo does; the server keeps the undo point.
+   */
   private async undo(node: PlanNode | undefined): Promise<void> {
     const session = this.sessionOf(node);
-    const { events } = await this.client.request('plansight/history', { session, limit: 2 });
-    const [newest, before] = events;
-    if (newest === undefined || before === undefined) {
-      void vscode.window.showInformationMessage(`Plansight: nothing to undo in session "${session}".`);
+    const result = await this.client.request('plansight/undo', { session, origin: 'user' });
+    if (!result.changed) {
+      this.sync.accept(result);
+      const why = result.errors.length > 0 ? result.errors.join('; ') : 'Nothing to undo';
+      void vscode.window.showInformationMessage(`Plansight: ${why} in ${this.displayName(session)}.`);
       return;
     }
-    const result = this.report(await this.client.request('plansight/restore', { session, version: before.version, origin: 'user' }));
-    if (result.changed) {
-      vscode.window.setStatusBarMessage(`$(discard) Plansight: undid ${changesText(newest)}`, 8000);
-    }
+    this.report(result);
+    const { events } = await this.client.request('plansight/history', { session, limit: 1 });
+    const undo = events.find((event) => event.version === result.version);
+    vscode.window.setStatusBarMessage(`$(discard) Plansight: ${undoMessage(undo)}`, 8000);
   }
 
   private displayName(session: string): string {
@@ -358,6 +365,84 @@ export class PlanCommands {
     if (text !== undefined) {
       await this.apply(target.session, [{ op: 'note', id: target.task.id, text }]);
     }
+  }
+
+  /**
+   * A note row's note, edited in place: the task's notes with that one replaced (`update`
+   * with `notes`). A line break is typed as `\n`.
+   */
+  private async editNote(node: PlanNode | undefined): Promise<void> {
+    const note = this.noteOf(node);
+    if (note === undefined) {
+      return;
+    }
+    const lines = note.text.includes('\n');
+    const edited = await vscode.window.showInputBox({
+      title: 'Plansight: Edit Note',
+      prompt: `The note on "${note.task.content}"${lines ? ' (\\n for a line break)' : ''}`,
+      value: lines ? note.text.replace(/\n/g, '\\n') : note.text,
+      validateInput: (value) => (value.trim() === '' ? 'Write the note (Delete Note removes it)' : undefined),
+    });
+    if (edited === undefined) {
+      return;
+    }
+    const text = lines ? edited.replace(/\\n/g, '\n') : edited;
+    if (text !== note.text) {
+      await this.sendNotes(note, (notes, index) => notes.map((old, i) => (i === index ? text : old)));
+    }
+  }
+
+  /** A note row's note removed (Undo Last Change brings it back). */
+  private async deleteNote(node: PlanNode | undefined): Promise<void> {
+    const note = this.noteOf(node);
+    if (note === undefined) {
+      return;
+    }
+    const result = await this.sendNotes(note, (notes, index) => notes.filter((_, i) => i !== index));
+    if (result?.changed === true) {
+      vscode.window.setStatusBarMessage('$(trash) Plansight: deleted the note; Undo Last Change brings it back', 8000);
+    }
+  }
+
+  /** The note a row shows, if the task still has it. */
+  private noteOf(node: PlanNode | undefined): NoteNode | undefined {
+    if (node?.kind !== 'note') {
+      void vscode.window.showInformationMessage('Plansight: pick a note in the Plan view (right-click it) to edit or delete it.');
+      return undefined;
+    }
+    if (this.notesNow(node) === undefined) {
+      this.noteGone(node);
+      return undefined;
+    }
+    return node;
+  }
+
+  /**
+   * Sends the task's notes as `change` makes them, read from the plan as it is when sent and
+   * with its version as `baseVersion`: a note the agent added meanwhile is never lost (a plan
+   * that changed under it is refused, and said).
+   */
+  private async sendNotes(note: NoteNode, change: (notes: readonly string[], index: number) => string[]): Promise<ApplyResult | undefined> {
+    const now = this.notesNow(note);
+    if (now === undefined) {
+      this.noteGone(note);
+      return undefined;
+    }
+    const ops: Op[] = [{ op: 'update', id: note.task.id, notes: change(now.notes, now.index) }];
+    return this.report(await this.client.request('plansight/apply', { session: note.session, ops, origin: 'user', baseVersion: now.version }));
+  }
+
+  /** The task's notes in the plan as it is now, where the row's note is among them, and the plan's version. */
+  private notesNow(note: NoteNode): { notes: readonly string[]; index: number; version: number } | undefined {
+    const state = this.sync.plans.get(note.session);
+    const task = tasksOf(state).find(({ task: t }) => t.id === note.task.id)?.task;
+    const index = task === undefined ? undefined : noteIndex(task.notes, note);
+    return state === undefined || task === undefined || index === undefined ? undefined : { notes: task.notes, index, version: state.version };
+  }
+
+  private noteGone(note: NoteNode): void {
+    void vscode.window.showInformationMessage(`Plansight: that note of "${note.task.content}" changed meanwhile; nothing was done.`);
+    return undefined;
   }
 
   /** The task of a clicked item, or else one picked from the active session's tasks. */
@@ -472,19 +557,13 @@ function capitalizeFirst(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** What an event changed, in the server's words. */
-function changesText(event: HistoryEvent): string {
-  return event.changes.length === 0 ? event.method.replace(/^plansight\//, '') : event.changes.join('; ');
-}
-
-function historyItem(event: HistoryEvent, current: boolean): vscode.QuickPickItem {
-  const who = event.origin === 'user' ? 'you' : 'the agent';
-  const when = new Date(event.at).toLocaleString();
-  return {
-    label: `${current ? '$(check)' : '$(history)'} ${changesText(event)}`,
-    description: `v${event.version} · ${who}`,
-    detail: `${when} · ${event.method}${current ? ' · the plan as it is now' : ''}`,
-  };
+/** Where a row's note is among the task's notes now: its index if unchanged, else the same text. */
+function noteIndex(notes: readonly string[], node: NoteNode): number | undefined {
+  if (notes[node.index] === node.text) {
+    return node.index;
+  }
+  const found = notes.indexOf(node.text);
+  return found === -1 ? undefined : found;
 }
 
 function isPlanNode(value: unknown): value is PlanNode {

@@ -2,9 +2,9 @@
 // Run `npm run generate-protocol` after the server's protocol changes.
 /* eslint-disable */
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
-export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context", "plansight/history", "plansight/restore", "plansight/ingest"] as const;
+export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context", "plansight/history", "plansight/restore", "plansight/ingest", "plansight/undo"] as const;
 
 export const NOTIFICATION_METHODS = ["plansight/didChange", "plansight/didPrune"] as const;
 
@@ -21,6 +21,7 @@ export interface Requests {
   "plansight/history": { params: HistoryParams; result: HistoryResult };
   "plansight/restore": { params: RestoreParams; result: ApplyResult };
   "plansight/ingest": { params: IngestParams; result: ApplyResult };
+  "plansight/undo": { params: UndoParams; result: ApplyResult };
 }
 
 /** Every notification the server sends: its params. */
@@ -120,6 +121,7 @@ export interface UpdateOp {
   status?: "pending" | "in_progress" | "completed" | "abandoned" | "blocked" | null;
   blockedBy?: string[] | null;
   addFiles?: string[] | null;
+  notes?: string[] | null;
 }
 
 export interface ApplyResult {
@@ -264,6 +266,8 @@ export interface ImportParams {
 export interface ContextParams {
   /** Length 1 to 200. Default: "default". */
   session?: string;
+  /** Default: false. */
+  full?: boolean;
 }
 
 export interface ContextResult {
@@ -304,6 +308,13 @@ export interface IngestParams {
   payload: Record<string, unknown>;
   title?: string | null;
   baseVersion?: number | null;
+  /** Default: "agent". */
+  origin?: "agent" | "user";
+}
+
+export interface UndoParams {
+  /** Length 1 to 200. Default: "default". */
+  session?: string;
   /** Default: "agent". */
   origin?: "agent" | "user";
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plansight.core.model import Origin, Plan, Task
+from plansight.core.model import Origin, Plan
 
 _STATUS_VERBS = {
     "pending": "marked {} pending",
@@ -34,7 +34,7 @@ class Seen:
     phase: str
     content: str
     status: str
-    notes: int
+    notes: tuple[str, ...]
     description: str
     priority: str | None
     owner: str | None
@@ -55,7 +55,7 @@ def snapshot(plan: Plan) -> Snapshot:
                 phase.name,
                 task.content,
                 task.status,
-                len(task.notes),
+                tuple(task.notes),
                 task.description,
                 task.priority,
                 task.owner,
@@ -72,7 +72,6 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
     if before.title != plan.title:
         lines.append(f'titled the list "{plan.title}"' if plan.title else "removed the title")
     after = snapshot(plan).tasks
-    by_id = {task.id: task for task in plan.tasks()}
     contents = {
         **{i: s.content for i, s in before.tasks.items()},
         **{i: s.content for i, s in after.items()},
@@ -89,19 +88,34 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
             lines.append(f'moved {quoted} to phase "{now.phase}"')
         if old.status != now.status:
             lines.append(_STATUS_VERBS[now.status].format(quoted))
-        lines.extend(_field_lines(old, now, by_id[task_id], quoted, contents))
+        lines.extend(_field_lines(old, now, quoted, contents))
     for task_id, old in before.tasks.items():
         if task_id not in after:
             lines.append(f'removed "{old.content}"')
     return lines
 
 
-def _field_lines(
-    old: Seen, now: Seen, task: Task, quoted: str, contents: dict[str, str]
-) -> list[str]:
-    lines: list[str] = []
-    if now.notes > old.notes:
-        lines.extend(f'added a note to {quoted}: "{note}"' for note in task.notes[old.notes :])
+def _note_lines(old: tuple[str, ...], new: tuple[str, ...], quoted: str) -> list[str]:
+    """Notes added at the end (the `note` op), or (v3: `update` with `notes`, a person's
+    edit) edited and deleted ones: a changed note is told with its new text."""
+    if new[: len(old)] == old:
+        return [f'added a note to {quoted}: "{note}"' for note in new[len(old) :]]
+    gone = list(old)
+    fresh: list[str] = []
+    for note in new:
+        if note in gone:
+            gone.remove(note)
+        else:
+            fresh.append(note)
+    edited = min(len(gone), len(fresh))
+    lines = [f'edited a note of {quoted}: "{note}"' for note in fresh[:edited]]
+    lines.extend(f'added a note to {quoted}: "{note}"' for note in fresh[edited:])
+    lines.extend(f'deleted a note of {quoted}: "{note}"' for note in gone[edited:])
+    return lines or [f"reordered the notes of {quoted}"]
+
+
+def _field_lines(old: Seen, now: Seen, quoted: str, contents: dict[str, str]) -> list[str]:
+    lines = _note_lines(old.notes, now.notes, quoted)
     if old.description != now.description:
         lines.append(f"changed the description of {quoted}")
     if old.priority != now.priority:

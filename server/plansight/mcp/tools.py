@@ -72,7 +72,8 @@ a phase, created if missing.
 or something outside); the reason becomes a note. start moves it on.
 - {{"op": "update", "task": "...", "priority": "high", "blockedBy": ["Run the build"], \
 "addFiles": ["src/app.py"]}}: change only the fields named (content, activeForm, \
-description, priority, owner, status, blockedBy, addFiles); null clears priority or owner.
+description, priority, owner, status, blockedBy, addFiles, notes: the task's notes, \
+replacing them); null clears priority or owner.
 An item is a string (its content) or {{"content", "activeForm", "status", "notes", \
 "description", "priority", "blockedBy", "owner"}}. blockedBy names the tasks (ids or \
 exact contents) it waits for: no cycles.
@@ -206,6 +207,11 @@ TODO_SCHEMA: dict[str, Any] = {
                         "type": "array",
                         "items": {"type": "string"},
                         "description": "Workspace-relative paths it changed (op update)",
+                    },
+                    "notes": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "The task's notes, replacing them all (op update)",
                     },
                     "items": {
                         "type": "array",

@@ -127,6 +127,129 @@ local function on_task(fn)
   end)
 end
 
+---The task's notes as the plan holds them now, the index of the note `text` (at `index`
+---if it is still there, else wherever it is now) and the plan's version; nil when the task
+---or the note is gone.
+---@param root string
+---@param item plansight.RenderItem
+---@param index integer
+---@param text string
+---@return string[]?, integer?, integer?
+local function notes_now(root, item, index, text)
+  local conn = client.get(root)
+  local state = conn and conn.states[item.session]
+  for _, t in ipairs(protocol.tasks(state)) do
+    if t.id == item.task.id then
+      local notes = vim.deepcopy(protocol.value(t.notes) or {})
+      if notes[index] ~= text then
+        index = nil
+        for i, note in ipairs(notes) do
+          if note == text and not index then
+            index = i
+          end
+        end
+      end
+      if index then
+        return notes, index, state.version
+      end
+    end
+  end
+  return nil
+end
+
+---The note line under the cursor: its item, root, index and text, or nil with a message.
+---@return plansight.RenderItem?, string?, integer?, string?
+local function note_target()
+  local item, root = target({ note = true }, "a note")
+  if not item or not root or not item.note then
+    return nil
+  end
+  local notes = protocol.value(item.task.notes) or {}
+  local text = notes[item.note]
+  if text == nil or not notes_now(root, item, item.note, text) then
+    notify("that note changed meanwhile; nothing was done", vim.log.levels.WARN)
+    return nil
+  end
+  return item, root, item.note, text
+end
+
+---Sends the task's notes with the note `text` replaced by `new` (nil: deleted), read from
+---the plan as it is when sent and with its version as `baseVersion`: a note the agent added
+---meanwhile is never lost (a plan that changed under it is refused, and said).
+---@param item plansight.RenderItem
+---@param root string
+---@param index integer
+---@param text string
+---@param new string?
+---@param on_done fun()?
+local function send_notes(item, root, index, text, new, on_done)
+  local notes, at, version = notes_now(root, item, index, text)
+  if not notes or not at then
+    notify("that note changed meanwhile; nothing was done", vim.log.levels.WARN)
+    return
+  end
+  if new == nil then
+    table.remove(notes, at)
+  else
+    notes[at] = new
+  end
+  -- An empty Lua table goes out as an empty JSON array: no notes.
+  local op = { op = "update", id = item.task.id, notes = notes }
+  local params = { session = item.session, ops = { op }, baseVersion = version }
+  request_user(root, protocol.methods.apply, params, function(err, result)
+    if not err and type(result) == "table" and result.changed and on_done then
+      on_done()
+    end
+  end)
+end
+
+---Edits the note under the cursor (`update` with the task's `notes`, that one replaced). A
+---line break is typed as `\n`.
+function M.edit_note()
+  local item, root, index, old = note_target()
+  if not item or not root or not index or not old then
+    return
+  end
+  vim.ui.input({ prompt = "Note: ", default = (old:gsub("\n", "\\n")) }, function(text)
+    if text == nil then
+      return
+    end
+    text = text:gsub("\\n", "\n")
+    if vim.trim(text) == "" then
+      notify("an empty note is not kept: delete it instead (D)", vim.log.levels.WARN)
+      return
+    end
+    if text ~= old then
+      send_notes(item, root, index, old, text)
+    end
+  end)
+end
+
+---Deletes the note under the cursor (`u` brings it back).
+function M.delete_note()
+  local item, root, index, old = note_target()
+  if item and root and index and old then
+    send_notes(item, root, index, old, nil, function()
+      notify("deleted the note (u undoes it)")
+    end)
+  end
+end
+
+---On a note line, the note's own action; elsewhere `fallback` (E and D act on what the cursor shows).
+---@param note_action fun()
+---@param fallback fun()
+---@return fun()
+local function note_or(note_action, fallback)
+  return function()
+    local item = require("plansight.sidebar").item_at_cursor()
+    if item and item.kind == "note" then
+      note_action()
+    else
+      fallback()
+    end
+  end
+end
+
 ---Sends one op as the person's edit of the item's session.
 ---@param item plansight.RenderItem
 ---@param root string
@@ -287,19 +410,53 @@ local function restore_user(root, session, version, on_done)
   end)
 end
 
----Undoes the newest change of `session`: restores the version before it, as the person.
+---Steps `session` back one change (`plansight/undo`), as the person: again steps back one
+---more; says what the undo did, in the server's words. "Nothing to undo" is reported as
+---any skipped change is.
 ---@param root string
 ---@param session string
-function M.undo(root, session)
-  read_history(root, session, 2, function(events)
-    if #events < 2 then
-      notify(("nothing to undo in %q"):format(session), vim.log.levels.WARN)
+---@param on_done fun()? runs once the undo went through
+function M.undo(root, session, on_done)
+  request_user(root, protocol.methods.undo, { session = session }, function(err, result)
+    if err or type(result) ~= "table" or not result.changed then
       return
     end
-    restore_user(root, session, events[2].version, function()
-      notify(("undone: %q is back at version %d"):format(session, events[2].version))
+    -- A few: another change may already have followed this one.
+    read_history(root, session, 5, function(events)
+      local changes = {}
+      for _, event in ipairs(events) do
+        if event.version == result.version then
+          changes = protocol.value(event.changes) or {}
+        end
+      end
+      notify(#changes > 0 and ("undo: " .. table.concat(changes, "; ")) or "undo: stepped back one change")
+      if on_done then
+        on_done()
+      end
     end)
   end)
+end
+
+---A change's kind in a person's words (history lists these, never a method name).
+local CHANGE_WORDS = {
+  [protocol.methods.apply] = "edit",
+  [protocol.methods.write] = "whole list written",
+  ["plansight/ingest"] = "plan sent by the agent",
+  [protocol.methods.clear] = "list cleared",
+  [protocol.methods.import] = "edited as markdown",
+  [protocol.methods.restore] = "earlier version restored",
+  [protocol.methods.undo] = "undo",
+}
+
+---One line of the history list: version, time, who, what kind, what changed.
+---@param e plansight.HistoryEvent
+---@return string
+function M.history_line(e)
+  local changes = table.concat(protocol.value(e.changes) or {}, "; ")
+  local kind = CHANGE_WORDS[e.method] or tostring(e.method or ""):gsub("^plansight/", "")
+  local who = e.origin == "user" and "you" or "agent"
+  local at = tostring(e.at or ""):gsub("^%d+%-%d+%-%d+T", ""):gsub("%.%d+Z$", "")
+  return ("v%d  %s  %s  %s%s"):format(e.version, at, who, kind, changes ~= "" and (": " .. changes) or "")
 end
 
 ---Lists the history of `session` with `vim.ui.select`, newest first; the entry picked is
@@ -314,11 +471,7 @@ function M.history(root, session)
     end
     vim.ui.select(events, {
       prompt = ("History of %s (pick a version to restore)"):format(session),
-      ---@param e plansight.HistoryEvent
-      format_item = function(e)
-        local changes = table.concat(protocol.value(e.changes) or {}, "; ")
-        return ("v%d  %s  %s  %s"):format(e.version, e.at or "", e.origin or "", changes)
-      end,
+      format_item = M.history_line,
     }, function(event)
       if not event then
         return
@@ -414,8 +567,10 @@ M.actions = {
     callback = finish("drop"),
   },
   remove = {
-    desc = "Remove the task under the cursor (asks when in progress or with notes)",
-    callback = on_task(function(item, root, task)
+    desc = "Remove the task under the cursor (asks when in progress or with notes); on a note, delete the note",
+    callback = note_or(function()
+      M.delete_note()
+    end, on_task(function(item, root, task)
       local function rm()
         send(item, root, { op = "rm", id = task.id })
       end
@@ -425,7 +580,7 @@ M.actions = {
         return
       end
       confirm(("Remove %q (%s)? u undoes it"):format(task.content, why), "Remove", rm)
-    end),
+    end)),
   },
   open = {
     desc = "Open the file under the cursor (else open or close the fold)",
@@ -476,8 +631,10 @@ M.actions = {
     end),
   },
   edit_task = {
-    desc = "Edit the content and description of the task under the cursor",
-    callback = on_task(function(item, root, task)
+    desc = "Edit the content and description of the task under the cursor; on a note, edit the note",
+    callback = note_or(function()
+      M.edit_note()
+    end, on_task(function(item, root, task)
       vim.ui.input({ prompt = "Task: ", default = task.content }, function(content)
         if content == nil then
           return
@@ -499,7 +656,19 @@ M.actions = {
           end
         end)
       end)
-    end),
+    end)),
+  },
+  edit_note = {
+    desc = "Edit the note under the cursor",
+    callback = function()
+      M.edit_note()
+    end,
+  },
+  delete_note = {
+    desc = "Delete the note under the cursor (u undoes it)",
+    callback = function()
+      M.delete_note()
+    end,
   },
   depends_on = {
     desc = "Choose a task the task under the cursor waits for (again to drop it)",
@@ -539,7 +708,7 @@ M.actions = {
     end),
   },
   undo = {
-    desc = "Undo the last change of the session (restores the version before it)",
+    desc = "Undo the last change of the session (again: one more step back)",
     callback = on_session(function(root, session)
       M.undo(root, session)
     end),

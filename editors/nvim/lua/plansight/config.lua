@@ -7,7 +7,7 @@ local M = {}
 
 ---@alias plansight.ActionName
 ---| "toggle_fold" | "open" | "diff" | "start" | "done" | "drop" | "block" | "priority" | "edit_task" | "depends_on"
----| "undo" | "remove" | "add" | "note" | "edit" | "refresh" | "close" | "help"
+---| "undo" | "remove" | "add" | "note" | "edit_note" | "delete_note" | "edit" | "refresh" | "close" | "help"
 
 ---@class plansight.Keymap
 ---@field [1] fun()|plansight.ActionName the action or a function
@@ -113,7 +113,7 @@ M.defaults = {
 
 M.ACTIONS = {
   "toggle_fold", "open", "diff", "start", "done", "drop", "block", "priority", "edit_task", "depends_on", "undo",
-  "remove", "add", "note", "edit", "refresh", "close", "help",
+  "remove", "add", "note", "edit_note", "delete_note", "edit", "refresh", "close", "help",
 }
 
 ---@type plansight.Config

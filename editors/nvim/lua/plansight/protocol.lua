@@ -1,10 +1,10 @@
----Names of the Plansight wire protocol (version 2), as the plugin uses them.
+---Names of the Plansight wire protocol (version 3), as the plugin uses them.
 ---
 ---The Python models are the source of truth; `tests/test_protocol.lua` checks these
 ---names against `plansight schema`.
 local M = {}
 
-M.VERSION = 2
+M.VERSION = 3
 
 ---Requests, client -> server.
 M.methods = {
@@ -18,6 +18,7 @@ M.methods = {
   context = "plansight/context",
   history = "plansight/history",
   restore = "plansight/restore",
+  undo = "plansight/undo",
 }
 
 ---Notifications, server -> client.

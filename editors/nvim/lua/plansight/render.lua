@@ -15,6 +15,7 @@ local M = {}
 ---@field phase string?
 ---@field task plansight.Task?
 ---@field file string? a file the task touched (workspace-relative), on a "file" line
+---@field note integer? which of the task's notes (1-based), on a "note" line
 ---@field current true? on the line of the session's current task (the server's `current`)
 ---@field marker_col integer? byte column of the fold marker (sessions and phases)
 ---@field fold plansight.Fold? the fold starting on this line
@@ -315,7 +316,8 @@ function M.view(states, opts)
   ---@param text string
   ---@param hl string
   ---@param file string?
-  local function add_detail(titem, kind, tag, icon, text, hl, file)
+  ---@param note integer?
+  local function add_detail(titem, kind, tag, icon, text, hl, file, note)
     local line = INDENT_NOTE .. icon .. " " .. text
     local row = add(line, {
       kind = kind,
@@ -324,6 +326,7 @@ function M.view(states, opts)
       phase = titem.phase,
       task = titem.task,
       file = file,
+      note = note,
     }, 3)
     if file then
       mark(row, #INDENT_NOTE, #INDENT_NOTE + #icon, hl)
@@ -471,10 +474,10 @@ function M.view(states, opts)
           end
         end
         local k = 0
-        for _, note in ipairs(notes) do
+        for i, note in ipairs(notes) do
           for _, part in ipairs(split_lines(note)) do
             k = k + 1
-            add_detail(titem, "note", "n" .. k, icons.note, part, M.hl.note)
+            add_detail(titem, "note", "n" .. k, icons.note, part, M.hl.note, nil, i)
           end
         end
         for f, path in ipairs(files) do

@@ -365,11 +365,52 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await wb.waitForRows('the task back', (r) => find(r, 'Fix the flaky test')?.icon === 'debug-pause');
     const newest = cli.history()[0];
     assert.equal(newest?.origin, 'user');
-    assert.equal(newest.method, 'plansight/restore');
+    assert.equal(newest.method, 'plansight/undo');
+    await until('the undo said in words', async () => ((await page.locator('.part.statusbar').textContent()) ?? '').includes('Undo: added "Fix the flaky test"'));
   });
 
-  await step('Show History: newest first; picking a version restores it after a confirmation', async () => {
+  await step('Undo Last Change again steps back one more change (protocol 3), never back and forth', async () => {
+    await wb.runCommand('Plansight: Undo Last Change');
+    // The change before the removal: the second dependency Depends On added.
+    await until('the CLI to read the dependency undone', () => cli.find('Tag the release')?.blockedBy.length === 1);
+    assert.equal(cli.find('Fix the flaky test')?.status, 'blocked', 'the removal stays undone');
+    assert.deepEqual(
+      cli.history().slice(0, 2).map((event) => [event.method, event.origin]),
+      [
+        ['plansight/undo', 'user'],
+        ['plansight/undo', 'user'],
+      ],
+    );
+    await wb.waitForRows('the waiting text without the changelog', (r) => find(r, 'Tag the release')?.description === 'waits for "Run the build" · ↑ high');
+    await until('the second undo said in words', async () => ((await page.locator('.part.statusbar').textContent()) ?? '').includes('Undo: made "Tag the release" wait for "Run the build"'));
+  });
+
+  await step('Edit Note and Delete Note on a note row (the update op\'s notes)', async () => {
+    await wb.expand('Fix the flaky test');
+    await wb.waitForRows('the note row', (r) => find(r, 'Needs the CI logs')?.icon === 'comment');
+    await wb.contextMenu('Needs the CI logs', 'Edit Note…');
+    await wb.answer('The note on "Fix the flaky test"', 'Needs the CI logs of run 42');
+    await until('the CLI to read the edited note', () => JSON.stringify(cli.find('Fix the flaky test')?.notes) === JSON.stringify(['Needs the CI logs of run 42']));
+    await wb.waitForRows('the edited note', (r) => find(r, 'Needs the CI logs of run 42')?.level === 3);
+    const edit = cli.history()[0];
+    assert.deepEqual([edit?.origin, edit?.changes], ['user', ['edited a note of "Fix the flaky test": "Needs the CI logs of run 42"']]);
+    await wb.contextMenu('Needs the CI logs of run 42', 'Delete Note');
+    await until('the CLI to read no note', () => cli.find('Fix the flaky test')?.notes.length === 0);
+    await wb.waitForRows('the note gone', (r) => find(r, 'Needs the CI logs of run 42') === undefined && !(find(r, 'Fix the flaky test')?.description ?? 'note').includes('note'));
+  });
+
+  await step('Show History: newest first, in words; picking a version restores it after a confirmation', async () => {
     await wb.runCommand('Plansight: Show History');
+    const rows = page.locator('.quick-input-widget .monaco-list-row');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await until('the history listed', async () => (await input.getAttribute('placeholder')) === 'The version to restore the plan to' && ((await rows.first().getAttribute('aria-label')) ?? '').includes(' · '));
+    // The list reuses its row elements: their order in the page is not the list's.
+    const listed = (await rows.evaluateAll((found) => found.map((row): [number, string] => [Number(row.getAttribute('data-index')), row.getAttribute('aria-label') ?? ''])))
+      .sort(([a], [b]) => a - b)
+      .map(([, label]) => label);
+    assert.ok(listed.every((label) => !label.includes('plansight/')), `no method names: ${listed.join(' | ')}`);
+    assert.match(listed[0] ?? '', /deleted a note of "Fix the flaky test".*you · edit/);
+    assert.ok(listed.some((label) => label.includes('you · undo')), listed.join(' | '));
     await wb.pick('The version to restore the plan to', 'marked "Update the changelog" blocked');
     assert.match(await wb.dialogText(), /Restore the plan to version \d+\?/);
     await wb.dialogButton('Restore');

@@ -53,7 +53,7 @@ describe('protocol.generated.ts', () => {
   });
 
   it('covers the requests and the notifications of the contract', () => {
-    assert.equal(schema.protocolVersion, 2);
+    assert.equal(schema.protocolVersion, 3);
     assert.deepEqual(Object.keys(schema.requests).sort(), [
       'plansight/apply',
       'plansight/clear',
@@ -65,6 +65,7 @@ describe('protocol.generated.ts', () => {
       'plansight/ingest',
       'plansight/restore',
       'plansight/sessions',
+      'plansight/undo',
       'plansight/write',
     ]);
     assert.deepEqual(Object.keys(schema.notifications), ['plansight/didChange', 'plansight/didPrune']);
