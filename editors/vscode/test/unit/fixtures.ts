@@ -25,6 +25,7 @@ export function task(id: string, content: string, status: TaskStatus = 'pending'
     updatedAt: '2026-01-01T10:00:00.000Z',
     startedAt: started,
     completedAt: finished,
+    createdBy: 'agent',
     ...extra,
   };
 }
