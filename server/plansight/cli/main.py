@@ -258,7 +258,9 @@ def _parser() -> argparse.ArgumentParser:
     setup = commands.add_parser(
         "setup", help="install Plansight into an agent's hooks or an editor, in one line"
     )
-    setup.add_argument("target", choices=("claude-code", "codex", "gemini", "vscode", "nvim"))
+    setup.add_argument(
+        "target", choices=("claude-code", "codex", "gemini", "opencode", "vscode", "nvim")
+    )
     setup.add_argument(
         "--scope",
         choices=("user", "project"),

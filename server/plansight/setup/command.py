@@ -52,6 +52,10 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
         return setup_nvim(plansight_command(), remove, _say)
     if target == "vscode":
         return setup_vscode(dry_run, remove, _say)
+    if target == "opencode":
+        from plansight.setup.opencode import setup_opencode
+
+        return setup_opencode(scope, dry_run, remove, plansight_command(), _say)
     agent = AGENTS[target]
     changes = planned_changes(agent, scope, plansight_command(), remove)
     for change in changes:
