@@ -55,7 +55,13 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
     if target == "opencode":
         from plansight.setup.opencode import setup_opencode
 
-        return setup_opencode(scope, dry_run, remove, plansight_command(), _say)
+        setup_opencode(scope, dry_run, remove, plansight_command(), _say)
+        if not (dry_run or remove):
+            from plansight.setup.doctor import run_doctor
+
+            _say("")
+            run_doctor(["opencode"], _say)
+        return 0
     agent = AGENTS[target]
     changes = planned_changes(agent, scope, plansight_command(), remove)
     for change in changes:
