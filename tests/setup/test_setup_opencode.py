@@ -135,9 +135,7 @@ def test_the_plugins_payload_ingests_as_opencode_todos(home: Path, project: Path
     assert "Reproduce the login bug" in shown.stdout and "Fix the session check" in shown.stdout
 
 
-def test_doctor_says_what_opencode_lacks_and_then_that_it_works(
-    home: Path, project: Path
-) -> None:
+def test_doctor_says_what_opencode_lacks_and_then_that_it_works(home: Path, project: Path) -> None:
     before = run(home, project, "doctor", "opencode")
     assert before.returncode == 1
     assert "fix: plansight setup opencode" in before.stdout
