@@ -121,7 +121,9 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
         for block in message["content"]
         if block.get("type") == "tool_result"
     )
-    if "Edit" not in tools:  # a side request: the session's title, a summary
+    # A side request (the session's title, a summary) offers no edit tool (OpenCode's is
+    # `edit`).
+    if not tools & {"Edit", "edit"}:
         blocks: list[dict[str, Any]] = [{"type": "text", "text": "Scripted"}]
         stop = "end_turn"
     elif done < len(server.script):

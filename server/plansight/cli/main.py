@@ -258,7 +258,9 @@ def _parser() -> argparse.ArgumentParser:
     setup = commands.add_parser(
         "setup", help="install Plansight into an agent's hooks or an editor, in one line"
     )
-    setup.add_argument("target", choices=("claude-code", "codex", "gemini", "vscode", "nvim"))
+    setup.add_argument(
+        "target", choices=("claude-code", "codex", "gemini", "opencode", "vscode", "nvim")
+    )
     setup.add_argument(
         "--scope",
         choices=("user", "project"),
@@ -279,7 +281,7 @@ def _parser() -> argparse.ArgumentParser:
         "agents",
         nargs="*",
         metavar="AGENT",
-        help="only these agents, claude-code, codex or gemini (and the store); "
+        help="only these agents, claude-code, codex, gemini or opencode (and the store); "
         "default: every agent and editor found",
     )
     doctor.set_defaults(run=_doctor)
@@ -659,9 +661,13 @@ def _doctor(args: argparse.Namespace) -> int:
     from plansight.setup.doctor import run_doctor
 
     # Checked here: argparse's `choices` refuses an empty `nargs="*"` list.
-    unknown = [name for name in args.agents if name not in ("claude-code", "codex", "gemini")]
+    unknown = [
+        name for name in args.agents if name not in ("claude-code", "codex", "gemini", "opencode")
+    ]
     if unknown:
-        raise BadInput(f"doctor: unknown agent {unknown[0]!r} (claude-code, codex or gemini)")
+        raise BadInput(
+            f"doctor: unknown agent {unknown[0]!r} (claude-code, codex, gemini or opencode)"
+        )
     return run_doctor(args.agents or None, lambda line: print(line, flush=True))
 
 

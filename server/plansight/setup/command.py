@@ -52,6 +52,16 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
         return setup_nvim(plansight_command(), remove, _say)
     if target == "vscode":
         return setup_vscode(dry_run, remove, _say)
+    if target == "opencode":
+        from plansight.setup.opencode import setup_opencode
+
+        setup_opencode(scope, dry_run, remove, plansight_command(), _say)
+        if not (dry_run or remove):
+            from plansight.setup.doctor import run_doctor
+
+            _say("")
+            run_doctor(["opencode"], _say)
+        return 0
     agent = AGENTS[target]
     changes = planned_changes(agent, scope, plansight_command(), remove)
     for change in changes:

@@ -48,12 +48,18 @@ class Finding:
 def run_doctor(only: list[str] | None, say: Say) -> int:
     """Print what works and what does not; 1 when something is broken, else 0."""
     broken = False
-    names = only if only else [name for name in AGENTS if _agent_found(AGENTS[name])]
+    names = (
+        [n for n in only if n in AGENTS] if only else [n for n in AGENTS if _agent_found(AGENTS[n])]
+    )
     if not names and not only:
         say("No agent found (claude, codex, gemini on PATH or their config folders).")
     for name in names:
         agent = AGENTS[name]
         broken |= _report(agent.label, agent_findings(agent), say)
+    from plansight.setup.opencode_doctor import opencode_findings, opencode_found
+
+    if "opencode" in (only or []) or (only is None and opencode_found()):
+        broken |= _report("OpenCode", opencode_findings(), say)
     broken |= _report("Store", [store_finding()], say)
     if only is None:
         for editor, findings in editor_findings():
