@@ -6,6 +6,7 @@ from plansight.core.items import clean_notes
 from plansight.core.limits import (
     content_problem,
     description_problem,
+    markdown_size_problem,
     phase_count_problem,
     task_count_problem,
     title_problem,
@@ -25,6 +26,8 @@ def import_markdown(
 
     With any error nothing is replaced: the person's text would otherwise be lost.
     Tasks keep their ids and times when their content is unchanged."""
+    if problem := markdown_size_problem(text, settings):
+        return [problem]  # unread: other requests would wait behind its parse
     parsed = parse_markdown(text)
     errors = parsed.errors or _clean_and_check(parsed, settings)
     if errors:
