@@ -13,9 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from plansight.core.limits import markdown_line_limit
 from plansight.core.markdown import parse_markdown
 from plansight.core.settings import Settings
-from plansight.protocol.requests import ApplyParams, ExportParams, GetParams, ImportParams
+from plansight.protocol.requests import (
+    ApplyParams,
+    ExportParams,
+    GetParams,
+    ImportParams,
+    IngestParams,
+)
 from plansight.protocol.text import clean_content, clean_note
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
@@ -188,6 +195,66 @@ def test_import_checks_the_limits(service: PlanService, import_markdown: Request
     assert "Too many tasks (3, the limit is 2)" in result["errors"]
     assert any(line.startswith('Task content "this is far') for line in result["errors"])
     assert result["phases"] == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "".join(f"- [ ] task {n}\n" for n in range(100_000)),
+        "- [ ] a\n" + "".join(f"  > note {n}\n" for n in range(100_000)),
+        "- [ ] a\n  > n\n" + "".join(f"    line {n}\r\n" for n in range(100_000)),
+        "".join(f"garbage {n}\r" for n in range(100_000)),
+    ],
+)
+def test_a_text_longer_than_any_plan_within_the_limits_is_refused_unread(
+    service: PlanService, import_markdown: Request, body: str
+) -> None:
+    """Issue 20 item 26: 100,000 lines are refused before they are parsed (the bound is
+    derived from the limits; bench/markdown_size.py measures the time)."""
+    before = import_markdown("## P\n- [ ] kept\n")
+    result = import_markdown("## P\n" + body)
+    limit = markdown_line_limit(service.settings)
+    [error] = result["errors"]
+    assert error.startswith("The markdown has 1000")
+    assert error.endswith(
+        f"lines, more than a plan within the limits is read from ({limit}): nothing was read"
+    )
+    assert result["version"] == before["version"] and not result["changed"]
+    ingested = service.ingest(
+        IngestParams.validate({"format": "markdown", "payload": {"text": body}}), {}
+    )
+    assert ingested.errors[0].endswith(f"({limit}): nothing was read") and not ingested.changed
+
+
+def test_a_plan_at_every_limit_is_read_back_from_its_export(
+    service: PlanService, apply: Request, import_markdown: Request
+) -> None:
+    """The bound never refuses the export of a plan the limits allow, multi-line notes
+    and descriptions of two lines included."""
+    service.settings = Settings(max_tasks=4, max_phases=2, max_notes_per_task=3)
+    items = [
+        {
+            "content": f"task {n}",
+            "description": "first\nsecond",
+            "priority": "high",
+            "owner": "sub",
+            "notes": [f"note {k}\nline two" for k in range(3)],
+            "blockedBy": [] if n == 0 else ["task 0"],
+        }
+        for n in range(4)
+    ]
+    apply(
+        {
+            "op": "init",
+            "list": [{"phase": "A", "items": items[:2]}, {"phase": "B", "items": items[2:]}],
+        }
+    )
+    text = export(service)
+    assert "  > note 0\n    line two" in text
+    assert text.count("\n") <= markdown_line_limit(service.settings)
+    assert import_markdown(text + "\n" * 4)["errors"] == []
+    padded = text + "\n" * markdown_line_limit(service.settings)
+    assert import_markdown(padded)["errors"][0].startswith("The markdown has ")
 
 
 def test_import_cleans_contents_and_notes(import_markdown: Request) -> None:

@@ -6,6 +6,7 @@ from plansight.core.items import clean_notes
 from plansight.core.limits import (
     content_problem,
     description_problem,
+    markdown_size_problem,
     phase_count_problem,
     task_count_problem,
     title_problem,
@@ -37,6 +38,8 @@ def import_markdown(
 
 def replace_from_markdown(plan: Plan, text: str, settings: Settings, now: str) -> list[str]:
     """`import_markdown` without the normalization (steering normalizes the merged plan)."""
+    if problem := markdown_size_problem(text, settings):
+        return [problem]  # unread: other requests would wait behind its parse
     parsed = parse_markdown(text)
     errors = parsed.errors or _clean_and_check(parsed, settings)
     if errors:

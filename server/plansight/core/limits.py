@@ -67,3 +67,24 @@ def title_problem(title: str, settings: Settings) -> str | None:
             f"({len(title)} characters, the limit is {settings.max_title_length})"
         )
     return None
+
+
+def markdown_line_limit(settings: Settings) -> int:
+    """The most lines a markdown plan within the limits is read from: a title; each phase's
+    heading and a blank line; each task's line, its three attribute lines, a description
+    and each of its notes on two lines, and a blank line. More is refused unread."""
+    per_task = 1 + 3 + 2 + 2 * settings.max_notes_per_task + 1
+    return 1 + 2 * settings.max_phases + settings.max_tasks * per_task
+
+
+def markdown_size_problem(text: str, settings: Settings) -> str | None:
+    """A markdown text too long for any plan within the limits, found before it is parsed
+    (counting its line breaks as the parser splits them: `\\r\\n`, `\\r`, `\\n`)."""
+    lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1
+    limit = markdown_line_limit(settings)
+    if lines > limit:
+        return (
+            f"The markdown has {lines} lines, more than a plan within the limits is read "
+            f"from ({limit}): nothing was read"
+        )
+    return None

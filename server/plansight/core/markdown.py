@@ -133,6 +133,10 @@ def parse_markdown(text: str) -> ParsedPlan:
     entry: Entry | None = None
     description: list[str] | None = None  # the current entry's description lines
     in_note = False
+    # Multi-line notes and descriptions are gathered as lines and joined once at the end:
+    # a text of many lines is read in time linear in its size.
+    note_lines: list[str] = []
+    gathered: list[tuple[Entry, int | None, list[str]]] = []  # note index; None: description
     # Line number -> (entry, (content, ordinal) of each task it waits for).
     waits: dict[int, tuple[Entry, list[tuple[str, int]]]] = {}
     for number, line in enumerate(lines, start=1):
@@ -143,7 +147,7 @@ def parse_markdown(text: str) -> ParsedPlan:
             and line.startswith(_CONTINUATION)
             and line.strip()
         ):
-            entry.notes[-1] += "\n" + line[len(_CONTINUATION) :]
+            note_lines.append(line[len(_CONTINUATION) :])
             continue
         in_note = False
         if not line.strip() or _COMMENT.match(line):
@@ -177,6 +181,8 @@ def parse_markdown(text: str) -> ParsedPlan:
         if (note := _NOTE.match(line)) and entry is not None:
             assert entry.notes is not None
             entry.notes.append(note.group(1))
+            note_lines = [note.group(1)]
+            gathered.append((entry, len(entry.notes) - 1, note_lines))
             in_note = True
             continue
         attribute = _ATTRIBUTE.match(line)
@@ -192,10 +198,16 @@ def parse_markdown(text: str) -> ParsedPlan:
                 body = body[1:]
             if description is None:
                 description = []
+                gathered.append((entry, None, description))
             description.append(body)
-            entry.fields["description"] = "\n".join(description)
             continue
         parsed.errors.append(f"Line {number}: not a heading, task or note: {line.strip()[:60]}")
+    for entry_of, index, parts in gathered:
+        if index is None:
+            entry_of.fields["description"] = "\n".join(parts)
+        elif len(parts) > 1:
+            assert entry_of.notes is not None
+            entry_of.notes[index] = "\n".join(parts)
     _link(parsed, waits)
     return parsed
 
@@ -203,10 +215,12 @@ def parse_markdown(text: str) -> ParsedPlan:
 def _link(parsed: ParsedPlan, waits: dict[int, tuple[Entry, list[tuple[str, int]]]]) -> None:
     """Turn each `Waits for` reference into the entry it names, in plan order."""
     flat = [entry for phase in parsed.phases for entry in phase.entries]
-    contents = [clean_content(entry.content) for entry in flat]
+    by_content: dict[str, list[int]] = {}
+    for index, entry in enumerate(flat):
+        by_content.setdefault(clean_content(entry.content), []).append(index)
     for number, (entry, refs) in waits.items():
         for content, ordinal in refs:
-            matches = [i for i, c in enumerate(contents) if c == clean_content(content)]
+            matches = by_content.get(clean_content(content), [])
             if ordinal > len(matches):
                 parsed.errors.append(f'Line {number}: Task "{clean_content(content)}" not found')
                 continue
