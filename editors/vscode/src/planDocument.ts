@@ -33,8 +33,8 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
   private readonly stamps = new Map<string, number>();
 
   /**
-   * Per session, the plan version the document's text was read at (the version known before
-   * the export was asked for: never newer than the text, so a merge can only keep more).
+   * Per session, the plan version the document's text was read at (asked for before the
+   * text: never newer than it, so the merge of a later save can only keep more, never revert).
    */
   private readonly versions = new Map<string, number>();
 
@@ -70,13 +70,9 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const session = sessionOfUri(uri);
-    const version = this.sync.plans.get(session)?.version;
+    const { version } = await this.client.request('plansight/get', { session });
     const text = await this.exportText(session);
-    if (version === undefined) {
-      this.versions.delete(session);
-    } else {
-      this.versions.set(session, version);
-    }
+    this.versions.set(session, version);
     return Buffer.from(text);
   }
 
