@@ -251,6 +251,23 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel.png') });
   });
 
+  await step("Edit Plan as Markdown: saving a copy opened before an agent's change merges with it (issue 21, item 5)", async () => {
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n- [ ] Write the release notes\n');
+    // The agent completes a task meanwhile: the modified document does not follow.
+    cli.apply([{ op: 'done', task: 'Write the docs' }]);
+    await wb.waitForRows("the agent's completion in the tree", (r) => find(r, 'Write the docs')?.icon === 'pass-filled');
+    assert.match(await wb.editorText(), /- \[ \] Write the docs/, 'the document still shows the stale copy');
+    await page.keyboard.press('Control+S');
+    await until("the CLI to read the person's task", () => cli.task('Write the release notes') !== undefined, 20_000);
+    assert.equal(cli.task('Write the docs')?.status, 'completed', "the agent's completion survives the stale save");
+    assert.equal(cli.find('Write the release notes')?.createdBy, 'user');
+    assert.equal(cli.find('Write the release notes')?.status, 'pending', "a person's task is never started for them");
+    await wb.waitForRows("the person's task marked `you`", (r) => find(r, 'Write the release notes')?.description === 'you' && find(r, 'Write the docs')?.description !== 'you');
+    await until('the editor to reload the merged plan', async () => /- \[x\] Write the docs/.test(await wb.editorText()));
+  });
+
   await step('Export Plan as Markdown: the save dialog writes what the server exports', async () => {
     const target = path.join(workspace, 'plan.md');
     await wb.runCommand('Plansight: Export Plan as Markdown');
