@@ -297,7 +297,7 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await until('the status bar to follow the newest session', async () => (await wb.statusBarText())?.includes('Reviewing the diff · 0/1'));
     await wb.runCommand('Plansight: Switch Session');
     await wb.pick('The session that commands, the badge and the status bar follow', 'default');
-    await until('the status bar to follow the chosen session', async () => (await wb.statusBarText())?.includes('Running the build · 1/5'));
+    await until('the status bar to follow the chosen session', async () => (await wb.statusBarText())?.includes('Running the build · 2/6'));
     cli.run('clear', '--session', 'reviewer');
     await wb.waitForRows('one session again', (r) => r[0]?.label === 'Build');
   });
