@@ -133,4 +133,117 @@ H.test("an import the server refuses keeps the buffer as typed and says why", fu
   vim.bo[buf].modified = false
 end)
 
+local edit = require("plansight.edit")
+
+---Opens the edit buffer of `session` and waits for its text to hold `want`.
+local function open_steer(session, want)
+  local buf = edit.open(p.root, session)
+  H.wait(function()
+    return text(buf):find(want, 1, true)
+  end, "the exported markdown of " .. session)
+  return buf
+end
+
+---Waits until the plugin has heard of the plan's version `version` of `session`.
+local function wait_version(session, version)
+  H.wait(function()
+    local conn = require("plansight.client").get(p.root)
+    local state = conn and conn.states[session]
+    return state and state.version >= version
+  end, "the plugin to hear of version " .. version)
+end
+
+H.test(":w of a buffer opened before an agent's change merges with it (issue 21, item 5)", function()
+  H.cli_apply(p.db, { { op = "init", list = { { phase = "Todos", items = { "Write the parser", "Write the docs" } } } } }, "steer")
+  vim.cmd("Plansight open")
+  local buf = open_steer("steer", "Write the docs")
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  lines[#lines + 1] = "- [ ] Person task C"
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  -- The agent completes a task meanwhile; the modified buffer does not follow it.
+  H.cli_apply(p.db, { { op = "done", task = "Write the parser" } }, "steer")
+  wait_version("steer", H.cli_state(p.db, "steer").version)
+  H.ok(not text(buf):find("- [x] Write the parser", 1, true), "the buffer still shows the stale copy: " .. text(buf))
+  vim.cmd("write")
+  H.wait(function()
+    return H.cli_task(p.db, "Person task C", "steer") ~= nil
+  end, "the person's task imported")
+  H.eq(H.cli_task(p.db, "Write the parser", "steer").status, "completed", "the agent's completion survives the stale buffer")
+  local mine = H.cli_task(p.db, "Person task C", "steer")
+  H.eq(mine.createdBy, "user", "the task the person added is theirs")
+  H.eq(mine.status, "pending", "a person's task is never started for them")
+  H.wait(function()
+    return not vim.bo[buf].modified and text(buf):find("- [x] Write the parser", 1, true)
+  end, "the buffer reloads the merged plan: " .. text(buf))
+  -- The sidebar marks the task the person added, and only that one.
+  H.wait(function()
+    local lnum = H.find_line("○ Person task C")
+    if not lnum then
+      return false
+    end
+    local marks = vim.api.nvim_buf_get_extmarks(sidebar.state.buf, -1, { lnum - 1, 0 }, { lnum - 1, -1 }, { details = true })
+    for _, m in ipairs(marks) do
+      for _, chunk in ipairs(m[4].virt_text or {}) do
+        if vim.trim(chunk[1]) == "you" and chunk[2] == "PlansightYou" then
+          return true
+        end
+      end
+    end
+  end, "the `you` mark on the person's task")
+  local agents = H.find_line("Write the docs")
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(sidebar.state.buf, -1, { agents - 1, 0 }, { agents - 1, -1 }, { details = true })) do
+    for _, chunk in ipairs(m[4].virt_text or {}) do
+      H.ok(vim.trim(chunk[1]) ~= "you", "no mark on the agent's task")
+    end
+  end
+end)
+
+H.test("a conflicting :w lists the conflict and offers compare, overwrite, cancel", function()
+  local buf = open_steer("steer", "Person task C")
+  H.wait(function()
+    return not vim.bo[buf].modified
+  end, "a saved buffer")
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  for i, line in ipairs(lines) do
+    lines[i] = line:gsub("^%- %[.%] Person task C$", "- [x] Person task C")
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  -- The agent drops the same task meanwhile: both changed its status.
+  H.cli_apply(p.db, { { op = "drop", task = "Person task C" } }, "steer")
+  local dropped = H.cli_state(p.db, "steer").version
+  wait_version("steer", dropped)
+
+  local real_select = vim.ui.select
+  local offered, answer = nil, "Compare"
+  vim.ui.select = function(items, _, on_choice)
+    offered = items
+    on_choice(answer)
+  end
+  H.messages = {}
+  vim.cmd("write")
+  H.wait(function()
+    return offered ~= nil
+  end, "the choice")
+  H.eq(offered, { "Compare", "Overwrite", "Cancel" }, "the choices")
+  local told = false
+  for _, m in ipairs(H.messages) do
+    told = told or (m.msg:find('"Person task C": status changed on both sides', 1, true) ~= nil)
+  end
+  H.ok(told, "the conflict is named: " .. vim.inspect(H.messages))
+  H.wait(function()
+    local diffs = 0
+    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      diffs = diffs + (vim.wo[win].diff and 1 or 0)
+    end
+    return diffs == 2
+  end, "the buffer and the current plan side by side in diff mode")
+  H.eq(H.cli_task(p.db, "Person task C", "steer").status, "abandoned", "nothing saved")
+  H.eq(vim.bo[buf].modified, true, "the person's text is kept, unsaved")
+
+  offered, answer = nil, "Overwrite"
+  vim.cmd("write")
+  H.wait_status(p.db, "Person task C", "completed", "overwritten with the person's text", "steer")
+  vim.ui.select = real_select
+end)
+
 H.run()

@@ -1,10 +1,14 @@
 /**
  * "Edit Plan as Markdown": a session's plan as a markdown file of the `plansight:` scheme.
- * Reading it sends `plansight/export`, saving it sends `plansight/import` (origin "user"),
- * and a change of the plan from anywhere reloads an open, unmodified document.
+ * Reading it sends `plansight/export`, saving it sends `plansight/import` (origin "user")
+ * with the version the document shows and `merge: true`, so a save of a copy opened before
+ * someone else's change merges with it rather than reverting it; what cannot be merged is
+ * shown in a modal (planConflict.ts). A change of the plan from anywhere reloads an open,
+ * unmodified document.
  */
 import * as vscode from 'vscode';
 import { describeError, type PlansightClient } from './client';
+import { askAboutRefusal, compareWithCurrent, CURRENT_PLAN_SCHEME, CurrentPlanDocuments, refusalOf } from './planConflict';
 import type { PlanSync } from './planSync';
 import type { ApplyResult } from './protocol';
 
@@ -28,11 +32,18 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
   /** Per session, the mtime the editor sees: moved on with every change, so it reloads. */
   private readonly stamps = new Map<string, number>();
 
+  /**
+   * Per session, the plan version the document's text was read at (asked for before the
+   * text: never newer than it, so the merge of a later save can only keep more, never revert).
+   */
+  private readonly versions = new Map<string, number>();
+
   constructor(
     private readonly client: PlansightClient,
     private readonly sync: PlanSync,
   ) {
     this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(CURRENT_PLAN_SCHEME, new CurrentPlanDocuments((session) => this.exportText(session))),
       sync.onDidUpdate(({ session }) => {
         this.changed(vscode.workspace.textDocuments.filter((doc) => doc.uri.scheme === PLAN_SCHEME && (session === undefined || sessionOfUri(doc.uri) === session)));
       }),
@@ -58,21 +69,40 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    return Buffer.from(await this.exportText(sessionOfUri(uri)));
+    const session = sessionOfUri(uri);
+    const { version } = await this.client.request('plansight/get', { session });
+    const text = await this.exportText(session);
+    this.versions.set(session, version);
+    return Buffer.from(text);
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
     const session = sessionOfUri(uri);
+    const markdown = new TextDecoder().decode(content);
+    const baseVersion = this.versions.get(session);
     let result: ApplyResult;
     try {
-      result = await this.client.request('plansight/import', {
-        session,
-        markdown: new TextDecoder().decode(content),
-        origin: 'user',
-      });
+      result = await this.importPlan(session, markdown, baseVersion);
     } catch (error) {
-      throw vscode.FileSystemError.Unavailable(`Plansight could not import the plan: ${describeError(error)}`);
+      const refusal = baseVersion === undefined ? undefined : refusalOf(error);
+      if (refusal === undefined) {
+        throw vscode.FileSystemError.Unavailable(`Plansight could not import the plan: ${describeError(error)}`);
+      }
+      const choice = await askAboutRefusal(session, refusal);
+      if (choice !== 'overwrite') {
+        if (choice === 'compare') {
+          await compareWithCurrent(session, uri);
+        }
+        // The save fails and the document keeps the person's text, unsaved.
+        throw vscode.FileSystemError.Unavailable('Plansight: the plan was not saved, it changed meanwhile (see Compare).');
+      }
+      try {
+        result = await this.importPlan(session, markdown, undefined);
+      } catch (again) {
+        throw vscode.FileSystemError.Unavailable(`Plansight could not import the plan: ${describeError(again)}`);
+      }
     }
+    this.versions.set(session, result.version);
     this.sync.accept(result);
     if (result.isError) {
       void vscode.window.showWarningMessage(`Plansight: ${result.errors.join('; ')}`);
@@ -101,8 +131,14 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
     }
   }
 
-  /** Tells the editor these documents changed; an unmodified one reloads, a modified one will ask before saving over. */
-  private changed(docs: readonly vscode.TextDocument[]): void {
+  /**
+   * Tells the editor these unmodified documents changed, so they reload. A modified one is
+   * left as it is: its save merges with what changed (the version it was read at goes
+   * along), and a newer file time would make the editor refuse the save with its own
+   * dialog, whose only way on overwrites the other change.
+   */
+  private changed(all: readonly vscode.TextDocument[]): void {
+    const docs = all.filter((doc) => !doc.isDirty);
     if (docs.length === 0) {
       return;
     }
@@ -116,6 +152,16 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
     const stamp = Math.max(Date.now(), (this.stamps.get(session) ?? 0) + 1);
     this.stamps.set(session, stamp);
     return stamp;
+  }
+
+  /** `baseVersion` undefined: the person's text as it is, whatever changed meanwhile (Overwrite). */
+  private importPlan(session: string, markdown: string, baseVersion: number | undefined): Promise<ApplyResult> {
+    return this.client.request('plansight/import', {
+      session,
+      markdown,
+      origin: 'user',
+      ...(baseVersion === undefined ? {} : { baseVersion, merge: true }),
+    });
   }
 
   private async exportText(session: string): Promise<string> {

@@ -288,11 +288,14 @@ function phaseView(node: PhaseNode): NodeView {
   };
 }
 
+/** The description's mark of a task a person created (`createdBy: "user"`). */
+export const CREATED_BY_USER_MARK = 'you';
+
 function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView {
   const { task } = node;
-  const parts: string[] = [];
-  // What it waits for comes first: it is why the task does not move, and a narrow
-  // sidebar cuts the end of the line.
+  // A task a person added says so first (`you`): the agent's next list keeps it, and a
+  // narrow sidebar cuts the end of the line. Then what it waits for: why it does not move.
+  const parts: string[] = task.createdBy === 'user' ? [CREATED_BY_USER_MARK] : [];
   if (node.waitsFor.length > 0) {
     parts.push(waitsForText(node.waitsFor));
   }
@@ -370,7 +373,7 @@ function taskTooltip(node: TaskNode, formatTime: (iso: string) => string): strin
   }
   facts.push(`phase ${escapeMarkdown(node.phase)}`, `id ${escapeMarkdown(task.id)}`);
   lines.push('', facts.join(' · '));
-  const times = [`created ${formatTime(task.createdAt)}`];
+  const times = [`${task.createdBy === 'user' ? 'added by you' : 'created'} ${formatTime(task.createdAt)}`];
   if (task.startedAt !== null) {
     times.push(`started ${formatTime(task.startedAt)}`);
   }

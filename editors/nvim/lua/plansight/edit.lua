@@ -1,7 +1,10 @@
 ---`:Plansight edit`: the plan as a markdown buffer; `:w` sends it with `plansight/import`.
 ---
 ---The buffer is `buftype=acwrite`, so writing it runs `BufWriteCmd` instead of touching a
----file. While it has no unsaved changes it follows the plan live.
+---file. While it has no unsaved changes it follows the plan live. `:w` sends the version the
+---text was read at with `merge = true`: a buffer opened before an agent's change merges with
+---it rather than reverting it, and what cannot be merged is listed with a choice (compare,
+---overwrite, cancel).
 local client = require("plansight.client")
 local config = require("plansight.config")
 local protocol = require("plansight.protocol")
@@ -37,42 +40,104 @@ function M.reload(buf, cb)
     return
   end
   local params = { session = info.session, format = "markdown" }
-  client.request(info.root, protocol.methods.export, params, function(err, result)
-    if not vim.api.nvim_buf_is_valid(buf) or M.buffers[buf] ~= info then
+  -- The plan's version first, then its text: the version is never newer than the text, so
+  -- the merge of a later `:w` can only keep more of what others changed, never revert it.
+  client.request(info.root, protocol.methods.get, { session = info.session }, function(gerr, state)
+    if gerr then
+      require("plansight.actions").report(gerr, nil)
       return
     end
-    if err then
-      require("plansight.actions").report(err, nil)
-      return
-    end
-    if vim.bo[buf].modified then
-      return -- typed into while the answer was on its way: the person's text wins
-    end
-    local conn = client.get(info.root)
-    local state = conn and conn.states[info.session]
-    info.version = state and state.version or info.version
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, to_lines(result and result.text or ""))
-    vim.bo[buf].modified = false
-    if cb then
-      cb()
-    end
+    local version = type(state) == "table" and state.version or nil
+    client.request(info.root, protocol.methods.export, params, function(err, result)
+      if not vim.api.nvim_buf_is_valid(buf) or M.buffers[buf] ~= info then
+        return
+      end
+      if err then
+        require("plansight.actions").report(err, nil)
+        return
+      end
+      if vim.bo[buf].modified then
+        return -- typed into while the answer was on its way: the person's text wins
+      end
+      info.version = version
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, to_lines(result and result.text or ""))
+      vim.bo[buf].modified = false
+      if cb then
+        cb()
+      end
+    end)
   end)
 end
 
----Sends the buffer as the new plan of its session (`origin = "user"`).
+---The lines of a refused merge's conflicts, in the person's words.
+---@param conflicts table[]
+---@return string[]
+function M.conflict_lines(conflicts)
+  local out = {}
+  for _, c in ipairs(conflicts) do
+    local content = tostring(protocol.value(c.content) or "")
+    if c.field == "task" then
+      out[#out + 1] = ("%q: removed on one side, changed on the other"):format(content)
+    else
+      out[#out + 1] = ("%q: %s changed on both sides"):format(content, tostring(c.field))
+    end
+  end
+  return out
+end
+
+---Shows the plan as the server holds it now beside the buffer, both in diff mode.
 ---@param buf integer
-function M.write(buf)
+function M.compare(buf)
   local info = M.buffers[buf]
   if not info then
     return
   end
-  local markdown = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. "\n"
+  client.request(info.root, protocol.methods.export, { session = info.session, format = "markdown" }, function(err, result)
+    if err then
+      require("plansight.actions").report(err, nil)
+      return
+    end
+    if not vim.api.nvim_buf_is_valid(buf) then
+      return
+    end
+    local win = vim.fn.bufwinid(buf)
+    if win == -1 then
+      win = vim.api.nvim_get_current_win()
+      vim.api.nvim_win_set_buf(win, buf)
+    end
+    vim.api.nvim_set_current_win(win)
+    local current = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(current, 0, -1, false, to_lines(result and result.text or ""))
+    vim.bo[current].filetype = "markdown"
+    vim.bo[current].modifiable = false
+    vim.bo[current].bufhidden = "wipe"
+    pcall(vim.api.nvim_buf_set_name, current, ("plansight://%s.md (now)"):format(info.session))
+    vim.cmd("diffthis")
+    vim.api.nvim_open_win(current, false, { split = "left", win = win })
+    vim.api.nvim_win_call(vim.fn.bufwinid(current), function()
+      vim.cmd("diffthis")
+    end)
+  end)
+end
+
+---Sends `markdown` as the plan of the buffer's session; `base` nil overwrites whatever changed.
+---@param buf integer
+---@param markdown string
+---@param base integer?
+local function send(buf, markdown, base)
+  local info = M.buffers[buf]
   local tick = vim.api.nvim_buf_get_changedtick(buf)
-  client.request(info.root, protocol.methods.import, {
-    session = info.session,
-    markdown = markdown,
-    origin = "user",
-  }, function(err, result)
+  local params = { session = info.session, markdown = markdown, origin = "user" }
+  if base then
+    params.baseVersion = base
+    params.merge = true
+  end
+  client.request(info.root, protocol.methods.import, params, function(err, result)
+    local data = err and protocol.value(err.data)
+    if base and err and err.code == protocol.errors.content_modified and type(data) == "table" then
+      M.refused(buf, markdown, protocol.value(data.conflicts) or {})
+      return
+    end
     require("plansight.actions").report(err, result, "import failed: ")
     if err or (type(result) == "table" and result.isError) then
       -- Import replaces the whole list: on an error the person fixes the text and writes
@@ -82,12 +147,50 @@ function M.write(buf)
     if not vim.api.nvim_buf_is_valid(buf) then
       return
     end
+    info.version = result.version
     if vim.api.nvim_buf_get_changedtick(buf) == tick then
       vim.bo[buf].modified = false
       M.reload(buf)
     end
     notify(("plan of %q imported"):format(info.session))
   end)
+end
+
+---A merge the server refused: says what conflicts and asks what to do. The buffer keeps
+---the person's text, unsaved, unless they overwrite.
+---@param buf integer
+---@param markdown string
+---@param conflicts table[] empty when the buffer's version is older than the kept history
+function M.refused(buf, markdown, conflicts)
+  local info = M.buffers[buf]
+  if not info or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local lines = M.conflict_lines(conflicts)
+  local why = #lines > 0 and ("Both you and someone else changed:\n  " .. table.concat(lines, "\n  "))
+    or "The plan changed since you opened it, too long ago to merge your edit."
+  notify(("plan of %q not saved. %s"):format(info.session, why), vim.log.levels.WARN)
+  vim.ui.select({ "Compare", "Overwrite", "Cancel" }, {
+    prompt = ("Plan of %q changed meanwhile:"):format(info.session),
+  }, function(choice)
+    if choice == "Compare" then
+      M.compare(buf)
+    elseif choice == "Overwrite" then
+      send(buf, markdown, nil)
+    end
+  end)
+end
+
+---Sends the buffer as the new plan of its session (`origin = "user"`), merged with what
+---changed since the version it was read at.
+---@param buf integer
+function M.write(buf)
+  local info = M.buffers[buf]
+  if not info then
+    return
+  end
+  local markdown = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. "\n"
+  send(buf, markdown, info.version)
 end
 
 ---@return integer? a window that can show another buffer (not the sidebar, not floating)

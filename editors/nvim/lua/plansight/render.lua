@@ -83,8 +83,12 @@ M.hl = {
   header = group("PlansightHeader", "Function"),
   waiting = group("PlansightWaiting", "DiagnosticHint"),
   owner = group("PlansightOwner", "Special"),
+  created_by_user = group("PlansightYou", "Special"),
   file = group("PlansightFile", "Directory"),
 }
+
+---The virtual-text mark of a task a person created (`createdBy = "user"`).
+M.CREATED_BY_USER_MARK = "you"
 
 local INDENT_PHASE = "  "
 local INDENT_TASK = "    "
@@ -454,8 +458,12 @@ function M.view(states, opts)
         if task.status == "in_progress" then
           active[#active + 1] = { row = row, col = c, width = #icon }
         end
-        -- What the line does not hold: whom it waits for, and whose it is.
+        -- What the line does not hold: that a person added it (the agent's next list keeps
+        -- it), whom it waits for, and whose it is.
         local chunks = {}
+        if protocol.value(task.createdBy) == "user" then
+          chunks[#chunks + 1] = { "  " .. M.CREATED_BY_USER_MARK, M.hl.created_by_user }
+        end
         local waits = M.waits_for(task, by_id)
         if #waits > 0 then
           chunks[#chunks + 1] = { "  waits for " .. table.concat(waits, ", "), M.hl.waiting }

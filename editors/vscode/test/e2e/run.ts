@@ -202,10 +202,13 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
   await step('Complete on an item: it changes in the tree, the status bar and the CLI', async () => {
     await wb.contextMenu('Writing the parser', 'Complete');
     await until('the CLI to read the task completed', () => cli.task('Write the parser')?.status === 'completed');
-    const rows = await wb.waitForRows('the completed task and the next one started', (r) => find(r, 'Write the parser')?.icon === 'pass-filled' && find(r, 'Running the build')?.spinning === true);
+    await wb.waitForRows('the completed task', (r) => find(r, 'Write the parser')?.icon === 'pass-filled');
+    // Protocol 3: a person's change never starts a task; the agent starts the next one.
+    assert.equal(cli.task('Run the build')?.status, 'pending', "a person's completion starts nothing");
+    cli.apply([{ op: 'start', task: 'Run the build' }]);
+    const rows = await wb.waitForRows('the next task started by the agent', (r) => find(r, 'Write the parser')?.icon === 'pass-filled' && find(r, 'Running the build')?.spinning === true);
     assert.ok(isGreen(find(rows, 'Write the parser')?.iconColor ?? ''), 'a completed task is drawn green');
     assert.match(find(rows, 'Write the parser')?.description ?? '', /^1 note · \d+s$/);
-    assert.equal(cli.task('Run the build')?.status, 'in_progress');
     await until('the status bar to follow', async () => (await wb.statusBarText())?.includes('Running the build · 1/4'));
     await until('the badge to count 3 remaining', async () => (await wb.badge()) === '3');
   });
@@ -233,7 +236,8 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await wb.contextMenu('Write the docs', 'Add Note');
     await wb.answer('A note on "Write the docs"', 'Cover the new flags');
     await until('the CLI to read the note', () => cli.show().phases[1]?.tasks[1]?.notes.includes('Cover the new flags'));
-    await wb.waitForRows('the note count', (r) => find(r, 'Write the docs')?.description === '1 note');
+    // The task the person added says `you` first (protocol 3's createdBy).
+    await wb.waitForRows('the note count', (r) => find(r, 'Write the docs')?.description === 'you · 1 note');
   });
 
   await step('Edit Plan as Markdown: saving the document imports it', async () => {
@@ -249,6 +253,25 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await until('the editor to reload the plan as the server holds it', async () => JSON.stringify((await wb.editorLines()).slice(0, exported.length)) === JSON.stringify(exported));
     await page.screenshot({ path: path.join(ARTIFACTS, 'workbench.png') });
     await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel.png') });
+  });
+
+  await step("Edit Plan as Markdown: saving a copy opened before an agent's change merges with it (issue 21, item 5)", async () => {
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n- [ ] Write the release notes\n');
+    await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'visible' });
+    // The agent completes a task meanwhile: the modified document does not follow.
+    cli.apply([{ op: 'done', task: 'Write the docs' }]);
+    await wb.waitForRows("the agent's completion in the tree", (r) => find(r, 'Write the docs')?.icon === 'pass-filled');
+    const stale = await wb.editorText();
+    assert.ok(stale.includes('- [ ] Write the docs') && stale.includes('Write the release notes'), `the document still shows the stale copy: ${stale}`);
+    await page.keyboard.press('Control+S');
+    await until("the CLI to read the person's task", () => cli.task('Write the release notes') !== undefined, 20_000);
+    assert.equal(cli.task('Write the docs')?.status, 'completed', "the agent's completion survives the stale save");
+    assert.equal(cli.find('Write the release notes')?.createdBy, 'user');
+    assert.equal(cli.find('Write the release notes')?.status, 'pending', "a person's task is never started for them");
+    await wb.waitForRows("the person's task marked `you`", (r) => find(r, 'Write the release notes')?.description === 'you' && find(r, 'Tag the release')?.description === '');
+    await until('the editor to reload the merged plan', async () => /- \[x\] Write the docs/.test(await wb.editorText()));
   });
 
   await step('Export Plan as Markdown: the save dialog writes what the server exports', async () => {
@@ -274,7 +297,7 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await until('the status bar to follow the newest session', async () => (await wb.statusBarText())?.includes('Reviewing the diff · 0/1'));
     await wb.runCommand('Plansight: Switch Session');
     await wb.pick('The session that commands, the badge and the status bar follow', 'default');
-    await until('the status bar to follow the chosen session', async () => (await wb.statusBarText())?.includes('Running the build · 1/5'));
+    await until('the status bar to follow the chosen session', async () => (await wb.statusBarText())?.includes('Running the build · 2/6'));
     cli.run('clear', '--session', 'reviewer');
     await wb.waitForRows('one session again', (r) => r[0]?.label === 'Build');
   });
@@ -494,6 +517,38 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     cli.apply([{ op: 'append', phase: 'Todos', items: ['Check the restarted server'] }]);
     await wb.waitForRows('the restarted server to push changes', (r) => find(r, 'Check the restarted server')?.spinning === true);
   });
+
+  await step("steering story (issue 21, item 6): the person's add and completion survive the agent's stale TodoWrite, and its hook says so", async () => {
+    const session = 'claude-code:8a3d6b20-9e4f-4d1a-b7c5-2e6f0a9d3b42';
+    // A recorded Claude Code TodoWrite (tests/fixtures/hooks/claude-code/), run through the hook as Claude Code runs it.
+    const fixture = path.join(ROOT, '..', '..', 'tests', 'fixtures', 'hooks', 'claude-code', 'PostToolUse-TodoWrite.json');
+    const hook = (toolUseId: string): { hookSpecificOutput?: { hookEventName?: string; additionalContext?: string } } => {
+      const event = JSON.parse(fs.readFileSync(fixture, 'utf8').replaceAll('{{project}}', workspace).replaceAll('{{home}}', cli.env.HOME ?? '')) as Record<string, unknown>;
+      event.tool_use_id = toolUseId;
+      const out = execFileSync(PLANSIGHT, ['hook', 'claude-code'], { input: JSON.stringify(event), encoding: 'utf8', timeout: 30_000, cwd: workspace, env: { ...cli.env, PLANSIGHT_DB: store } });
+      return JSON.parse(out) as { hookSpecificOutput?: { hookEventName?: string; additionalContext?: string } };
+    };
+    hook('toolu_01');
+    await wb.waitForRows("the agent's plan", (r) => find(r, 'Writing the notes') !== undefined && find(r, 'Update the notebook') !== undefined);
+
+    await wb.runCommand('Plansight: Switch Session');
+    await wb.pick('The session that commands, the badge and the status bar follow', session);
+    await wb.runCommand('Plansight: Add Todo');
+    await wb.answer(`A new task for session "${session}"`, 'Person task C');
+    await wb.waitForRows("the person's task, marked `you`", (r) => find(r, 'Person task C')?.description === 'you');
+    assert.equal(cli.find('Person task C', session)?.status, 'pending', 'adding a todo never starts it');
+    await wb.contextMenu('Update the notebook', 'Complete');
+    await until('the CLI to read the completion', () => cli.task('Update the notebook', session)?.status === 'completed');
+
+    // The agent's next TodoWrite comes from its own copy, which has neither change.
+    const told = hook('toolu_02').hookSpecificOutput;
+    assert.equal(told?.hookEventName, 'PostToolUse');
+    assert.match(told.additionalContext ?? '', /Kept the user's changes your list does not have: .*Person task C/);
+    assert.equal(cli.task('Person task C', session)?.status, 'pending');
+    assert.equal(cli.task('Update the notebook', session)?.status, 'completed');
+    await wb.waitForRows("the panel keeps the person's changes", (r) => find(r, 'Person task C')?.description === 'you' && find(r, 'Update the notebook')?.icon === 'pass-filled');
+    await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel-steering.png') });
+  });
 }
 
 async function main(): Promise<void> {
@@ -538,6 +593,8 @@ async function main(): Promise<void> {
       'security.workspace.trust.enabled': false,
       'plansight.server.command': launcher,
       'plansight.store.path': store,
+      // Saves are the person's (Ctrl+S): a stale document must stay unsaved until then.
+      'files.autoSave': 'off',
     };
     server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: settings, env: cli.env as Record<string, string> });
     browser = await chromium.launch({

@@ -177,6 +177,20 @@ describe('protocol 2 fields', () => {
     assert.match(views[1]?.tooltip ?? '', /Status: pending · high priority · phase Todos · id t2/);
   });
 
+  it("marks a task a person created with `you`, first, and says so in the tooltip", () => {
+    const mine = state('claude-1234', [phase('Todos', task('t1', 'Run the build'), task('t2', 'Person task C', 'pending', { createdBy: 'user', priority: 'high' }))]);
+    const views = PlanTree.build([mine]).roots.map((node) => viewOf(node));
+    assert.deepEqual(
+      views.map((v) => [v.label, v.description]),
+      [
+        ['Run the build', undefined],
+        ['Person task C', 'you · ↑ high'],
+      ],
+    );
+    assert.match(views[1]?.tooltip ?? '', /Added by you /);
+    assert.doesNotMatch(views[0]?.tooltip ?? '', /by you/);
+  });
+
   it('shows the description in the tooltip, escaped, lines kept', () => {
     const tree = PlanTree.build([plan]);
     assert.match(viewOf(tree.roots[2] as PlanNode).tooltip, /\*\*Write the docs\*\*\n\nCover the new \\\*flags\\\* {2}\nand the settings/);
