@@ -83,6 +83,17 @@ function H.cli_apply(db, ops, session)
   return H.cli({ "apply", "--db", db, "--session", session or "default", "--ops", vim.json.encode(ops) })
 end
 
+---Runs ops through the CLI as an agent that looked at the plan first (`plansight context`):
+---its whole list (an `init`) then starts from what the person changed, instead of being
+---merged with it as a stale copy would be (protocol 3, steering).
+---@param db string
+---@param ops table[]
+---@param session string?
+function H.cli_replan(db, ops, session)
+  H.cli({ "context", "--db", db, "--session", session or "default" })
+  return H.cli_apply(db, ops, session)
+end
+
 ---The task with this content in the store, as the CLI reads it, and its phase's name.
 ---@param db string
 ---@param content string

@@ -129,7 +129,9 @@ H.test("s starts, d drops, D removes, a adds, n notes", function()
 end)
 
 H.test("folds and cursor survive a live update that moves every line", function()
-  H.cli_apply(p.db, PLAN)
+  -- The agent plans anew, having seen what the person did above (else its stale list
+  -- would keep the person's removal and completions: protocol 3).
+  H.cli_replan(p.db, PLAN)
   H.wait(function()
     return H.find_line("○ Fix lint") and H.find_line("○ Write docs")
   end, "fresh plan")
