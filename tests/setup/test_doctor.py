@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 
 def _run(
     home: Path, cwd: Path, *args: str, path: str = "", **env: str
@@ -24,20 +22,6 @@ def _run(
         timeout=120,
         check=False,
     )
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    (folder / ".git").mkdir(parents=True)
-    return folder
 
 
 def _fake_cli(folder: Path, name: str, output: str) -> None:

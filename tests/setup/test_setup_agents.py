@@ -28,18 +28,10 @@ def setup(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    (folder / ".git").mkdir(parents=True)
-    (folder / "src").mkdir()
-    return folder
+def project(project: Path) -> Path:
+    """The project, with a subfolder to run setup from."""
+    (project / "src").mkdir()
+    return project
 
 
 def _backups(path: Path) -> list[Path]:

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "hooks" / "opencode"
 PERSONS = """\
 {
@@ -32,20 +30,6 @@ def run(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=60,
         check=False,
     )
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    (folder / ".git").mkdir(parents=True)
-    return folder
 
 
 def _config(home: Path) -> Path:
