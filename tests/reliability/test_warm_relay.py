@@ -202,11 +202,16 @@ def test_a_stopped_warm_process_holds_up_no_hook_and_loses_nothing(
 def project_store(machine: WarmMachine, project: Path) -> Path:
     from plansight.paths import default_store_path
 
+    # The tests' own state folder (tests/conftest.py) is put back: later tests read it.
+    before = os.environ.get("XDG_STATE_HOME")
     os.environ["XDG_STATE_HOME"] = str(machine.root / "state")
     try:
         return default_store_path(project)
     finally:
-        del os.environ["XDG_STATE_HOME"]
+        if before is None:
+            del os.environ["XDG_STATE_HOME"]
+        else:
+            os.environ["XDG_STATE_HOME"] = before
 
 
 def test_a_client_trickling_its_bytes_holds_up_nobody(machine: WarmMachine) -> None:
@@ -372,7 +377,9 @@ def test_warm_process_faults_lose_no_event_and_apply_none_twice(
         fault = ("kill", "stop-continue", "stop-kill")[round_number % 3]
         items = [("hook" if i % 2 else "cli", number + i) for i in range(20)]
         number += 20
-        pid = machine.warm_pid()
+        # The round before may have ended with its warm process killed after its last
+        # request: a command starts the next one (and waits for it), as a person's would.
+        pid = machine.start_warm(project)
         with ThreadPoolExecutor(6) as pool:
             done = pool.map(request, items)
             time.sleep(draw.uniform(0.0, 0.6))  # where the fault lands: seeded, not asserted

@@ -515,6 +515,8 @@ export class PlanCommands {
     const picked = await vscode.window.showQuickPick(items, {
       title: 'Plansight: Switch Session',
       placeHolder: 'The session that commands, the badge and the status bar follow',
+      // A titled session's name is its description: typing the name an agent gave it finds it.
+      matchOnDescription: true,
       matchOnDetail: true,
     });
     if (picked === undefined) {

@@ -21,7 +21,6 @@ export function task(id: string, content: string, status: TaskStatus = 'pending'
     owner: null,
     files: [],
     externalId: null,
-    createdBy: 'agent',
     createdAt: '2026-01-01T09:59:00.000Z',
     updatedAt: '2026-01-01T10:00:00.000Z',
     startedAt: started,
