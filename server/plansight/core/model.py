@@ -143,22 +143,18 @@ class Plan:
 
     def copy(self) -> Plan:
         """A copy whose tasks can change without changing this plan's."""
-        phases = [Phase(phase.name, [task.copy() for task in phase.tasks]) for phase in self.phases]
-        return Plan(
-            self.session,
-            self.version,
-            phases,
-            self.next_id,
-            self.updated_at,
-            self.title,
-            self.creator,
+        return self._with_phases(
+            [Phase(phase.name, [task.copy() for task in phase.tasks]) for phase in self.phases]
         )
 
     def sharing_tasks(self) -> Plan:
         """A copy with its own phases and the same Task objects: for a change that builds
         new tasks rather than changing them (the full replacements copy each task they
         carry over), cheaper than `copy`."""
-        phases = [Phase(phase.name, list(phase.tasks)) for phase in self.phases]
+        return self._with_phases([Phase(phase.name, list(phase.tasks)) for phase in self.phases])
+
+    def _with_phases(self, phases: list[Phase]) -> Plan:
+        """This plan's session, version, counter, times, title and creator over `phases`."""
         return Plan(
             self.session,
             self.version,
