@@ -19,6 +19,7 @@ An editable install (`pip install -e .`) builds nothing: it uses the clone's own
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -28,19 +29,14 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-IN_WHEEL = "plansight/editors/vscode/plansight.vsix"
-# What building the .vsix reads: the same list the wheel carries as the extension's sources.
-SOURCES = (
-    "package.json",
-    "package-lock.json",
-    "tsconfig.json",
-    "README.md",
-    "LICENSE",
-    ".vscodeignore",
-    "media",
-    "src",
-    "scripts/build.mjs",
-)
+IN_PACKAGE = "plansight/editors/vscode"
+IN_WHEEL = f"{IN_PACKAGE}/plansight.vsix"
+# What building the .vsix reads, and how to copy it: one module the package's own
+# `plansight setup vscode` uses too, loaded by path (the package is not installed yet).
+_SOURCES = runpy.run_path(str(Path(__file__).parent / "server/plansight/setup/vscode_sources.py"))
+VSCODE_SOURCES = _SOURCES["VSCODE_SOURCES"]
+copy_sources = _SOURCES["copy_sources"]
+newest_source = _SOURCES["newest_source"]
 
 
 class BuildFailed(Exception):
@@ -55,6 +51,10 @@ class VsixBuildHook(BuildHookInterface):
             return
         self._scratch: str | None = None
         extension = Path(self.root) / "editors" / "vscode"
+        # The extension's sources too, so that a wheel without the .vsix can still build it.
+        for name in VSCODE_SOURCES:
+            if (extension / name).exists():
+                build_data["force_include"][str(extension / name)] = f"{IN_PACKAGE}/{name}"
         try:
             vsix = self._vsix(extension)
             why = "no Node and npm on PATH, and no PLANSIGHT_VSIX"
@@ -82,7 +82,7 @@ class VsixBuildHook(BuildHookInterface):
                 raise RuntimeError(f"PLANSIGHT_VSIX={given}: no such file")
             return Path(given)
         built = extension / "out" / "plansight.vsix"
-        if built.is_file() and built.stat().st_mtime >= _newest_source(extension):
+        if built.is_file() and built.stat().st_mtime >= newest_source(extension):
             return built
         npm = shutil.which("npm")
         if npm is None or shutil.which("node") is None or not (extension / "src").is_dir():
@@ -92,27 +92,10 @@ class VsixBuildHook(BuildHookInterface):
             return built
         self._scratch = tempfile.mkdtemp(prefix="plansight-vsix-")
         copy = Path(self._scratch) / "vscode"
-        for name in SOURCES:
-            origin = extension / name
-            if origin.is_dir():
-                shutil.copytree(origin, copy / name)
-            elif origin.is_file():
-                (copy / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(origin, copy / name)
+        copy_sources(extension, copy)
         _npm(npm, ["ci", "--no-audit", "--no-fund", "--loglevel=error"], copy)
         _npm(npm, ["run", "package"], copy)
         return copy / "out" / "plansight.vsix"
-
-
-def _newest_source(extension: Path) -> float:
-    newest = 0.0
-    for name in SOURCES:
-        path = extension / name
-        files = path.rglob("*") if path.is_dir() else [path]
-        for file in files:
-            if file.is_file():
-                newest = max(newest, file.stat().st_mtime)
-    return newest
 
 
 def _npm(npm: str, args: list[str], folder: Path) -> None:

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from plansight.setup.codex_config import tomllib
+from plansight.setup.vscode_sources import VSCODE_SOURCES
+
 REPO = Path(__file__).resolve().parents[2]
 NVIM = Path(sys.executable).parent / "nvim"
 CODE_SERVER = REPO / "editors/vscode/.code-server/node_modules/code-server/out/node/entry.js"
@@ -62,9 +65,18 @@ def test_the_wheel_carries_both_editor_plugins(installed_wheel: Path) -> None:
     assert (editors / "nvim" / "lua" / "plansight" / "init.lua").is_file()
     assert (editors / "nvim" / "plugin" / "plansight.lua").is_file()
     assert (editors / "nvim" / "doc" / "plansight.txt").is_file()
-    assert (editors / "vscode" / "package.json").is_file()
+    for name in VSCODE_SOURCES:  # the sources a wheel without the .vsix builds it from
+        assert (editors / "vscode" / name).exists(), name
     assert (editors / "vscode" / "src" / "extension.ts").is_file()
     assert not list(editors.rglob("node_modules")) and not list(editors.rglob("tests"))
+
+
+def test_the_sdist_carries_every_source_the_vsix_is_built_from() -> None:
+    # pyproject.toml cannot import the list: it is held to it here.
+    with (REPO / "pyproject.toml").open("rb") as file:
+        included = set(tomllib.load(file)["tool"]["hatch"]["build"]["targets"]["sdist"]["include"])
+    assert {f"editors/vscode/{name}" for name in VSCODE_SOURCES} <= included
+    assert "hatch_build.py" in included
 
 
 def test_setup_nvim_gives_a_spec_a_real_neovim_loads(installed_wheel: Path, tmp_path: Path) -> None:

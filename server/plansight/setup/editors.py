@@ -11,20 +11,7 @@ from pathlib import Path
 
 from plansight.setup.bundled import bundled_editor
 from plansight.setup.settings_file import SetupError
-
-# The files of the extension's sources that building the .vsix needs (no tests, no
-# node_modules): what the wheel carries too (and hatch_build.py builds it from).
-VSCODE_SOURCES = (
-    "package.json",
-    "package-lock.json",
-    "tsconfig.json",
-    "README.md",
-    "LICENSE",
-    ".vscodeignore",
-    "media",
-    "src",
-    "scripts/build.mjs",
-)
+from plansight.setup.vscode_sources import copy_sources
 
 
 def lazy_spec(plugin: Path, command: str) -> str:
@@ -102,7 +89,7 @@ def setup_vscode(dry_run: bool, remove: bool, say: Callable[[str], None]) -> int
         return _each_editor(editors, ["--install-extension", "plansight.vsix"], True, say)
     with tempfile.TemporaryDirectory(prefix="plansight-vscode-") as build:
         folder = Path(build) / "vscode"
-        _copy_sources(source, folder)
+        copy_sources(source, folder)
         for npm_args in (["ci", "--no-audit", "--no-fund"], ["run", "package"]):
             if _run([npm, *npm_args], folder, say) != 0:
                 raise SetupError(f"`npm {' '.join(npm_args)}` failed; see above")
@@ -130,16 +117,6 @@ def _each_editor(
         raise SetupError(f"no editor took the change ({', '.join(failed)} failed; see above)")
     say(f"done in {', '.join(done)}" + (f"; {', '.join(failed)} failed" if failed else ""))
     return 0
-
-
-def _copy_sources(source: Path, target: Path) -> None:
-    for name in VSCODE_SOURCES:
-        origin = source / name
-        if origin.is_dir():
-            shutil.copytree(origin, target / name)
-        elif origin.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(origin, target / name)
 
 
 def _run(command: list[str], cwd: Path | None, say: Callable[[str], None]) -> int:
