@@ -11,6 +11,7 @@ Gemini CLI's `gemini mcp add` in `settings.json`; Codex's `codex mcp add` as
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from plansight.setup.record import FileRecord
@@ -51,23 +52,30 @@ def is_setup_form(entry: Any) -> bool:
 
 
 def with_server(
-    settings: dict[str, Any], wanted: dict[str, Any], record: FileRecord, say: Any
+    settings: dict[str, Any],
+    wanted: dict[str, Any],
+    record: FileRecord,
+    say: Any,
+    key: str = "mcpServers",
+    setup_form: Callable[[Any], bool] = is_setup_form,
 ) -> dict[str, Any]:
-    """`settings` with `mcpServers.plansight` as setup writes it, unless the person has
-    their own entry under that name (kept, and said)."""
-    servers = settings.get("mcpServers")
+    """`settings` with `<key>.plansight` as setup writes it, unless the person has their
+    own entry under that name (kept, and said). `key` is where the agent lists its MCP
+    servers (`mcpServers` for Claude Code and Gemini CLI, `mcp` for OpenCode) and
+    `setup_form` tells an entry setup wrote in that agent's shape."""
+    servers = settings.get(key)
     if servers is None:
-        record.created.append("mcpServers")
-        servers = settings["mcpServers"] = {}
+        record.created.append(key)
+        servers = settings[key] = {}
     if not isinstance(servers, dict):
-        raise ValueError("`mcpServers` is not an object")
+        raise ValueError(f"`{key}` is not an object")
     present = servers.get(NAME)
     if present == wanted:
-        if not record.kept and is_setup_form(present):
+        if not record.kept and setup_form(present):
             record.mcp[NAME] = present
         return settings
     ours = present is None or present == record.mcp.get(NAME)
-    if not ours and not record.kept and is_setup_form(present):
+    if not ours and not record.kept and setup_form(present):
         ours = True  # written by setup before it kept records
     if not ours:
         say(f"Kept your own MCP server entry {NAME!r} (it differs from setup's).")
@@ -77,19 +85,25 @@ def with_server(
     return settings
 
 
-def without_server(settings: dict[str, Any], record: FileRecord, say: Any) -> dict[str, Any]:
+def without_server(
+    settings: dict[str, Any],
+    record: FileRecord,
+    say: Any,
+    key: str = "mcpServers",
+    setup_form: Callable[[Any], bool] = is_setup_form,
+) -> dict[str, Any]:
     """`settings` without the MCP server entry setup added, if it is still as setup wrote
     it (with no record: if it is in setup's form)."""
-    servers = settings.get("mcpServers")
+    servers = settings.get(key)
     if not isinstance(servers, dict) or NAME not in servers:
         return settings
     present = servers[NAME]
     if (record.kept and present == record.mcp.get(NAME)) or (
-        not record.kept and is_setup_form(present)
+        not record.kept and setup_form(present)
     ):
         del servers[NAME]
-        if not servers and ("mcpServers" in record.created or not record.kept):
-            del settings["mcpServers"]
+        if not servers and (key in record.created or not record.kept):
+            del settings[key]
     elif NAME in record.mcp:
         say(f"Kept the MCP server entry {NAME!r}: it was changed after setup added it.")
     return settings

@@ -120,44 +120,6 @@ export const PlansightPlan = async ({{ directory }}) => {{
 """
 
 
-def with_server(
-    settings: dict[str, Any], wanted: dict[str, Any], record: FileRecord, say: Say
-) -> None:
-    servers = settings.get("mcp")
-    if servers is None:
-        record.created.append("mcp")
-        servers = settings["mcp"] = {}
-    if not isinstance(servers, dict):
-        raise ValueError("`mcp` is not an object")
-    present = servers.get(NAME)
-    ours = (
-        present is None
-        or present == wanted
-        or present == record.mcp.get(NAME)
-        or (not record.kept and is_setup_form(present))  # setup's, with another path
-    )
-    if not ours:
-        say(f"Kept your own MCP server entry {NAME!r} (it differs from setup's).")
-        return
-    servers[NAME] = wanted
-    record.mcp[NAME] = wanted
-
-
-def without_server(settings: dict[str, Any], record: FileRecord, say: Say) -> None:
-    servers = settings.get("mcp")
-    if not isinstance(servers, dict) or NAME not in servers:
-        return
-    present = servers[NAME]
-    if (record.kept and present == record.mcp.get(NAME)) or (
-        not record.kept and is_setup_form(present)
-    ):
-        del servers[NAME]
-        if not servers and ("mcp" in record.created or not record.kept):
-            del settings["mcp"]
-    else:
-        say(f"Kept the MCP server entry {NAME!r}: setup did not write it as it is now.")
-
-
 def _config_change(
     path: Path, plansight: str, remove: bool, say: Say
 ) -> tuple[str, str, FileRecord]:
@@ -166,9 +128,11 @@ def _config_change(
     record = file_record(path)
     try:
         if remove:
-            without_server(settings, record, say)
+            mcp_entry.without_server(settings, record, say, "mcp", is_setup_form)
         else:
-            with_server(settings, server_entry(plansight), record, say)
+            mcp_entry.with_server(
+                settings, server_entry(plansight), record, say, "mcp", is_setup_form
+            )
         after = changed_text(before, settings, WITH_COMMENTS)
     except (ValueError, JsonTextError) as exc:
         raise SetupError(f"{path}: {exc}; nothing changed") from None
