@@ -13,6 +13,7 @@ import pytest
 
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
+from plansight.store import sqlite as sqlite_module
 from plansight.store.schema import SCHEMA_VERSION
 from plansight.store.sqlite import SqliteStore, StoreError
 
@@ -60,3 +61,28 @@ def test_a_database_of_a_newer_schema_is_refused_and_left_alone(
     with closing(sqlite3.connect(store_path)) as db:
         assert db.execute("SELECT name, version FROM sessions").fetchall() == [("default", 1)]
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+
+
+def test_a_reader_that_opens_a_new_store_the_moment_it_exists_sees_its_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server watching a store another process is creating opens the file as soon as it
+    exists. The creator once removed the -wal and -shm after creating the file, which were
+    by then the reader's: the reader kept reading its own orphaned copy, at version 0 for
+    ever, while the writer's changes went to new ones (seen once under load)."""
+    db = tmp_path / "plans.sqlite3"
+    reader: list[PlanService] = []
+    real_close = sqlite_module.os.close
+
+    def close_then_open_a_reader(fd: int) -> None:
+        real_close(fd)
+        if not reader and db.exists():  # the creator's file is there, still empty
+            reader.append(PlanService(SqliteStore(db)))
+            assert reader[0].load("default").version == 0  # it opened the file, in WAL
+
+    monkeypatch.setattr(sqlite_module.os, "close", close_then_open_a_reader)
+    writer = PlanService(SqliteStore(db))
+    apply(writer, {"op": "init", "list": [{"phase": "P", "items": ["one"]}]})
+    monkeypatch.undo()
+    assert reader, "the reader never opened the file during its creation"
+    assert reader[0].load("default").version == 1

@@ -785,14 +785,18 @@ def _connect(path: str, busy_timeout: float = 10.0) -> sqlite3.Connection:
             _check_link(target)
         else:
             _make_folders(target.parent)
+            if not os.path.lexists(target):
+                # A -wal left by a removed store is not the new file's: gone before the
+                # file exists. Not after: a process may open the new file the moment it
+                # exists and enter WAL mode, and unlinking its -wal and -shm then would
+                # leave it reading a copy nobody else writes, for as long as it runs.
+                for companion in ("-wal", "-shm"):
+                    with suppress(FileNotFoundError):
+                        os.unlink(path + companion)
             with suppress(FileExistsError):
                 fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
                 os.fchmod(fd, 0o600)
                 os.close(fd)
-                # A -wal left by a removed store is not this new file's.
-                for companion in ("-wal", "-shm"):
-                    with suppress(FileNotFoundError):
-                        os.unlink(path + companion)
     except OSError as exc:
         reason: StoreFault = "unavailable"
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
