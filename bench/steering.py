@@ -10,7 +10,13 @@ changing one task's status so every request commits:
   (before steering) in interleaved blocks;
 - with person changes: before each measured request a person (origin "user", not timed)
   completes a task, so the agent's list is stale and is merged from the plan at its base
-  (a history read, the v2 replacement on a copy, the merge).
+  (the v2 replacement on a copy of the base, the merge, the Kept line). Every one of them
+  merges: the agent's list, told of the completion, still says `pending`, so it reopens
+  the task (its own change wins) and the person's next `done` changes the plan again.
+
+Besides the round trip, the server process's own CPU time per request (user + system,
+from /proc, read around each timed request): on a loaded machine the round trip is mostly
+waiting for a core.
 
 Each server has its own SQLite store (an older server cannot open a migrated store).
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -51,6 +58,16 @@ def todos(turn: int) -> list[Json]:
     return items
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used so far (user + system), from /proc."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
 class Agent:
     """One server, its session of 200 tasks, and the requests the agent and a person send."""
 
@@ -59,6 +76,7 @@ class Agent:
         self.method = method
         self.turn = 0
         self.person_turn = 0
+        self.cpu: dict[bool, list[float]] = {False: [], True: []}  # by with_person
 
     def params(self) -> Json:
         self.turn += 1
@@ -68,16 +86,15 @@ class Agent:
         return {"session": SESSION, "format": "claude-todowrite", "payload": payload}
 
     async def person_changes(self) -> None:
-        """A person toggles a task near the end of the plan, from the editor."""
+        """A person completes a task near the end of the plan, from the editor."""
         self.person_turn += 1
         task = f"Implement step {TASKS - self.person_turn % 50} of the feature"
         op = {"op": "done", "task": task}
-        if self.person_turn % 100 >= 50:
-            op = {"op": "update", "task": task, "status": "pending"}
         response = await self.peer.request_and_push(
             "plansight/apply", {"session": SESSION, "origin": "user", "ops": [op]}
         )
-        check_result(response, "person's apply")
+        if not check_result(response, "person's apply")["changed"]:
+            raise SystemExit("bench: the person's change changed nothing: nothing to merge")
 
     async def block(self, count: int, with_person: bool) -> list[float]:
         samples = []
@@ -85,11 +102,18 @@ class Agent:
             if with_person:
                 await self.person_changes()
             params = self.params()
+            cpu = cpu_seconds(self.peer.process.pid)
             started = time.perf_counter_ns()
             response = await self.peer.request_and_push(self.method, params)
             samples.append((time.perf_counter_ns() - started) / 1000)
+            self.cpu[with_person].append(cpu_seconds(self.peer.process.pid) - cpu)
             check_result(response, self.method)
         return samples
+
+    def cpu_ms(self, with_person: bool) -> float:
+        """The server's mean CPU time per timed request, in ms."""
+        spent = self.cpu[with_person]
+        return 1000 * sum(spent) / len(spent)
 
 
 async def spawn(version: Version, db: Path, method: str) -> Agent:
@@ -115,6 +139,8 @@ async def measure(
             await ours.block(block, False)  # warm up
             if theirs is not None:
                 await theirs.block(block, False)
+                theirs.cpu[False].clear()
+            ours.cpu[False].clear()
             fast: list[float] = []
             merged: list[float] = []
             before: list[float] = []
@@ -155,6 +181,7 @@ async def measure(
                 )
             )
         ratio = paired_ratio(merged_rounds, reference_rounds)
+        cpu_reference = theirs.cpu_ms(False) if theirs is not None else ours.cpu_ms(False)
         rows.append(
             Row(
                 f"`{name}` p50 on {TASKS} tasks, with its push: a person's change before each "
@@ -166,6 +193,18 @@ async def measure(
                 verdict(ratio <= 1.3),
             )
         )
+        for with_person, what, target in ((False, "no person change", 1.1), (True, "merged", 1.3)):
+            cpu = ours.cpu_ms(with_person)
+            rows.append(
+                Row(
+                    f"`{name}`: the server's CPU per request, {what}",
+                    f"{cpu:.2f} ms",
+                    f"{cpu_reference:.2f} ms ({label})",
+                    f"{cpu / cpu_reference:.2f}x",
+                    f"<= {target}x",
+                    verdict(cpu / cpu_reference <= target),
+                )
+            )
     return rows
 
 

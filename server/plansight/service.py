@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
+from plansight.agent_bases import AgentBases
 from plansight.agents import read_payload
 from plansight.context_round import context_round, person_changes
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
@@ -97,6 +98,9 @@ class PlanService:
         self.store = store
         self.settings = settings or Settings()
         self.kept_sessions = kept_sessions  # a property of the store, not of a client
+        # (v3) The plan each agent last saw, as this service committed it: a merge from it
+        # reads no history.
+        self._bases = AgentBases()
 
     # ------------------------------------------------------------ the store
 
@@ -222,6 +226,7 @@ class PlanService:
             always_updated=True,
             steered=True,
             merge=params.merge,
+            anew=True,
         )
 
     def clear(self, params: ClearParams, request: Json) -> Outcome:
@@ -276,6 +281,9 @@ class PlanService:
             return Steering(None)
         if edit.agent_base <= 0:
             return Steering(Plan(plan.session))  # it saw nothing: the empty plan
+        kept = self._bases.base(plan, edit.agent_base)
+        if kept is not None:
+            return Steering(kept)
         record = self.store.snapshot(plan.session, edit.agent_base)
         if record is None:
             # The history no longer keeps it: the current plan stands for the base, and a
@@ -306,6 +314,7 @@ class PlanService:
             self._full_replacement(replace, settings.auto_start),
             steered=True,
             merge=params.merge,
+            anew=True,
         )
 
     def restore(self, params: RestoreParams, request: Json) -> Outcome:
@@ -395,6 +404,7 @@ class PlanService:
             always_updated=isinstance(incoming, Replacement),
             notices=notices,
             steered=whole,
+            anew=whole,
         )
 
     def _change(
@@ -409,12 +419,14 @@ class PlanService:
         notices: list[str] | None = None,
         steered: bool = False,
         merge: bool = False,
+        anew: bool = False,
     ) -> Outcome:
         """`run(plan, now, auto_started, steering)` changes the plan and returns its error
         lines; it adds to `auto_started` the ids of tasks the server started by itself (not
         a person's doing, whatever the origin). `steered`: the request may send a whole
         list, which `steering` merges (v3) when an agent's list is stale or a person's
-        stale edit asks to be merged (`merge`)."""
+        stale edit asks to be merged (`merge`). `anew`: `run` replaces the whole list with
+        new Task objects (it changes none of the tasks it finds)."""
         deep = too_deep(request)
         if deep is not None:  # the event log keeps the request: bounded, as JSON can write it
             raise RequestRefused([FieldError(deep, f"nested deeper than {MAX_DEPTH} levels")])
@@ -428,6 +440,9 @@ class PlanService:
                 steering = self._stale_edit(plan, base_version)
             elif steered and origin == "agent":
                 steering = self._agent_steering(edit)
+            if not (anew and steering is None):
+                # The tasks may change in place: the agent's kept base takes its own.
+                self._bases.before_change(session)
             before = plan.fingerprint()
             statuses = {task.id: task.status for task in plan.tasks()}
             stamps = _stamps(plan)
@@ -482,6 +497,8 @@ class PlanService:
                         edit.agent_base,
                     )
                 )
+        if steered and origin == "agent" and (changed or kept_line is not None):
+            self._bases.keep(plan)  # the agent's base moved to this version
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         # What the Kept line and the notices quote is plan text too (`core/fences.py`).
         kept_line = unfenced(kept_line) if kept_line is not None else None

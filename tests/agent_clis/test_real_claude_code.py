@@ -225,3 +225,25 @@ def test_claude_is_told_the_whole_plan_after_compact(person: AgentHome) -> None:
     # Whole twice: the compaction's SessionStart (kept after the summary in the transcript)
     # and this turn's resume; the counts alone would never draw the task.
     assert told.count("[ ] Fix the session check") >= 2, told
+
+
+def test_claude_carries_the_plan_on_after_clear(person: AgentHome) -> None:
+    """`/clear` starts a new conversation (a new session id, SessionStart source "clear",
+    reachable in `claude -p` as the prompt): it carries on the cleared conversation's
+    unfinished plan in the same Plansight session, and the model's next request carries
+    every task."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    with scripted_model("anthropic", [("TodoWrite", {"todos": TODOS})]) as model:
+        first = _todowrite_turn(person, model.url, "Fix the login bug")
+    session_id = str(first["session_id"])
+    with scripted_model("anthropic", []) as model:
+        cleared = _todowrite_turn(person, model.url, "--resume", session_id, "/clear")
+        new_id = str(cleared["session_id"])
+        _todowrite_turn(person, model.url, "--resume", new_id, "Carry on")
+        told = json.dumps(_main_loop(model.requests)[-1]["messages"])
+    assert new_id != session_id
+    assert only_session(person, "claude-code") == f"claude-code:{session_id}"
+    # Whole twice: the clear's SessionStart (kept in the new transcript) and this turn's
+    # resume of the new conversation, which carries the same plan on.
+    assert "[>] Reproduce the login bug" in told
+    assert told.count("[ ] Fix the session check") >= 2, told

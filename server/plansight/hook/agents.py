@@ -18,6 +18,7 @@ class Agent:
 
     __slots__ = (
         "after_tool",
+        "clear_reads_context",
         "compression",
         "edit_tools",
         "label",
@@ -40,6 +41,7 @@ class Agent:
         edit_tools: frozenset[str],
         lost_context_sources: frozenset[str],
         compression: tuple[str, str] | None = None,
+        clear_reads_context: bool = True,
     ) -> None:
         self.name = name  # as on the command line and in session names: `claude-code:<id>`
         self.label = label  # for people: "Claude Code"
@@ -54,6 +56,9 @@ class Agent:
         # (event, matcher) of a compression that fires no session start and reads no
         # context back: the hook notes it, and the next prompt tells the plan whole.
         self.compression = compression
+        # Whether the session start of a `/clear` reads the hook's context back; if not,
+        # the plan a cleared conversation carries on is told whole at the next prompt.
+        self.clear_reads_context = clear_reads_context
 
     @property
     def tool_matcher(self) -> str:
@@ -109,6 +114,9 @@ GEMINI = Agent(
     # request (before the threshold check, 0.61), so only "manual" (`/compress`) is heard.
     lost_context_sources=frozenset({"resume", "clear"}),
     compression=("PreCompress", "manual"),
+    # `/clear` (clearCommand.ts) runs SessionStart "clear" under a new session id and
+    # shows only its systemMessage; only the startup / resume one adds the context.
+    clear_reads_context=False,
 )
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (CLAUDE_CODE, CODEX, GEMINI)}

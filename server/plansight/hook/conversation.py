@@ -13,6 +13,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 TITLE_LENGTH = 80
@@ -20,7 +21,7 @@ FORGET_AFTER_SECONDS = 30 * 24 * 3600  # a conversation not heard of for a month
 
 
 class Conversation:
-    __slots__ = ("compressed", "first_seen", "planned", "title")
+    __slots__ = ("compressed", "continues", "first_seen", "planned", "title")
 
     def __init__(
         self,
@@ -28,13 +29,21 @@ class Conversation:
         first_seen: str = "",
         planned: bool = False,
         compressed: bool = False,
+        continues: str | None = None,
     ):
         self.title = title  # the first line of the first prompt
         self.first_seen = first_seen  # local HH:MM, the title of a conversation without prompt
         self.planned = planned  # a plan of this conversation was written to the store
-        # The agent compressed its context and read nothing back: its next prompt is told
-        # the whole plan.
+        # The agent's context lost the plan and read nothing back (a compression, Gemini
+        # CLI's `/clear`): its next prompt is told the whole plan.
         self.compressed = compressed
+        # The Plansight session this conversation carries on, when it began with `/clear`
+        # of a conversation whose plan was not finished (None: its own).
+        self.continues = continues
+
+    def plan_session(self, own: str) -> str:
+        """The session its plan is kept in: the cleared conversation's, or `own`."""
+        return self.continues or own
 
     def fallback_title(self, agent: str) -> str:
         return f"{agent} {self.first_seen or time.strftime('%H:%M')}"
@@ -76,25 +85,25 @@ class ConversationFile:
             return Conversation(first_seen=time.strftime("%H:%M"))
         title = raw.get("title")
         first_seen = raw.get("first_seen")
+        continues = raw.get("continues")
         return Conversation(
             title=title if isinstance(title, str) else None,
             first_seen=first_seen if isinstance(first_seen, str) else "",
             planned=raw.get("planned") is True,
             compressed=raw.get("compressed") is True,
+            continues=continues if isinstance(continues, str) and continues else None,
         )
 
     def write(self, conversation: Conversation) -> None:
         """Atomically: two hooks of one conversation may run at once."""
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
         record = {
             "title": conversation.title,
             "first_seen": conversation.first_seen,
             "planned": conversation.planned,
             "compressed": conversation.compressed,
+            "continues": conversation.continues,
         }
-        temporary.write_text(json.dumps(record), encoding="utf-8")
-        os.replace(temporary, self.path)
+        _write_atomically(self.folder, self.path, record)
 
     def forget_old(self) -> None:
         """Remove the files of conversations not heard of for a month."""
@@ -106,3 +115,36 @@ class ConversationFile:
                         os.unlink(entry.path)
         except OSError:
             pass  # another hook removed it first, or the folder is not there yet
+
+
+class FolderPlan:
+    """The plan an agent last worked on in one folder: the conversation a `/clear` there
+    leaves. The cleared conversation's SessionStart carries only the new session id and
+    the folder (Claude Code, Codex and Gemini CLI alike), so the hook keeps, per agent and
+    folder, the Plansight session of the planned conversation heard from last."""
+
+    def __init__(self, folder: Path, agent: str, cwd: str) -> None:
+        key = f"{agent}\0{cwd}".encode("utf-8", "surrogateescape")
+        self.folder = folder
+        self.path = folder / f"folder-{hashlib.sha256(key).hexdigest()[:24]}.json"
+
+    def read(self) -> str | None:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        session = raw.get("session") if isinstance(raw, dict) else None
+        return session if isinstance(session, str) and session else None
+
+    def write(self, session: str) -> None:
+        """Remember `session`; written only when it is another (prompts come often)."""
+        if self.read() != session:
+            _write_atomically(self.folder, self.path, {"session": session})
+
+
+def _write_atomically(folder: Path, path: Path, record: Mapping[str, object]) -> None:
+    """Two hooks of one conversation may run at once: a reader sees a whole file."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(temporary, path)

@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from plansight.hook.agents import AGENTS, Agent
-from plansight.hook.conversation import Conversation, ConversationFile, title_from_prompt
+from plansight.hook.conversation import (
+    Conversation,
+    ConversationFile,
+    FolderPlan,
+    title_from_prompt,
+)
 from plansight.hook.warm_protocol import MAX_EVENT_BYTES
 
 # A store another process keeps locked is given up on after 0.5 s: a few hooks of one
@@ -108,10 +113,12 @@ def handle(
     cwd = event.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         cwd = own_cwd or os.getcwd()
-    session = _session_name(agent, session_id)
-    facts["session"] = session
-    memory = ConversationFile(state_folder() / "hooks", session)
+    own = _session_name(agent, session_id)
+    memory = ConversationFile(state_folder() / "hooks", own)
     conversation = memory.read()
+    session = conversation.plan_session(own)  # where its plan is kept
+    facts["session"] = session
+    folder_plan = FolderPlan(state_folder() / "hooks", agent.name, cwd)
     name = event.get("hook_event_name")
 
     if name == agent.session_start:
@@ -124,6 +131,11 @@ def handle(
         from plansight.hook.plan_tool_note import plan_tool_note
 
         note = plan_tool_note(agent.name)  # which tool keeps the plan (setup's MCP server)
+        if not conversation.planned and source == "clear":
+            told = _carry_on_after_clear(agent, cwd, own, conversation, memory, folder_plan)
+            if told is not None:
+                facts["session"] = str(conversation.continues)
+            return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
         if not conversation.planned:
             return _reply(agent, agent.session_start, note)
         # A compacted, resumed or cleared context lost the plan: say it again, whole.
@@ -147,6 +159,7 @@ def handle(
             memory.write(conversation)
         if not conversation.planned:
             return {}
+        folder_plan.write(session)  # the plan a `/clear` here carries on
         return _reply(agent, agent.prompt, _context(cwd, session, whole, whole))
 
     if name == agent.after_tool:
@@ -167,6 +180,7 @@ def handle(
             if not conversation.planned:
                 conversation.planned = True
                 memory.write(conversation)
+            folder_plan.write(session)
             return _reply(agent, agent.after_tool, told)
         if tool in agent.edit_tools:
             if not conversation.planned:
@@ -180,6 +194,36 @@ def handle(
             facts["stage"] = "stored"
             return {}
     return {}
+
+
+def _carry_on_after_clear(
+    agent: Agent,
+    cwd: str,
+    own: str,
+    conversation: Conversation,
+    memory: ConversationFile,
+    folder_plan: FolderPlan,
+) -> str | None:
+    """A `/clear` starts a new conversation (a new session id) in the same folder: when
+    the plan of the one it cleared (the agent's last planned conversation here) has tasks
+    not finished, this one carries it on in the same Plansight session, so the editor
+    keeps one plan and the person's changes keep reaching the agent. Returns the whole
+    plan to tell now, or None: nothing to carry on, or told at the next prompt (an agent
+    whose `/clear` reads no context back)."""
+    cleared = folder_plan.read()
+    if cleared is None or cleared == own:
+        return None
+    from plansight.hook.store import unfinished_plan
+
+    if not unfinished_plan(cwd, cleared):
+        return None
+    conversation.continues = cleared
+    conversation.planned = True
+    conversation.compressed = not agent.clear_reads_context
+    memory.write(conversation)
+    if conversation.compressed:
+        return None
+    return _context(cwd, cleared, True, True)
 
 
 def warm_up() -> None:

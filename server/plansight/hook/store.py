@@ -118,6 +118,17 @@ def context_for_agent(cwd: str, session: str, always: bool, whole: bool = False)
         service.close()
 
 
+def unfinished_plan(cwd: str, session: str) -> bool:
+    """Whether `session` has a task that is neither completed nor abandoned."""
+    from plansight.core.model import FINISHED
+
+    service = _service(cwd)
+    try:
+        return any(task.status not in FINISHED for task in service.load(session).tasks())
+    finally:
+        service.close()
+
+
 def kept_reminder(line: str) -> str:
     """The Kept line, whole, fenced as the hook's other context is, with what to do."""
     return (
