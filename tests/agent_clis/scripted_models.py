@@ -117,7 +117,7 @@ def _find(candidate: str, declared: set[str] | list[str]) -> str | None:
     return None
 
 
-def _deferred_names(messages: list[dict[str, Any]]) -> list[str]:
+def deferred_names(messages: list[dict[str, Any]]) -> list[str]:
     """The tools Claude Code lists as deferred (one name a line after its heading)."""
     names: list[str] = []
     for message in messages:
@@ -153,7 +153,7 @@ def _anthropic_step(step: ToolCall, request: dict[str, Any]) -> ToolCall:
         if use.get("name") == TOOL_SEARCH
     )
     # Deferred: named in the system message, or a declared tool loaded only once searched.
-    deferred = _deferred_names(request.get("messages", []))
+    deferred = deferred_names(request.get("messages", []))
     deferred += [str(t.get("name")) for t in tools if t.get("defer_loading")]
     for candidate in step[1]:
         name = _find(candidate, loaded) or _find(candidate, deferred)

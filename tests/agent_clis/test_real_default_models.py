@@ -1,8 +1,7 @@
 """Each agent's default model (no `-m`, no `model` in its settings) plans into Plansight
 after `plansight setup AGENT`: the scripted model calls whichever plan tool the request
 offers it (the agent's own, deferred or nested in code mode, else Plansight's MCP tool),
-and the plan is in the store and in a watching editor (issue 22, item 6).
-Gemini CLI's is `test_gemini_default_model_plans_with_plansights_tool`."""
+and the plan is in the store and in a watching editor (issue 22, item 6)."""
 
 from __future__ import annotations
 
@@ -38,6 +37,12 @@ def _stored(person: AgentHome, agent: str) -> dict[str, str]:
         store.close()
 
 
+def _healthy(person: AgentHome, agent: str) -> None:
+    """`plansight doctor AGENT` right after setup: all is well."""
+    checked = person.plansight("doctor", agent)
+    assert checked.returncode == 0 and "Everything works." in checked.stdout, checked.stdout
+
+
 def _called(requests: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """The tool calls the model's answers made, as the agent sent them back."""
     last = requests[-1][1]
@@ -58,6 +63,7 @@ async def test_claude_code_default_model_plans(person: AgentHome) -> None:
     """Claude Code offers its newest models TaskCreate only as a deferred tool: the model
     searches for it first (ToolSearch), as a real one must, then plans with it."""
     assert person.plansight("setup", "claude-code").returncode == 0
+    _healthy(person, "claude-code")
     script = [
         (
             PLAN_TOOL,
@@ -97,6 +103,11 @@ async def test_codex_default_model_plans(person: AgentHome) -> None:
     """Codex's default model runs in code mode: one JavaScript `exec` tool, with
     update_plan among the tools it calls; the hooks still see update_plan."""
     assert person.plansight("setup", "codex").returncode == 0
+    # Healthy but for the hooks Codex has not trusted yet (the person's `/hooks` review,
+    # bypassed below): test_doctor_finds_codex_hooks_that_are_not_trusted_yet trusts them.
+    checked = person.plansight("doctor", "codex")
+    assert checked.returncode == 1 and checked.stdout.count("✗") == 1, checked.stdout
+    assert "✗ hooks not trusted by Codex yet" in checked.stdout
     plan = {
         "update_plan": {
             "explanation": "Starting with the repro",
@@ -144,6 +155,7 @@ async def test_opencode_default_model_plans(person: AgentHome) -> None:
     """OpenCode with no `model` set picks its provider's default; it offers todowrite, and
     the plugin setup wrote carries the list to Plansight."""
     assert person.plansight("setup", "opencode").returncode == 0
+    _healthy(person, "opencode")
     todos = {
         "todowrite": {
             "todos": [
@@ -177,3 +189,52 @@ async def test_opencode_default_model_plans(person: AgentHome) -> None:
         )
     assert _stored(person, "opencode") == {TASKS[0]: "in_progress", TASKS[1]: "pending"}, called
     assert shown["origin"] == "agent"
+
+
+async def test_gemini_default_model_plans_with_plansights_tool(person: AgentHome) -> None:
+    """Gemini CLI's default model (`auto`) is offered no write_todos: after setup it plans
+    with Plansight's todo_write through the MCP server, told so when the session starts
+    (issue 22, items 1 and 2)."""
+    # Gemini CLI starts no MCP server in a folder the person has not trusted.
+    (person.home / ".gemini").mkdir()
+    trusted = {str(person.project): "TRUST_FOLDER"}
+    (person.home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
+    assert person.plansight("setup", "gemini").returncode == 0
+    _healthy(person, "gemini")
+    settings = person.home / ".gemini" / "settings.json"
+    written = json.loads(settings.read_text())
+    written["security"] = {"auth": {"selectedType": "gemini-api-key"}}
+    settings.write_text(json.dumps(written))
+    plan = {
+        "write_todos": {
+            "todos": [
+                {"description": TASKS[0], "status": "in_progress"},
+                {"description": TASKS[1], "status": "pending"},
+            ]
+        },
+        **PLANSIGHTS,
+    }
+    async with watching_editor(person) as editor:
+        with scripted_model("gemini", [(PLAN_TOOL, plan)]) as model:
+            ran = await asyncio.to_thread(
+                person.run,
+                [agent_cli("gemini"), "--yolo", "-p", "Fix the login bug"],
+                GEMINI_API_KEY="scripted",
+                GOOGLE_GEMINI_BASE_URL=model.url,
+            )
+            turns = [request for _, request in model.requests if request.get("tools")]
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        # Plansight's MCP server writes under a session of its own (named after its client).
+        shown = await editor.change_where(lambda c: contents(c) == set(TASKS))
+    offered = {d["name"] for t in turns[0]["tools"] for d in t.get("functionDeclarations", [])}
+    assert "write_todos" not in offered  # the default model has no plan tool of its own
+    assert "todo_write of the plansight MCP server" in json.dumps(turns[0]["contents"])
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        [arrived] = [p for p in store.sessions() if p.tasks()]
+        assert {task.content: task.status for task in arrived.tasks()} == dict.fromkeys(
+            TASKS, "pending"
+        )
+    finally:
+        store.close()
+    assert shown["session"] == arrived.session and shown["origin"] == "agent"
