@@ -3,7 +3,10 @@
 Each server answers the agent's model requests from a script: the Nth request of the
 main loop (counted by the tool results it carries) gets the Nth tool call, then a
 closing text. `meanwhile` runs what a person does while the agent works: its callback for
-step N runs once, before the model answers with the Nth tool call. Side requests (Claude's title, Gemini's model router) get a short text.
+step N runs once, before the model answers with the Nth tool call. Side requests (Claude's
+title, Gemini's model router) get a short text. A PLAN_TOOL step calls the plan tool the
+request offers, the way each API offers it (deferred behind a tool search, nested in Codex's
+code mode, or Plansight's MCP tool): one script for every agent and model.
 The wire formats are the three public APIs the CLIs speak: Anthropic Messages (SSE),
 OpenAI Responses (SSE) and Gemini `generateContent` / `streamGenerateContent` (SSE).
 """
