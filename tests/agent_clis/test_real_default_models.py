@@ -1,7 +1,8 @@
 """Each agent's default model (no `-m`, no `model` in its settings) plans into Plansight
 after `plansight setup AGENT`: the scripted model calls whichever plan tool the request
 offers it (the agent's own, deferred or nested in code mode, else Plansight's MCP tool),
-and the plan is in the store and in a watching editor (issue 22, item 6)."""
+and the plan is in the store and in a watching editor; `plansight doctor` finds each setup
+healthy (Codex once the person trusted its hooks, as in its `/hooks`) (issue 22, item 6)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 from typing import Any
 
 from agent_home import AgentHome, agent_cli
+from codex_trust import trust_every_hook
 from editor import contents, watching_editor
 from scripted_models import PLAN_TOOL, TOOL_SEARCH, scripted_model
 
@@ -103,11 +105,12 @@ async def test_codex_default_model_plans(person: AgentHome) -> None:
     """Codex's default model runs in code mode: one JavaScript `exec` tool, with
     update_plan among the tools it calls; the hooks still see update_plan."""
     assert person.plansight("setup", "codex").returncode == 0
-    # Healthy but for the hooks Codex has not trusted yet (the person's `/hooks` review,
-    # bypassed below): test_doctor_finds_codex_hooks_that_are_not_trusted_yet trusts them.
+    # Healthy but for the hooks Codex has not trusted yet, until the person reviews them.
     checked = person.plansight("doctor", "codex")
     assert checked.returncode == 1 and checked.stdout.count("✗") == 1, checked.stdout
     assert "✗ hooks not trusted by Codex yet" in checked.stdout
+    trust_every_hook(person, person.home / ".codex")
+    _healthy(person, "codex")
     plan = {
         "update_plan": {
             "explanation": "Starting with the repro",
@@ -128,8 +131,6 @@ async def test_codex_default_model_plans(person: AgentHome) -> None:
                 person.run,
                 [
                     *(agent_cli("codex"), "exec", "--json"),
-                    # The person's review of new hooks (`/hooks`), which a test cannot click.
-                    "--dangerously-bypass-hook-trust",
                     *("-c", 'model_provider="scripted"'),
                     *("-c", f"model_providers.scripted={provider}"),
                     *("-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'),

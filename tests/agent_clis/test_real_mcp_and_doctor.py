@@ -8,11 +8,9 @@ import json
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 from agent_home import RUN_TIMEOUT, AgentHome, agent_cli
-
-from plansight.setup.codex_config import tomllib
+from codex_trust import trust_every_hook
 
 
 def _trust_gemini_project(person: AgentHome) -> None:
@@ -73,53 +71,11 @@ def test_doctor_finds_codex_hooks_that_are_not_trusted_yet(person: AgentHome) ->
     assert "✗ hooks not trusted by Codex yet" in untrusted.stdout
     assert "fix: codex   (then /hooks" in untrusted.stdout
 
-    _trust_every_hook(person, codex_home)
+    trust_every_hook(person, codex_home)
     healthy = _doctor(person, "codex", CODEX_HOME=str(codex_home))
     assert healthy.returncode == 0, healthy.stdout
     assert "✓ hooks trusted by Codex" in healthy.stdout
     assert "✓ MCP server plansight" in healthy.stdout and "Everything works." in healthy.stdout
-
-
-def _trust_every_hook(person: AgentHome, codex_home: Path) -> None:
-    hooks = _codex_hooks(person, codex_home)
-    config = codex_home / "config.toml"
-    tables = "".join(
-        f"\n[hooks.state.{json.dumps(hook['key'])}]\ntrusted_hash = {json.dumps(hook['currentHash'])}\n"
-        for hook in hooks
-    )
-    config.write_text(config.read_text() + tables)
-    tomllib.loads(config.read_text())
-
-
-def _codex_hooks(person: AgentHome, codex_home: Path) -> list[dict[str, str]]:
-    server = subprocess.Popen(
-        [agent_cli("codex"), "app-server"],
-        cwd=person.project,
-        env=person.env(CODEX_HOME=str(codex_home)),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert server.stdin is not None and server.stdout is not None
-    messages = [
-        {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t", "version": "1"}}},
-        {"method": "initialized"},
-        {"id": 2, "method": "hooks/list", "params": {"cwds": [str(person.project)]}},
-    ]
-    try:
-        for message in messages:
-            server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        server.stdin.flush()
-        for line in server.stdout:
-            reply = json.loads(line)
-            if reply.get("id") == 2:
-                hooks: list[dict[str, str]] = reply["result"]["data"][0]["hooks"]
-                return hooks
-    finally:
-        server.kill()
-        server.wait(RUN_TIMEOUT)
-    raise AssertionError("Codex's app server did not list the hooks")
 
 
 def test_doctor_finds_gemini_with_no_plan_tool_at_all(person: AgentHome) -> None:
