@@ -97,6 +97,8 @@ PLAN_TOOL = "?plan"
 # Claude Code names its deferred tools in a system message; the model loads one with its
 # tool-search tool before it can call it.
 _DEFERRED = "The following deferred tools are now available via ToolSearch"
+# ... and the MCP servers whose tools it has not listed yet: the tool search waits for them.
+_CONNECTING = "The following MCP servers are still connecting"
 TOOL_SEARCH = "ToolSearch"
 
 
@@ -145,27 +147,49 @@ def _tool_uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _anthropic_step(step: ToolCall, request: dict[str, Any]) -> ToolCall:
-    """The step's tool call, or first a tool search when its plan tool is only deferred."""
+    """The step's tool call, or first a tool search when its plan tool is only deferred:
+    by name when Claude Code lists it, else by keyword (an MCP server still connecting)."""
     if step[0] != PLAN_TOOL:
         return step
+    messages = request.get("messages", [])
     tools = request.get("tools") or []
+    # Loaded: declared in full, or named by a tool search's result (a `tool_reference`).
     loaded = {str(t.get("name")) for t in tools if not t.get("defer_loading")}
-    searched = " ".join(
+    loaded |= {
+        str(block.get("tool_name"))
+        for result in _tool_results(messages)
+        if isinstance(result.get("content"), list)
+        for block in result["content"]
+        if block.get("type") == "tool_reference"
+    }
+    searched = [
         str(use.get("input", {}).get("query", ""))
-        for use in _tool_uses(request.get("messages", []))
+        for use in _tool_uses(messages)
         if use.get("name") == TOOL_SEARCH
-    )
-    # Deferred: named in the system message, or a declared tool loaded only once searched.
-    deferred = deferred_names(request.get("messages", []))
-    deferred += [str(t.get("name")) for t in tools if t.get("defer_loading")]
+    ]
+    deferred = deferred_names(messages)
     for candidate in step[1]:
-        name = _find(candidate, loaded) or _find(candidate, deferred)
-        if name is None:
-            continue
-        if name in loaded or name in searched:
+        name = _find(candidate, loaded)
+        if name is not None:
             return name, step[1][candidate]
-        return TOOL_SEARCH, {"query": f"select:{name}"}
+        name = _find(candidate, deferred)
+        if name is not None and f"select:{name}" not in searched:
+            return TOOL_SEARCH, {"query": f"select:{name}"}
+    connecting = _CONNECTING in json.dumps(messages)
+    for candidate in step[1]:
+        if connecting and candidate not in searched:
+            return TOOL_SEARCH, {"query": candidate}
     raise AssertionError(f"none of {list(step[1])} is offered: {sorted(loaded)} {deferred}")
+
+
+def _tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        block
+        for message in messages
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
 
 
 def _sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:

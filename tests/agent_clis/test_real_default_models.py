@@ -101,6 +101,49 @@ async def test_claude_code_default_model_plans(person: AgentHome) -> None:
     assert shown["origin"] == "agent"
 
 
+async def test_claude_code_without_its_todo_tools_plans_with_plansights(
+    person: AgentHome,
+) -> None:
+    """Without CLAUDE_CODE_ENABLE_TODO_TOOLS (the plugin route cannot set it; the vendor may
+    drop it) the default model gets no TaskCreate: it searches, finds Plansight's MCP tool
+    (its server still connecting when the turn starts) and plans with it."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    settings = person.home / ".claude" / "settings.json"
+    written = json.loads(settings.read_text())
+    del written["env"]["CLAUDE_CODE_ENABLE_TODO_TOOLS"]
+    settings.write_text(json.dumps(written))
+    _healthy(person, "claude-code")  # the MCP server stands in for the plan tool
+    task = {"subject": TASKS[0], "description": TASKS[0]}
+    async with watching_editor(person) as editor:
+        with scripted_model(
+            "anthropic", [(PLAN_TOOL, {"TaskCreate": task, **PLANSIGHTS})]
+        ) as model:
+            ran = await asyncio.to_thread(
+                person.run,
+                [
+                    agent_cli("claude"),
+                    *("-p", "Fix the login bug", "--output-format", "json"),
+                    *("--allowedTools", f"{TOOL_SEARCH},mcp__plansight__todo_write"),
+                ],
+                ANTHROPIC_BASE_URL=model.url,
+                ANTHROPIC_API_KEY="sk-scripted",
+                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                DISABLE_AUTOUPDATER="1",
+            )
+            called = _called(model.requests)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert called[-1] == "mcp__plansight__todo_write", called
+        # Plansight's MCP server writes under a session of its own (named after its client).
+        shown = await editor.change_where(lambda c: contents(c) == set(TASKS))
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        [arrived] = [p for p in store.sessions() if p.tasks()]
+        assert {t.content: t.status for t in arrived.tasks()} == dict.fromkeys(TASKS, "pending")
+    finally:
+        store.close()
+    assert shown["session"] == arrived.session and shown["origin"] == "agent"
+
+
 async def test_codex_default_model_plans(person: AgentHome) -> None:
     """Codex's default model runs in code mode: one JavaScript `exec` tool, with
     update_plan among the tools it calls; the hooks still see update_plan."""

@@ -41,3 +41,14 @@ def test_plansights_tool_when_no_native_one_is_offered() -> None:
     mcp_only = {"tools": [{"type": "function", "name": "mcp__plansight__todo_write"}]}
     step = (PLAN_TOOL, {"update_plan": {}, "todo_write": TODOS})
     assert _openai_step(step, mcp_only) == ("mcp__plansight__todo_write", TODOS)
+
+
+def test_claude_codes_connecting_mcp_server_is_searched_by_keyword() -> None:
+    """Without its todo tools Claude Code lists no plan tool; Plansight's MCP server is
+    still connecting, and its tool search waits for it."""
+    recorded = _recorded("claude-code-deferred-tools.json")
+    step = (PLAN_TOOL, {"todo_write": TODOS})
+    assert _anthropic_step(step, recorded["first_request"]) == (
+        TOOL_SEARCH,
+        {"query": "todo_write"},
+    )
