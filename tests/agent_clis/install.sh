@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=.cache/agent-clis
-want="@anthropic-ai/claude-code@2.1.330 @openai/codex@0.169.0 @google/gemini-cli@0.61.0 opencode-ai@1.18.33"
+want="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 opencode-ai@1.18.33"
 if [ -f "$dir/installed.txt" ] && [ "$(cat "$dir/installed.txt")" = "$want" ] \
   && [ -x "$dir/node_modules/.bin/claude" ] && [ -x "$dir/node_modules/.bin/codex" ] \
   && [ -x "$dir/node_modules/.bin/gemini" ] && [ -x "$dir/node_modules/.bin/opencode" ]; then

@@ -3,7 +3,10 @@
 Each server answers the agent's model requests from a script: the Nth request of the
 main loop (counted by the tool results it carries) gets the Nth tool call, then a
 closing text. `meanwhile` runs what a person does while the agent works: its callback for
-step N runs once, before the model answers with the Nth tool call. Side requests (Claude's title, Gemini's model router) get a short text.
+step N runs once, before the model answers with the Nth tool call. Side requests (Claude's
+title, Gemini's model router) get a short text. A PLAN_TOOL step calls the plan tool the
+request offers, the way each API offers it (deferred behind a tool search, nested in Codex's
+code mode, or Plansight's MCP tool): one script for every agent and model.
 The wire formats are the three public APIs the CLIs speak: Anthropic Messages (SSE),
 OpenAI Responses (SSE) and Gemini `generateContent` / `streamGenerateContent` (SSE).
 """
@@ -11,6 +14,7 @@ OpenAI Responses (SSE) and Gemini `generateContent` / `streamGenerateContent` (S
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -86,9 +90,16 @@ class _ScriptedServer(ThreadingHTTPServer):
         )
 
 
-# A script step named PLAN_TOOL calls whichever plan tool the model is offered: its
-# arguments map each candidate (the native tool first, then Plansight's) to its input.
+# A script step named PLAN_TOOL calls whichever plan tool the model is offered, as a real
+# model does: its arguments map each candidate (the native tool first, then Plansight's) to
+# its input, and the first candidate offered in the request is called.
 PLAN_TOOL = "?plan"
+# Claude Code names its deferred tools in a system message; the model loads one with its
+# tool-search tool before it can call it.
+_DEFERRED = "The following deferred tools are now available via ToolSearch"
+# ... and the MCP servers whose tools it has not listed yet: the tool search waits for them.
+_CONNECTING = "The following MCP servers are still connecting"
+TOOL_SEARCH = "ToolSearch"
 
 
 def _offered(step: ToolCall, declared: set[str]) -> ToolCall:
@@ -96,11 +107,89 @@ def _offered(step: ToolCall, declared: set[str]) -> ToolCall:
     if name != PLAN_TOOL:
         return step
     for candidate, candidate_arguments in arguments.items():
-        # An agent may prefix an MCP tool with its server's name (`mcp_plansight_todo_write`).
-        for offered in sorted(declared):
-            if offered == candidate or offered.endswith("_" + candidate):
-                return offered, candidate_arguments
+        found = _find(candidate, declared)
+        if found is not None:
+            return found, candidate_arguments
     raise AssertionError(f"none of {list(arguments)} is offered: {sorted(declared)}")
+
+
+def _find(candidate: str, declared: set[str] | list[str]) -> str | None:
+    """The offered name of `candidate`: an agent may prefix an MCP tool with its server's
+    name (`mcp_plansight_todo_write`, `mcp__plansight__todo_write`)."""
+    for offered in sorted(declared):
+        if offered == candidate or offered.endswith("_" + candidate):
+            return offered
+    return None
+
+
+def deferred_names(messages: list[dict[str, Any]]) -> list[str]:
+    """The tools Claude Code lists as deferred (one name a line after its heading)."""
+    names: list[str] = []
+    for message in messages:
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"text": content or ""}]
+        for block in blocks:
+            text = str(block.get("text") or "")
+            if _DEFERRED in text:
+                listing = text.split(_DEFERRED, 1)[1].split("\n\n", 1)[0]
+                names += [line.strip() for line in listing.splitlines()[1:] if line.strip()]
+    return names
+
+
+def _tool_uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        block
+        for message in messages
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_use"
+    ]
+
+
+def _anthropic_step(step: ToolCall, request: dict[str, Any]) -> ToolCall:
+    """The step's tool call, or first a tool search when its plan tool is only deferred:
+    by name when Claude Code lists it, else by keyword (an MCP server still connecting)."""
+    if step[0] != PLAN_TOOL:
+        return step
+    messages = request.get("messages", [])
+    tools = request.get("tools") or []
+    # Loaded: declared in full, or named by a tool search's result (a `tool_reference`).
+    loaded = {str(t.get("name")) for t in tools if not t.get("defer_loading")}
+    loaded |= {
+        str(block.get("tool_name"))
+        for result in _tool_results(messages)
+        if isinstance(result.get("content"), list)
+        for block in result["content"]
+        if block.get("type") == "tool_reference"
+    }
+    searched = [
+        str(use.get("input", {}).get("query", ""))
+        for use in _tool_uses(messages)
+        if use.get("name") == TOOL_SEARCH
+    ]
+    deferred = deferred_names(messages)
+    for candidate in step[1]:
+        name = _find(candidate, loaded)
+        if name is not None:
+            return name, step[1][candidate]
+        name = _find(candidate, deferred)
+        if name is not None and f"select:{name}" not in searched:
+            return TOOL_SEARCH, {"query": f"select:{name}"}
+    connecting = _CONNECTING in json.dumps(messages)
+    for candidate in step[1]:
+        if connecting and candidate not in searched:
+            return TOOL_SEARCH, {"query": candidate}
+    raise AssertionError(f"none of {list(step[1])} is offered: {sorted(loaded)} {deferred}")
+
+
+def _tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        block
+        for message in messages
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
 
 
 def _sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:
@@ -114,21 +203,27 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
     if "count_tokens" in path:
         return json.dumps({"input_tokens": 10}).encode(), "application/json"
     tools = {tool.get("name") for tool in request.get("tools") or []}
-    done = sum(
+    results = sum(
         1
         for message in request.get("messages", [])
         if message.get("role") == "user" and isinstance(message.get("content"), list)
         for block in message["content"]
         if block.get("type") == "tool_result"
     )
+    # A tool search is the model's own step before a deferred tool, not one of the script.
+    searches = sum(
+        1 for use in _tool_uses(request.get("messages", [])) if use.get("name") == TOOL_SEARCH
+    )
+    done = results - searches
     # A side request (the session's title, a summary) offers no edit tool (OpenCode's is
     # `edit`).
     if not tools & {"Edit", "edit"}:
         blocks: list[dict[str, Any]] = [{"type": "text", "text": "Scripted"}]
         stop = "end_turn"
     elif done < len(server.script):
-        name, arguments = server.step(done)
-        blocks = [{"type": "tool_use", "id": f"toolu_{done:02d}", "name": name, "input": arguments}]
+        name, arguments = _anthropic_step(server.step(done), request)
+        call_id = f"toolu_{results:02d}"
+        blocks = [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]
         stop = "tool_use"
     else:
         blocks, stop = [{"type": "text", "text": "Done."}], "end_turn"
@@ -174,6 +269,43 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
     return _sse(events), "text/event-stream"
 
 
+# Codex's code mode offers one freeform `exec` tool running JavaScript; its description
+# declares the nested tools (`### \`update_plan\``), called as `await tools.update_plan(...)`.
+CODE_MODE = "exec"
+
+
+def _openai_tools(request: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """The tools a Responses request offers: those the model calls directly (the `tools`
+    field, or Codex 0.171's `additional_tools` input item of namespaces) and those nested
+    in code mode's `exec`."""
+    direct: list[dict[str, Any]] = list(request.get("tools") or [])
+    for item in request.get("input", []):
+        if isinstance(item, dict) and item.get("type") == "additional_tools":
+            for tool in item.get("tools") or []:
+                direct += tool.get("tools") or [] if tool.get("type") == "namespace" else [tool]
+    names = {str(tool.get("name")) for tool in direct}
+    nested: set[str] = set()
+    for tool in direct:
+        if tool.get("name") == CODE_MODE and tool.get("type") == "custom":
+            nested |= set(re.findall(r"^### `(\w+)`$", tool.get("description", ""), re.M))
+    return names, nested
+
+
+def _openai_step(step: ToolCall, request: dict[str, Any]) -> ToolCall:
+    """The step's tool call; a plan tool nested in code mode becomes an `exec` calling it."""
+    if step[0] != PLAN_TOOL:
+        return step
+    direct, nested = _openai_tools(request)
+    for candidate, arguments in step[1].items():
+        name = _find(candidate, direct)
+        if name is not None:
+            return name, arguments
+        name = _find(candidate, nested)
+        if name is not None:
+            return CODE_MODE, {"code": f"await tools.{name}({json.dumps(arguments)});\n"}
+    raise AssertionError(f"none of {list(step[1])} is offered: {sorted(direct | nested)}")
+
+
 def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
     done = sum(
         1
@@ -182,13 +314,12 @@ def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
         and item.get("type") in ("function_call_output", "custom_tool_call_output")
     )
     if done < len(server.script):
-        name, arguments = server.step(done)
-        if name == "apply_patch":  # a freeform ("custom") tool in Codex: the patch as text
-            item: dict[str, Any] = {
-                "type": "custom_tool_call",
-                "name": name,
-                "input": arguments["patch"],
-            }
+        name, arguments = _openai_step(server.step(done), request)
+        item: dict[str, Any]
+        if name == CODE_MODE:  # Codex's code mode: JavaScript calling the nested tools
+            item = {"type": "custom_tool_call", "name": name, "input": arguments["code"]}
+        elif name == "apply_patch":  # a freeform ("custom") tool in Codex: the patch as text
+            item = {"type": "custom_tool_call", "name": name, "input": arguments["patch"]}
         else:
             item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments)}
         item.update(call_id=f"call_{done}", id=f"item_{done}")

@@ -1,4 +1,4 @@
-"""Claude Code 2.1.330 itself, from npm, with what `plansight setup claude-code` wrote."""
+"""Claude Code 2.1.332 itself, from npm, with what `plansight setup claude-code` wrote."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Codex CLI 0.169.0 itself, from npm, with what `plansight setup codex` wrote."""
+"""Codex CLI 0.171.0 itself, from npm, with what `plansight setup codex` wrote."""
 
 from __future__ import annotations
 

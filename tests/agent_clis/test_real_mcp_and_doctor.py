@@ -5,13 +5,12 @@ Code and Gemini CLI start it and report it connected), `--remove` takes it out a
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
-from pathlib import Path
 
 from agent_home import RUN_TIMEOUT, AgentHome, agent_cli
-
-from plansight.setup.codex_config import tomllib
+from codex_trust import trust_every_hook
 
 
 def _trust_gemini_project(person: AgentHome) -> None:
@@ -72,53 +71,11 @@ def test_doctor_finds_codex_hooks_that_are_not_trusted_yet(person: AgentHome) ->
     assert "✗ hooks not trusted by Codex yet" in untrusted.stdout
     assert "fix: codex   (then /hooks" in untrusted.stdout
 
-    _trust_every_hook(person, codex_home)
+    trust_every_hook(person, codex_home)
     healthy = _doctor(person, "codex", CODEX_HOME=str(codex_home))
     assert healthy.returncode == 0, healthy.stdout
     assert "✓ hooks trusted by Codex" in healthy.stdout
     assert "✓ MCP server plansight" in healthy.stdout and "Everything works." in healthy.stdout
-
-
-def _trust_every_hook(person: AgentHome, codex_home: Path) -> None:
-    hooks = _codex_hooks(person, codex_home)
-    config = codex_home / "config.toml"
-    tables = "".join(
-        f"\n[hooks.state.{json.dumps(hook['key'])}]\ntrusted_hash = {json.dumps(hook['currentHash'])}\n"
-        for hook in hooks
-    )
-    config.write_text(config.read_text() + tables)
-    tomllib.loads(config.read_text())
-
-
-def _codex_hooks(person: AgentHome, codex_home: Path) -> list[dict[str, str]]:
-    server = subprocess.Popen(
-        [agent_cli("codex"), "app-server"],
-        cwd=person.project,
-        env=person.env(CODEX_HOME=str(codex_home)),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert server.stdin is not None and server.stdout is not None
-    messages = [
-        {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t", "version": "1"}}},
-        {"method": "initialized"},
-        {"id": 2, "method": "hooks/list", "params": {"cwds": [str(person.project)]}},
-    ]
-    try:
-        for message in messages:
-            server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        server.stdin.flush()
-        for line in server.stdout:
-            reply = json.loads(line)
-            if reply.get("id") == 2:
-                hooks: list[dict[str, str]] = reply["result"]["data"][0]["hooks"]
-                return hooks
-    finally:
-        server.kill()
-        server.wait(RUN_TIMEOUT)
-    raise AssertionError("Codex's app server did not list the hooks")
 
 
 def test_doctor_finds_gemini_with_no_plan_tool_at_all(person: AgentHome) -> None:
@@ -149,58 +106,82 @@ def test_doctor_finds_claude_healthy_after_setup(person: AgentHome) -> None:
     assert "✓ store " in healthy.stdout
 
 
-def test_gemini_default_model_plans_with_plansights_tool(person: AgentHome) -> None:
-    """Gemini CLI's default model (no `-m`) is offered no write_todos: after setup it plans
-    with Plansight's todo_write through the MCP server, told so when the session starts, and
-    the plan is in the store (issue 22, items 1 and 2)."""
-    from scripted_models import PLAN_TOOL, scripted_model
+def test_doctor_finds_claude_with_no_plan_tool_and_no_mcp(person: AgentHome) -> None:
+    """With the todo tools switch off and Plansight's MCP server removed, Claude Code offers
+    its default model no plan tool at all (not even deferred): doctor says so, with the fix;
+    setup again makes it healthy."""
+    from scripted_models import deferred_names, scripted_model
 
-    from plansight.paths import default_store_path
-    from plansight.store.sqlite import SqliteStore
+    claude = agent_cli("claude")
+    assert person.plansight("setup", "claude-code").returncode == 0
+    removed = person.run([claude, "mcp", "remove", "plansight", "-s", "user"])
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    settings = person.home / ".claude" / "settings.json"
+    written = json.loads(settings.read_text())
+    del written["env"]["CLAUDE_CODE_ENABLE_TODO_TOOLS"]
+    settings.write_text(json.dumps(written))
+    with scripted_model("anthropic", []) as model:
+        ran = person.run(
+            [claude, "-p", "Fix the login bug"],
+            ANTHROPIC_BASE_URL=model.url,
+            ANTHROPIC_API_KEY="sk-scripted",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+        )
+        [turn] = [r for _, r in model.requests if any(t["name"] == "Edit" for t in r["tools"])]
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    # The tools, and the deferred ones named in a system message (the hook's note names
+    # the plan tools too, hence not the whole request).
+    offered = {tool["name"] for tool in turn["tools"]} | set(deferred_names(turn["messages"]))
+    assert "ToolSearch" in offered and "WebSearch" in offered  # what is offered is seen
+    assert not offered & {"TaskCreate", "TaskUpdate", "TodoWrite", "mcp__plansight__todo_write"}
 
+    broken = _doctor(person, "claude-code")
+    assert broken.returncode == 1, broken.stdout
+    assert "✗ no plan tool at all: the model cannot plan" in broken.stdout
+    assert "fix: plansight setup claude-code" in broken.stdout
+    assert person.plansight("setup", "claude-code").returncode == 0
+    healthy = _doctor(person, "claude-code")
+    assert healthy.returncode == 0 and "Everything works." in healthy.stdout, healthy.stdout
+
+
+def test_doctor_finds_opencode_without_its_mcp_entry_or_its_plugin(person: AgentHome) -> None:
+    assert person.plansight("setup", "opencode").returncode == 0
+    healthy = _doctor(person, "opencode")
+    assert healthy.returncode == 0 and "Everything works." in healthy.stdout, healthy.stdout
+
+    config = person.home / ".config" / "opencode" / "opencode.json"
+    written = json.loads(config.read_text())
+    del written["mcp"]["plansight"]
+    config.write_text(json.dumps(written))
+    no_server = _doctor(person, "opencode")
+    assert no_server.returncode == 1, no_server.stdout
+    assert "✗ Plansight's MCP server is not in OpenCode's config" in no_server.stdout
+    assert "fix: plansight setup opencode" in no_server.stdout
+
+    assert person.plansight("setup", "opencode").returncode == 0
+    (person.home / ".config" / "opencode" / "plugin" / "plansight.js").unlink()
+    no_plugin = _doctor(person, "opencode")
+    assert no_plugin.returncode == 1, no_plugin.stdout
+    assert "✗ no plan plugin" in no_plugin.stdout
+    assert "fix: plansight setup opencode" in no_plugin.stdout
+    assert person.plansight("setup", "opencode").returncode == 0
+    assert _doctor(person, "opencode").returncode == 0
+
+
+def test_doctor_finds_a_postgresql_store_that_does_not_answer(person: AgentHome) -> None:
+    """A PostgreSQL server that takes the connection and never answers (a hung host):
+    doctor gives up after its connect timeout, says the store is unreachable, with the fix,
+    and never shows the password."""
     _trust_gemini_project(person)
     assert person.plansight("setup", "gemini").returncode == 0
-    settings = person.home / ".gemini" / "settings.json"
-    written = json.loads(settings.read_text())
-    written["security"] = {"auth": {"selectedType": "gemini-api-key"}}
-    settings.write_text(json.dumps(written))
-    plan = {
-        "write_todos": {
-            "todos": [
-                {"description": "Reproduce the login bug", "status": "in_progress"},
-                {"description": "Fix the session check", "status": "pending"},
-            ]
-        },
-        "todo_write": {
-            "todos": [
-                {
-                    "content": "Reproduce the login bug",
-                    "activeForm": "Reproducing the login bug",
-                    "status": "in_progress",
-                },
-                {
-                    "content": "Fix the session check",
-                    "activeForm": "Fixing the session check",
-                    "status": "pending",
-                },
-            ]
-        },
-    }
-    with scripted_model("gemini", [(PLAN_TOOL, plan)]) as model:
-        ran = person.run(
-            [agent_cli("gemini"), "--yolo", "-p", "Fix the login bug"],
-            GEMINI_API_KEY="scripted",
-            GOOGLE_GEMINI_BASE_URL=model.url,
-        )
-        turns = [request for _, request in model.requests if request.get("tools")]
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    offered = {d["name"] for t in turns[0]["tools"] for d in t.get("functionDeclarations", [])}
-    assert "write_todos" not in offered  # the default model has no plan tool of its own
-    assert "todo_write of the plansight MCP server" in json.dumps(turns[0]["contents"])
-    store = SqliteStore(default_store_path(person.project))
-    try:
-        [arrived] = [p for p in store.sessions() if p.tasks()]
-        tasks = {task.content: task.status for task in arrived.tasks()}
-    finally:
-        store.close()
-    assert tasks == {"Reproduce the login bug": "in_progress", "Fix the session check": "pending"}
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        url = f"postgresql://alice:s3cret@127.0.0.1:{port}/plans?connect_timeout=2"
+        broken = _doctor(person, "gemini", PLANSIGHT_DB=url)
+    assert broken.returncode == 1, broken.stdout
+    assert f"✗ store postgresql://alice:****@127.0.0.1:{port}/plans" in broken.stdout
+    assert "fix: plansight store-path" in broken.stdout
+    assert "s3cret" not in broken.stdout + broken.stderr

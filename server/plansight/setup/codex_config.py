@@ -1,7 +1,7 @@
 """What Plansight needs in Codex's `config.toml`: its plan tool turned on (`[tools.update_plan]
-enabled = true`: Codex 0.169 offers `update_plan` only then, and without it there is no plan
-for the hooks to see) and Plansight's MCP server (`[mcp_servers.plansight]`, as `codex mcp
-add` writes it), for a model that is offered no plan tool at all.
+enabled = true`: Codex 0.169 to 0.171 offers `update_plan` only then, and without it there is
+no plan for the hooks to see) and Plansight's MCP server (`[mcp_servers.plansight]`, as `codex
+mcp add` writes it), for a model that is offered no plan tool at all.
 
 TOML is edited as text, so every other line, comment and layout stays as it was: each
 table is appended as a block with a marker comment, and `--remove` takes out exactly the
