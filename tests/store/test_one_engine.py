@@ -194,3 +194,13 @@ def test_a_schema_3_team_store_gets_its_checks_and_keeps_its_rows(postgres_url: 
             raw(store, "UPDATE tasks SET status = 'done' WHERE session = 's'")
     finally:
         store.close()
+
+
+def test_counting_rounds_of_a_session_that_does_not_exist_stores_nothing(
+    store: TodoStore,
+) -> None:
+    """As the contract reads it (PostgreSQL kept a row and counted on)."""
+    apply(PlanService(store), {"op": "append", "items": ["a"]})
+    assert store.context_round("ghost") == (1, [])
+    assert store.context_round("ghost") == (1, [])
+    assert raw(store, "SELECT count(*) FROM context WHERE session = 'ghost'") == [(0,)]

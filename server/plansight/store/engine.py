@@ -16,6 +16,10 @@ into `StoreError`. The engine decides the steps and their order, the same for al
 4. move the agent's base (`rules.agent_base_after`) and its seen cursor and context
    rounds (`rules.agents_own_change`);
 5. commit; then the backend's own bookkeeping (copies kept, watchers told of prunes).
+
+A `context` round (and an MCP reply that carries what a person changed) runs its own
+steps in its own transaction (`count_round`): the cursor read, the changes after it, the
+cursor moved to the session's version and the agent's base with it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan, utc_now
 from plansight.core.record import plan_record
 from plansight.store import rows
@@ -108,6 +113,22 @@ class WriteSteps(Protocol):
         with their history and context rounds; returns their names."""
 
 
+class RoundSteps(Protocol):
+    """A `context` round's steps, in a backend's SQL, inside its write transaction."""
+
+    def head_version(self, session: str) -> int | None:
+        """The session's version (None: it does not exist), behind any writer of it."""
+
+    def seen_cursor(self, session: str) -> tuple[int, int]:
+        """The session's consecutive `context` rounds and its seen version (0, 0: none)."""
+
+    def changes_after(self, session: str, version: int) -> list[LoggedChange]:
+        """The session's changes after `version`, oldest first."""
+
+    def write_cursor(self, session: str, rounds: int, version: int) -> None:
+        """The rounds and the seen version; the agent's base moves to `version` too."""
+
+
 class Dialect(Protocol):
     """A backend as the engine drives it: its transactions and its bookkeeping."""
 
@@ -138,6 +159,24 @@ class StoreEngine:
             with steps.batch():
                 self._finish(steps, locked, edit, origin, max_sessions, written)
         self._dialect.after_commit(written)
+
+    @staticmethod
+    def count_round(
+        steps: RoundSteps, session: str, count: bool, keep: bool
+    ) -> tuple[int, list[LoggedChange]]:
+        """Mark the session's changes seen (with `count`, one more round): returns the
+        rounds and the changes the agent had not heard of. Without `keep` (a store that
+        cannot be written) nothing is written; a session that does not exist gets no
+        row either: reading creates nothing."""
+        head = steps.head_version(session)
+        rounds, seen = steps.seen_cursor(session)
+        if count:
+            rounds += 1
+        logged = steps.changes_after(session, seen)
+        if head is not None and keep:
+            # The agent is told (or has seen) the session as it is now.
+            steps.write_cursor(session, rounds, head)
+        return rounds, logged
 
     def _finish(
         self,

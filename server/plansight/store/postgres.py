@@ -381,44 +381,8 @@ class PostgresStore:
 
     def _mark_seen(self, session: str, count: bool) -> tuple[int, list[LoggedChange]]:
         """Marks the session's changes seen; with `count`, one more round."""
-        key = (self.workspace, session)
         with self._transaction() as db:
-            # Behind any writer of the session, so `seen_version` covers what it committed.
-            head = db.execute(
-                "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s "
-                "FOR UPDATE",
-                key,
-            ).fetchone()
-            row = db.execute(
-                "SELECT rounds, seen_version FROM plansight_context "
-                "WHERE workspace = %s AND session = %s FOR UPDATE",
-                key,
-            ).fetchone()
-            rounds, seen = row if row else (0, 0)
-            if count:
-                rounds += 1
-            logged = [
-                rows.change_of(columns)
-                for columns in db.execute(
-                    f"SELECT {rows.CHANGE_COLUMNS} FROM plansight_events WHERE workspace = %s "
-                    "AND session = %s AND version > %s ORDER BY version",
-                    (*key, seen),
-                )
-            ]
-            db.execute(
-                "INSERT INTO plansight_context (workspace, session, rounds, seen_version) "
-                "VALUES (%s, %s, %s, %s) ON CONFLICT (workspace, session) DO UPDATE "
-                "SET rounds = EXCLUDED.rounds, seen_version = EXCLUDED.seen_version",
-                (*key, rounds, head[0] if head else seen),
-            )
-            if head is not None:
-                # The agent is told (or has seen) the session as it is now.
-                db.execute(
-                    "UPDATE plansight_sessions SET agent_base = version "
-                    "WHERE workspace = %s AND name = %s AND agent_base != version",
-                    key,
-                )
-        return rounds, logged
+            return StoreEngine.count_round(PostgresWrites(self, db), session, count, keep=True)
 
     # ------------------------------------------------------------ history
 
@@ -787,6 +751,47 @@ class PostgresWrites:
         # Delivered at COMMIT, to every listener of the workspace, in commit order.
         payload = json.dumps({"s": session, "v": version, "w": self._store.writer})
         self._db.execute("SELECT pg_notify(%s, %s)", (self._store.channel, payload))
+
+    def head_version(self, session: str) -> int | None:
+        # Behind any writer of the session, so the cursor covers what it committed.
+        row = self._db.execute(
+            "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s "
+            "AND version > 0 FOR UPDATE",
+            (self._workspace, session),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def seen_cursor(self, session: str) -> tuple[int, int]:
+        row = self._db.execute(
+            "SELECT rounds, seen_version FROM plansight_context "
+            "WHERE workspace = %s AND session = %s FOR UPDATE",
+            (self._workspace, session),
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def changes_after(self, session: str, version: int) -> list[LoggedChange]:
+        return [
+            rows.change_of(columns)
+            for columns in self._db.execute(
+                f"SELECT {rows.CHANGE_COLUMNS} FROM plansight_events WHERE workspace = %s "
+                "AND session = %s AND version > %s ORDER BY version",
+                (self._workspace, session, version),
+            )
+        ]
+
+    def write_cursor(self, session: str, rounds: int, version: int) -> None:
+        key = (self._workspace, session)
+        self._db.execute(
+            "UPDATE plansight_sessions SET agent_base = %s "
+            "WHERE workspace = %s AND name = %s AND agent_base != %s",
+            (version, *key, version),
+        )
+        self._db.execute(
+            "INSERT INTO plansight_context (workspace, session, rounds, seen_version) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (workspace, session) DO UPDATE "
+            "SET rounds = EXCLUDED.rounds, seen_version = EXCLUDED.seen_version",
+            (*key, rounds, version),
+        )
 
     def prune(self, keep: str, max_sessions: int) -> list[str]:
         store = self._store

@@ -357,42 +357,14 @@ class SqliteStore:
         """Marks the session's changes seen; with `count`, one more round."""
         db.execute("BEGIN IMMEDIATE" if keep else "BEGIN")
         try:
-            row = db.execute(
-                "SELECT rounds, seen_version FROM context WHERE session = ?", (session,)
-            ).fetchone()
-            rounds, seen = row if row else (0, 0)
-            if count:
-                rounds += 1
-            logged = [
-                rows.change_of(columns)
-                for columns in db.execute(
-                    f"SELECT {rows.CHANGE_COLUMNS} FROM events WHERE session = ? AND version > ? "
-                    "ORDER BY version",
-                    (session, seen),
-                )
-            ]
-            head = db.execute("SELECT version FROM sessions WHERE name = ?", (session,)).fetchone()
-            # A session that does not exist gets no row: reading creates nothing.
-            if head is not None and keep:
-                # The agent is told (or has seen) the session as it is now.
-                db.execute(
-                    "UPDATE sessions SET agent_base = version WHERE name = ? "
-                    "AND agent_base != version",
-                    (session,),
-                )
-                db.execute(
-                    "INSERT INTO context (session, rounds, seen_version) VALUES (?, ?, ?) "
-                    "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, "
-                    "seen_version = excluded.seen_version",
-                    (session, rounds, head[0]),
-                )
+            counted = StoreEngine.count_round(SqliteWrites(db, self._kept), session, count, keep)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 with suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
             raise
-        return rounds, logged
+        return counted
 
     # ------------------------------------------------------------ history
 
@@ -626,6 +598,38 @@ class SqliteWrites:
 
     def announce(self, session: str, version: int) -> None:
         pass  # watchers see `PRAGMA data_version` move, woken by the file's events
+
+    def head_version(self, session: str) -> int | None:
+        row = self._db.execute("SELECT version FROM sessions WHERE name = ?", (session,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def seen_cursor(self, session: str) -> tuple[int, int]:
+        row = self._db.execute(
+            "SELECT rounds, seen_version FROM context WHERE session = ?", (session,)
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def changes_after(self, session: str, version: int) -> list[LoggedChange]:
+        return [
+            rows.change_of(columns)
+            for columns in self._db.execute(
+                f"SELECT {rows.CHANGE_COLUMNS} FROM events WHERE session = ? AND version > ? "
+                "ORDER BY version",
+                (session, version),
+            )
+        ]
+
+    def write_cursor(self, session: str, rounds: int, version: int) -> None:
+        self._db.execute(
+            "UPDATE sessions SET agent_base = ? WHERE name = ? AND agent_base != ?",
+            (version, session, version),
+        )
+        self._db.execute(
+            "INSERT INTO context (session, rounds, seen_version) VALUES (?, ?, ?) "
+            "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, "
+            "seen_version = excluded.seen_version",
+            (session, rounds, version),
+        )
 
     def prune(self, keep: str, max_sessions: int) -> list[str]:
         doomed = [
