@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Any number will do, as long as it is Plansight's: it serializes concurrent migrations.
 _MIGRATION_LOCK = 0x706C616E73
@@ -23,6 +23,22 @@ def _steering_migration() -> list[str]:
         "ALTER TABLE plansight_sessions ADD COLUMN agent_base BIGINT NOT NULL DEFAULT 0",
         "UPDATE plansight_sessions SET agent_base = version",
         "ALTER TABLE plansight_events ADD COLUMN agent_base BIGINT",
+    ]
+
+
+def _value_checks() -> list[str]:
+    """Schema 4: a task's status, priority and creator are checked by the database, as
+    SQLite's tables always did (a row any other writer puts in is refused, not read back
+    as a task no client can draw). The lists are those of their time, as in every
+    migration."""
+    return [
+        """
+        ALTER TABLE plansight_tasks
+            ADD CONSTRAINT plansight_tasks_status CHECK (status IN
+                ('pending', 'in_progress', 'completed', 'abandoned', 'blocked')),
+            ADD CONSTRAINT plansight_tasks_priority CHECK (priority IN ('high', 'medium', 'low')),
+            ADD CONSTRAINT plansight_tasks_created_by CHECK (created_by IN ('agent', 'user'))
+        """
     ]
 
 
@@ -119,6 +135,7 @@ _MIGRATIONS: dict[int, list[str]] = {
         """,
     ],
     3: _steering_migration(),
+    4: _value_checks(),
 }
 
 

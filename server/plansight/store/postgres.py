@@ -15,44 +15,45 @@ import logging
 import secrets
 import select
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from typing import Any
+from contextlib import AbstractContextManager, contextmanager, suppress
+from typing import Any, cast
 
 from plansight.core.changes import LoggedChange
 from plansight.core.model import TASK_FIELDS, Origin, Plan, utc_now
-from plansight.core.record import Record, plan_record
+from plansight.core.record import Record
 from plansight.store import rows
-from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
+from plansight.store.base import ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
+from plansight.store.engine import Locked, StoreEngine, Written
 from plansight.store.errors import StoreError
 from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.location import redact_url
 from plansight.store.pg_connect import connect, lock_timeout, require_driver, translate
 from plansight.store.pg_listen import ChangeListener
 from plansight.store.pg_schema import NewerSchema, migrate
-from plansight.store.rules import (
-    agent_base_after,
-    history_limit,
-    plan_let_go,
-    resets_context_rounds,
-    seen_by_its_agent,
-    stamp_commit,
-)
+from plansight.store.rules import history_limit, plan_kept
+from plansight.store.snapshots import FULL_PLAN_EVERY, plan_at
 from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
 log = logging.getLogger(__name__)
 
-# The session's changes up to the one just committed are seen, unless a person's waits
-# in them (`rules.seen_by_its_agent`).
+# An agent's commit (`rules.agents_own_change`): its context rounds start again, and the
+# session counts as seen up to this version unless a person's change waits in the ones
+# after the last seen.
 _SEEN_BY_ITS_AGENT = """
     INSERT INTO plansight_context (workspace, session, rounds, seen_version)
-    SELECT %(workspace)s, %(session)s, 0, %(version)s
-    WHERE NOT EXISTS (
-        SELECT 1 FROM plansight_events
-        WHERE workspace = %(workspace)s AND session = %(session)s AND origin = 'user'
-        AND version > coalesce((SELECT seen_version FROM plansight_context
-            WHERE workspace = %(workspace)s AND session = %(session)s), 0)
-    )
-    ON CONFLICT (workspace, session) DO UPDATE SET seen_version = excluded.seen_version
+    SELECT %(workspace)s, %(session)s, 0, CASE
+        WHEN EXISTS (
+            SELECT 1 FROM plansight_events
+            WHERE workspace = %(workspace)s AND session = %(session)s AND origin = 'user'
+            AND version > seen.version
+        ) THEN seen.version
+        ELSE %(version)s
+    END
+    FROM (
+        SELECT coalesce((SELECT seen_version FROM plansight_context
+            WHERE workspace = %(workspace)s AND session = %(session)s), 0) AS version
+    ) AS seen
+    ON CONFLICT (workspace, session) DO UPDATE SET rounds = 0, seen_version = excluded.seen_version
 """
 
 # The task columns are the Task fields (the model's one list), kept in step with the
@@ -104,7 +105,7 @@ class PostgresStore:
         (default: 10 s each; an agent's hook waits less)."""
         require_driver()
         self._wait_seconds = wait_seconds
-        self._lock_timeout = lock_timeout(wait_seconds)
+        self.lock_timeout = lock_timeout(wait_seconds)
         self.path = redact_url(url)  # where the store is, as it may be shown or logged
         self.url = url
         self.workspace = workspace
@@ -122,6 +123,7 @@ class PostgresStore:
         self._watching = False
         self._catch_up = False  # the listener came back: compare versions before NOTIFYs
         self._pruned: list[str] = []  # sessions gone since the last `pruned` call
+        self._engine = StoreEngine(self)
         db = self._connection()
         try:
             migrate(db)
@@ -168,7 +170,7 @@ class PostgresStore:
         try:
             with db.pipeline():
                 db.execute(begin)
-                db.execute(self._lock_timeout)
+                db.execute(self.lock_timeout)
         except Exception as exc:
             raise self._failed(exc) from None
         with self._rolling_back(db):
@@ -269,15 +271,16 @@ class PostgresStore:
                 ).fetchall()
             return summaries_of(heads, counts, current, blockers)
 
-    def _read(self, db: Any, session: str, lock: bool = False) -> SessionCopy:
-        """The session as `db` sees it now (locked for change with `lock`)."""
-        return self._read_with_base(db, session, lock)[0]
+    def _read(self, db: Any, session: str) -> SessionCopy:
+        """The session as `db` sees it now."""
+        return self._read_head(db, session, lock=False).copy
 
-    def _read_with_base(self, db: Any, session: str, lock: bool = False) -> tuple[SessionCopy, int]:
-        """The session as `db` sees it now (locked for change with `lock`), and the version
-        its agent last saw (`agent_base`, not kept with the copy: a `context` round moves
-        it without a new version). One round trip: the three queries are pipelined, and
-        the phases and tasks come back only when the copy we have is not of that version."""
+    def _read_head(self, db: Any, session: str, lock: bool) -> Locked:
+        """The session as `db` sees it now (its row locked for change with `lock`), the
+        version its agent last saw (`agent_base`, not kept with the copy: a `context`
+        round moves it without a new version) and whether its newest version's plan is
+        kept. One round trip: the queries are pipelined, and the phases and tasks come
+        back only when the copy we have is not of that version."""
         key = (self.workspace, session)
         cached = self._kept.get(session)
         unless_cached = (
@@ -286,12 +289,18 @@ class PostgresStore:
         )
         also = (*key, cached.plan.version if cached is not None else -1)
         with db.pipeline():
-            heads, phase_rows, task_rows = db.cursor(), db.cursor(), db.cursor()
+            heads, kept, phase_rows, task_rows = db.cursor(), db.cursor(), db.cursor(), db.cursor()
             heads.execute(
                 "SELECT version, next_id, updated_at, title, agent_base FROM plansight_sessions "
                 "WHERE workspace = %s AND name = %s" + (" FOR UPDATE" if lock else ""),
                 key,
             )
+            if lock:  # after the lock: the newest version is the one this change follows
+                kept.execute(
+                    "SELECT snapshot IS NOT NULL FROM plansight_events WHERE workspace = %s "
+                    "AND session = %s ORDER BY version DESC LIMIT 1",
+                    key,
+                )
             phase_rows.execute(
                 "SELECT name FROM plansight_phases WHERE workspace = %s AND session = %s"
                 + unless_cached
@@ -306,200 +315,50 @@ class PostgresStore:
                 (*key, *also),
             )
         head = heads.fetchone()
+        last_kept = bool((kept.fetchone() or (False,))[0]) if lock else False
         base = int(head[4]) if head is not None else 0
         if head is None or head[0] == 0:
             copy = empty_copy(session)
         elif cached is not None and cached.plan.version == head[0]:
-            return cached, base
+            return Locked(cached, base, new=False, last_plan_kept=last_kept)
         else:
             copy = copy_of(session, head[:4], [row[0] for row in phase_rows], task_rows)
         self._kept.keep(copy)
-        return copy, base
+        return Locked(copy, base, new=copy.plan.version == 0, last_plan_kept=last_kept)
 
     # ------------------------------------------------------------ writing
 
+    def edit(
+        self, session: str, origin: Origin, max_sessions: int
+    ) -> AbstractContextManager[PendingEdit]:
+        return self._engine.edit(session, origin, max_sessions)
+
     @contextmanager
-    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[PendingEdit]:
+    def writing(self, written: Written) -> Iterator[PostgresWrites]:
+        """A transaction that locks the session's row (`PostgresWrites.lock`)."""
         db = self._connection()
-        doomed: list[str] = []
         try:
             with self._rolling_back(db):
-                copy, new, base = self._lock(db, session)
-                edit = PendingEdit(copy.plan, base)
-                yield edit
-                committed = edit.event is not None
-                base_after = agent_base_after(
-                    origin, committed, edit.told, base, copy.plan.version + committed
-                )
-                with db.pipeline():  # the change and its COMMIT: one round trip
-                    if edit.event is not None:
-                        doomed = self._write(db, copy, edit.event, new, max_sessions, base_after)
-                    elif base_after != base:
-                        db.execute(
-                            "UPDATE plansight_sessions SET agent_base = %s "
-                            "WHERE workspace = %s AND name = %s",
-                            (base_after, self.workspace, session),
-                        )
-                    elif new:
-                        # Nothing to commit: the row that held the lock goes with it.
-                        db.execute(
-                            "DELETE FROM plansight_sessions WHERE workspace = %s AND name = %s",
-                            (self.workspace, session),
-                        )
-                    if resets_context_rounds(origin):
-                        db.execute(
-                            "UPDATE plansight_context SET rounds = 0 "
-                            "WHERE workspace = %s AND session = %s AND rounds != 0",
-                            (self.workspace, session),
-                        )
-                    if edit.told:
-                        # Every change so far counts as told (steering's Kept line).
-                        db.execute(
-                            "INSERT INTO plansight_context (workspace, session, rounds, "
-                            "seen_version) VALUES (%s, %s, 0, %s) ON CONFLICT (workspace, "
-                            "session) DO UPDATE SET seen_version = excluded.seen_version",
-                            (self.workspace, session, copy.plan.version),
-                        )
-                    elif edit.event is not None and seen_by_its_agent(origin):
-                        db.execute(
-                            _SEEN_BY_ITS_AGENT,
-                            {
-                                "workspace": self.workspace,
-                                "session": session,
-                                "version": copy.plan.version,
-                            },
-                        )
-                    db.execute("COMMIT")
+                yield PostgresWrites(self, db)
+                db.execute("COMMIT")
         except BaseException:
             # The copy may hold half of a change: read it again from what was committed.
-            self._kept.forget(session)
+            self._kept.forget(written.session)
             raise
-        self._kept.keep(copy)
-        if edit.event is not None:
-            self._committed[session] = copy.plan.version
-        for name in doomed:
+
+    def after_commit(self, written: Written) -> None:
+        if written.copy is not None:
+            self._kept.keep(written.copy)
+            if written.committed:
+                self._committed[written.session] = written.copy.plan.version
+        for name in written.pruned:
             self._gone(name)
-
-    def _lock(self, db: Any, session: str) -> tuple[SessionCopy, bool, int]:
-        """Lock the session's row, making one (version 0) for a new session: a concurrent
-        writer of the same new session waits on it as on any other row. Returns the copy,
-        whether the session is new, and its `agent_base`."""
-        with db.pipeline():  # BEGIN goes with the reads
-            db.execute("BEGIN")
-            db.execute(self._lock_timeout)
-            copy, base = self._read_with_base(db, session, lock=True)
-        if copy.plan.version > 0:
-            return copy, False, base
-        now = utc_now()
-        db.execute(
-            "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
-            "updated_at) VALUES (%s, %s, 0, 1, %s, %s) ON CONFLICT DO NOTHING",
-            (self.workspace, session, now, now),
-        )
-        copy, base = self._read_with_base(db, session, lock=True)
-        return copy, copy.plan.version == 0, base
-
-    def _write(
-        self,
-        db: Any,
-        copy: SessionCopy,
-        event: ChangeEvent,
-        new: bool,
-        max_sessions: int,
-        agent_base: int,
-    ) -> list[str]:
-        """Write the changed plan and log `event`; returns the sessions pruned to make
-        room for a new one."""
-        plan = copy.plan
-        session = plan.session
-        key = (self.workspace, session)
-        now = utc_now()
-        stamp_commit(plan, now)
-        with db.pipeline():
-            db.execute(
-                "UPDATE plansight_sessions SET version = %s, next_id = %s, updated_at = %s, "
-                "title = %s, agent_base = %s"
-                + (", created_at = %s" if new else "")
-                + " WHERE workspace = %s AND name = %s",
-                (
-                    plan.version,
-                    plan.next_id,
-                    now,
-                    plan.title,
-                    agent_base,
-                    *((now,) if new else ()),
-                    *key,
-                ),
-            )
-            written = rows.plan_rows(plan, copy.rows, copy.phase_names)
-            if written.phases_changed:
-                db.execute(
-                    "DELETE FROM plansight_phases WHERE workspace = %s AND session = %s", key
-                )
-                if written.phase_names:
-                    db.cursor().executemany(
-                        "INSERT INTO plansight_phases (workspace, session, position, name) "
-                        "VALUES (%s, %s, %s, %s)",
-                        [(*key, i, name) for i, name in enumerate(written.phase_names)],
-                    )
-            if written.gone:
-                db.execute(
-                    "DELETE FROM plansight_tasks WHERE workspace = %s AND session = %s "
-                    "AND id = ANY(%s)",
-                    (*key, written.gone),
-                )
-            if written.changed:
-                db.cursor().executemany(_UPSERT_TASK, [(*key, *row) for row in written.changed])
-            copy.rows, copy.phase_names = written.rows, written.phase_names
-            entry = rows.committed_event(plan, event, self.writer, now)
-            db.execute(_INSERT_EVENT, (self.workspace, *rows.event_row(entry, plan_record(plan))))
-            let_go = plan_let_go(plan.version)
-            if let_go is not None:
-                db.execute(
-                    "UPDATE plansight_events SET snapshot = NULL WHERE workspace = %s "
-                    "AND session = %s AND version = %s",
-                    (*key, let_go),
-                )
-            # Delivered at COMMIT, to every listener of the workspace, in commit order.
-            payload = json.dumps({"s": session, "v": plan.version, "w": self.writer})
-            db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
-        return self._prune(db, max_sessions, keep=session) if new else []
-
-    def _prune(self, db: Any, max_sessions: int, keep: str | None) -> list[str]:
-        """Keep the workspace's `max_sessions` most recently updated sessions (`keep`, the
-        one being written, among them)."""
-        doomed = [
-            row[0]
-            for row in db.execute(
-                "DELETE FROM plansight_sessions WHERE workspace = %s AND name IN ("
-                "SELECT name FROM plansight_sessions WHERE workspace = %s "
-                "AND name IS DISTINCT FROM %s "
-                "ORDER BY updated_at DESC, name OFFSET %s) RETURNING name",
-                (
-                    self.workspace,
-                    self.workspace,
-                    keep,
-                    max(max_sessions - (1 if keep is not None else 0), 0),
-                ),
-            )
-        ]
-        if doomed:
-            db.execute(
-                "DELETE FROM plansight_context WHERE workspace = %s AND session = ANY(%s)",
-                (self.workspace, doomed),
-            )
-            # Watchers elsewhere tell their clients (`didPrune`): a hint only, they read
-            # which sessions are gone from the table.
-            for payload in prune_payloads(doomed, self.writer):
-                db.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
-            log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
-        return doomed
 
     def keep_newest(self, max_sessions: int) -> list[str]:
         """Prune the workspace down to its `max_sessions` updated last (after sessions
         were copied in with their own times: `plansight migrate`); returns the pruned."""
         with self._transaction() as db:
-            doomed = self._prune(db, max_sessions, keep=None)
+            doomed = _prune(db, self.workspace, self.channel, self.writer, max_sessions, keep=None)
         for name in doomed:
             self._gone(name)
         return doomed
@@ -522,44 +381,8 @@ class PostgresStore:
 
     def _mark_seen(self, session: str, count: bool) -> tuple[int, list[LoggedChange]]:
         """Marks the session's changes seen; with `count`, one more round."""
-        key = (self.workspace, session)
         with self._transaction() as db:
-            # Behind any writer of the session, so `seen_version` covers what it committed.
-            head = db.execute(
-                "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s "
-                "FOR UPDATE",
-                key,
-            ).fetchone()
-            row = db.execute(
-                "SELECT rounds, seen_version FROM plansight_context "
-                "WHERE workspace = %s AND session = %s FOR UPDATE",
-                key,
-            ).fetchone()
-            rounds, seen = row if row else (0, 0)
-            if count:
-                rounds += 1
-            logged = [
-                rows.change_of(columns)
-                for columns in db.execute(
-                    f"SELECT {rows.CHANGE_COLUMNS} FROM plansight_events WHERE workspace = %s "
-                    "AND session = %s AND version > %s ORDER BY version",
-                    (*key, seen),
-                )
-            ]
-            db.execute(
-                "INSERT INTO plansight_context (workspace, session, rounds, seen_version) "
-                "VALUES (%s, %s, %s, %s) ON CONFLICT (workspace, session) DO UPDATE "
-                "SET rounds = EXCLUDED.rounds, seen_version = EXCLUDED.seen_version",
-                (*key, rounds, head[0] if head else seen),
-            )
-            if head is not None:
-                # The agent is told (or has seen) the session as it is now.
-                db.execute(
-                    "UPDATE plansight_sessions SET agent_base = version "
-                    "WHERE workspace = %s AND name = %s AND agent_base != version",
-                    key,
-                )
-        return rounds, logged
+            return StoreEngine.count_round(PostgresWrites(self, db), session, count, keep=True)
 
     # ------------------------------------------------------------ history
 
@@ -572,15 +395,32 @@ class PostgresStore:
         return [rows.change_of(row) for row in found]
 
     def snapshot(self, session: str, version: int) -> dict[str, Any] | None:
-        found = self._fetch(
-            "SELECT snapshot FROM plansight_events WHERE workspace = %s AND session = %s "
-            "AND version = %s",
-            (self.workspace, session, version),
-        )
-        if not found or found[0][0] is None:
-            return None
-        record: dict[str, Any] = json.loads(found[0][0])
-        return record
+        key = (self.workspace, session)
+        with self._consistent() as db:
+            head = db.execute(
+                "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s",
+                key,
+            ).fetchone()
+            if head is None or not plan_kept(version, head[0]):
+                return None
+            found = db.execute(
+                "SELECT snapshot FROM plansight_events WHERE workspace = %s AND session = %s "
+                "AND version > %s AND version <= %s ORDER BY version DESC",
+                (*key, version - FULL_PLAN_EVERY, version),
+            ).fetchall()
+        return plan_at(text for (text,) in found)
+
+    @contextmanager
+    def _consistent(self) -> Iterator[Any]:
+        """Several reads that see one committed state: inside the edit's transaction when
+        one is open (steering's base and `undo` read the history there), else in a read
+        transaction of their own."""
+        db = self._connection()
+        if db.info.transaction_status.name == "IDLE":
+            with self._transaction(_READ) as db:
+                yield db
+        else:
+            yield db
 
     def _fetch(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """One read statement's rows, or StoreError."""
@@ -791,6 +631,204 @@ class PostgresStore:
             with suppress(Exception):
                 self._db.close()
             self._db = None
+
+
+class PostgresWrites:
+    """One write transaction's steps (see `store.engine`) in PostgreSQL's SQL, sent in
+    one pipeline with the COMMIT (one round trip)."""
+
+    def __init__(self, store: PostgresStore, db: Any) -> None:
+        self._store = store
+        self._db = db
+        self._workspace = store.workspace
+
+    def lock(self, session: str) -> Locked:
+        """Lock the session's row, making one (version 0) for a new session: a concurrent
+        writer of the same new session waits on it as on any other row."""
+        db = self._db
+        with db.pipeline():  # BEGIN goes with the reads
+            db.execute("BEGIN")
+            db.execute(self._store.lock_timeout)
+            locked = self._store._read_head(db, session, lock=True)
+        if not locked.new:
+            return locked
+        now = utc_now()
+        db.execute(
+            "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
+            "updated_at) VALUES (%s, %s, 0, 1, %s, %s) ON CONFLICT DO NOTHING",
+            (self._workspace, session, now, now),
+        )
+        return self._store._read_head(db, session, lock=True)
+
+    def batch(self) -> AbstractContextManager[None]:
+        return cast(AbstractContextManager[None], self._db.pipeline())
+
+    def write_head(self, plan: Plan, agent_base: int, now: str, new: bool) -> None:
+        # A new session's row exists already: it held the lock (made at version 0).
+        self._db.execute(
+            "UPDATE plansight_sessions SET version = %s, next_id = %s, updated_at = %s, "
+            "title = %s, agent_base = %s"
+            + (", created_at = %s" if new else "")
+            + " WHERE workspace = %s AND name = %s",
+            (
+                plan.version,
+                plan.next_id,
+                now,
+                plan.title,
+                agent_base,
+                *((now,) if new else ()),
+                self._workspace,
+                plan.session,
+            ),
+        )
+
+    def write_phases(self, session: str, names: list[str]) -> None:
+        key = (self._workspace, session)
+        self._db.execute("DELETE FROM plansight_phases WHERE workspace = %s AND session = %s", key)
+        if names:
+            self._db.cursor().executemany(
+                "INSERT INTO plansight_phases (workspace, session, position, name) "
+                "VALUES (%s, %s, %s, %s)",
+                [(*key, i, name) for i, name in enumerate(names)],
+            )
+
+    def delete_tasks(self, session: str, ids: list[str]) -> None:
+        self._db.execute(
+            "DELETE FROM plansight_tasks WHERE workspace = %s AND session = %s AND id = ANY(%s)",
+            (self._workspace, session, ids),
+        )
+
+    def upsert_tasks(self, session: str, task_rows: list[rows.TaskRow]) -> None:
+        self._db.cursor().executemany(
+            _UPSERT_TASK, [(self._workspace, session, *row) for row in task_rows]
+        )
+
+    def log_event(self, row: rows.EventRow) -> None:
+        self._db.execute(_INSERT_EVENT, (self._workspace, *row))
+
+    def let_plans_go(self, session: str, first: int, last: int) -> None:
+        self._db.execute(
+            "UPDATE plansight_events SET snapshot = NULL WHERE workspace = %s AND session = %s "
+            "AND version BETWEEN %s AND %s AND snapshot IS NOT NULL",
+            (self._workspace, session, first, last),
+        )
+
+    def set_agent_base(self, session: str, version: int) -> None:
+        self._db.execute(
+            "UPDATE plansight_sessions SET agent_base = %s WHERE workspace = %s AND name = %s",
+            (version, self._workspace, session),
+        )
+
+    def drop_unborn(self, session: str) -> None:
+        # Nothing to commit: the row that held the lock goes with it.
+        self._db.execute(
+            "DELETE FROM plansight_sessions WHERE workspace = %s AND name = %s",
+            (self._workspace, session),
+        )
+
+    def reset_rounds(self, session: str) -> None:
+        self._db.execute(
+            "UPDATE plansight_context SET rounds = 0 "
+            "WHERE workspace = %s AND session = %s AND rounds != 0",
+            (self._workspace, session),
+        )
+
+    def mark_told(self, session: str, version: int) -> None:
+        self._db.execute(
+            "INSERT INTO plansight_context (workspace, session, rounds, seen_version) "
+            "VALUES (%s, %s, 0, %s) ON CONFLICT (workspace, session) DO UPDATE "
+            "SET rounds = 0, seen_version = excluded.seen_version",
+            (self._workspace, session, version),
+        )
+
+    def mark_seen_by_agent(self, session: str, version: int) -> None:
+        self._db.execute(
+            _SEEN_BY_ITS_AGENT,
+            {"workspace": self._workspace, "session": session, "version": version},
+        )
+
+    def announce(self, session: str, version: int) -> None:
+        # Delivered at COMMIT, to every listener of the workspace, in commit order.
+        payload = json.dumps({"s": session, "v": version, "w": self._store.writer})
+        self._db.execute("SELECT pg_notify(%s, %s)", (self._store.channel, payload))
+
+    def head_version(self, session: str) -> int | None:
+        # Behind any writer of the session, so the cursor covers what it committed.
+        row = self._db.execute(
+            "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s "
+            "AND version > 0 FOR UPDATE",
+            (self._workspace, session),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def seen_cursor(self, session: str) -> tuple[int, int]:
+        row = self._db.execute(
+            "SELECT rounds, seen_version FROM plansight_context "
+            "WHERE workspace = %s AND session = %s FOR UPDATE",
+            (self._workspace, session),
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def changes_after(self, session: str, version: int) -> list[LoggedChange]:
+        return [
+            rows.change_of(columns)
+            for columns in self._db.execute(
+                f"SELECT {rows.CHANGE_COLUMNS} FROM plansight_events WHERE workspace = %s "
+                "AND session = %s AND version > %s ORDER BY version",
+                (self._workspace, session, version),
+            )
+        ]
+
+    def write_cursor(self, session: str, rounds: int, version: int) -> None:
+        key = (self._workspace, session)
+        self._db.execute(
+            "UPDATE plansight_sessions SET agent_base = %s "
+            "WHERE workspace = %s AND name = %s AND agent_base != %s",
+            (version, *key, version),
+        )
+        self._db.execute(
+            "INSERT INTO plansight_context (workspace, session, rounds, seen_version) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (workspace, session) DO UPDATE "
+            "SET rounds = EXCLUDED.rounds, seen_version = EXCLUDED.seen_version",
+            (*key, rounds, version),
+        )
+
+    def prune(self, keep: str, max_sessions: int) -> list[str]:
+        store = self._store
+        return _prune(self._db, self._workspace, store.channel, store.writer, max_sessions, keep)
+
+
+def _prune(
+    db: Any, workspace: str, channel: str, writer: str, max_sessions: int, keep: str | None
+) -> list[str]:
+    """Keep the workspace's `max_sessions` most recently updated sessions (`keep`, the
+    one being written, among them)."""
+    doomed = [
+        row[0]
+        for row in db.execute(
+            "DELETE FROM plansight_sessions WHERE workspace = %s AND name IN ("
+            "SELECT name FROM plansight_sessions WHERE workspace = %s "
+            "AND name IS DISTINCT FROM %s "
+            "ORDER BY updated_at DESC, name OFFSET %s) RETURNING name",
+            (
+                workspace,
+                workspace,
+                keep,
+                max(max_sessions - (1 if keep is not None else 0), 0),
+            ),
+        )
+    ]
+    if doomed:
+        db.execute(
+            "DELETE FROM plansight_context WHERE workspace = %s AND session = ANY(%s)",
+            (workspace, doomed),
+        )
+        # Watchers elsewhere tell their clients (`didPrune`): a hint only, they read
+        # which sessions are gone from the table.
+        for payload in prune_payloads(doomed, writer):
+            db.execute("SELECT pg_notify(%s, %s)", (channel, payload))
+        log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+    return doomed
 
 
 def _ended_by_server(db: Any) -> bool:

@@ -5,6 +5,7 @@ SQLite and PostgreSQL alike; the stores only say it in their SQL."""
 from __future__ import annotations
 
 from plansight.core.model import Origin, Plan
+from plansight.store.snapshots import FULL_PLAN_EVERY
 
 # Plans kept per session for `history` and `restore` (the contract: at least the last 100).
 HISTORY_KEPT = 200
@@ -16,22 +17,41 @@ def stamp_commit(plan: Plan, now: str) -> None:
     plan.updated_at = now
 
 
-def resets_context_rounds(origin: Origin) -> bool:
-    """An agent's own change of a session starts its `context` count again."""
+def agents_own_change(origin: Origin) -> bool:
+    """An agent's own change: its `context` count starts again, and the change is no news
+    to it. Committed while nothing of a person's waits to be told, the session counts as
+    seen up to it, so the agent's next look is a read (no write transaction to mark it);
+    with a person's change waiting, the seen cursor stays where it was."""
     return origin == "agent"
 
 
-def seen_by_its_agent(origin: Origin) -> bool:
-    """An agent's own change is no news to it: committed while nothing of a person's
-    waits to be told, it counts as seen, so the agent's next look is a read (no write
-    transaction to mark it). With a person's change waiting, nothing is marked."""
-    return origin == "agent"
+def keeps_whole_plan(version: int, last_plan_kept: bool) -> bool:
+    """Whether `version` keeps its whole plan for history (see `store.snapshots`) rather
+    than its change against the version before: every FULL_PLAN_EVERY-th version, and
+    whenever the version before kept no plan (a session's first, or the first after a
+    migration)."""
+    return version % FULL_PLAN_EVERY == 0 or not last_plan_kept
 
 
-def plan_let_go(version: int) -> int | None:
-    """The version whose kept plan goes once `version` is committed. One more plan than
-    listed is kept: the oldest listed change is told against it."""
-    return version - HISTORY_KEPT - 1 if version > HISTORY_KEPT + 1 else None
+def plans_let_go(version: int) -> tuple[int, int] | None:
+    """The versions whose kept plans go once `version` is committed, first and last, a
+    whole plan's stretch at a time. The kept ones (HISTORY_KEPT of them and one more:
+    the oldest listed change is told against it) are read from the last whole plan at or
+    before the oldest; every version below that one goes (the stretches before it went
+    earlier)."""
+    if version % FULL_PLAN_EVERY:
+        return None
+    oldest_whole = (version - HISTORY_KEPT) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
+    if oldest_whole <= 0:
+        return None
+    return oldest_whole - FULL_PLAN_EVERY, oldest_whole - 1
+
+
+def plan_kept(version: int, head: int) -> bool:
+    """Whether the plan of `version` is kept in a session at version `head`: the newest
+    HISTORY_KEPT and one more (older ones may still be stored, as the base a kept one is
+    read from, but cannot be restored)."""
+    return version > 0 and head - HISTORY_KEPT <= version <= head
 
 
 def history_lists(version: int, head: int) -> bool:

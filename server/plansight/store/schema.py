@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from plansight.store.errors import StoreError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _steering_migration() -> str:
@@ -40,6 +40,17 @@ def _refuse_old_writers(db: sqlite3.Connection) -> None:
         "CREATE TRIGGER IF NOT EXISTS events_from_older_writers_refused "
         "BEFORE INSERT ON events WHEN NEW.snapshot IS NULL "
         f"BEGIN SELECT RAISE(ABORT, '{OLD_WRITER_REFUSED}'); END"
+    )
+
+
+def _one_seen_cursor(db: sqlite3.Connection) -> None:
+    """Schema 6: the agent's seen cursor counts the session's versions, as PostgreSQL's
+    always did (it counted the log's sequence numbers here: one concept, two names). A
+    cursor becomes the newest version of the session at or before it."""
+    db.execute("ALTER TABLE context RENAME COLUMN seen_seq TO seen_version")
+    db.execute(
+        "UPDATE context SET seen_version = coalesce((SELECT max(version) FROM events "
+        "WHERE events.session = context.session AND events.seq <= context.seen_version), 0)"
     )
 
 
@@ -137,6 +148,7 @@ _MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     """,
     4: _steering_migration(),
     5: _refuse_old_writers,
+    6: _one_seen_cursor,
 }
 
 

@@ -15,6 +15,7 @@ A whole plan is a `core.record` record; a change is `{"title", "nextId", "phaseN
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -72,6 +73,21 @@ def rebuild(whole: Record, changes: Iterable[Record]) -> Record:
     for phase_position, _position, task in sorted(placed.values(), key=_place):
         phases[phase_position]["tasks"].append(task)
     return {"title": title, "nextId": next_id, "phases": phases}
+
+
+def plan_at(kept: Iterable[str | None]) -> Record | None:
+    """A version's plan from the plans kept with it and the versions before it, newest
+    first (at most FULL_PLAN_EVERY of them, as stored: JSON text, None where none is
+    kept); None when no whole plan is reached without a gap."""
+    changes: list[Record] = []
+    for text in kept:
+        if text is None:
+            return None
+        record: Record = json.loads(text)
+        if is_whole(record):
+            return rebuild(record, reversed(changes)) if changes else record
+        changes.append(record)
+    return None
 
 
 def _place(placed: Placed) -> tuple[int, int]:

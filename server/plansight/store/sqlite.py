@@ -15,35 +15,27 @@ Faults of the storage (disk full, read-only, locked too long, gone) leave as `St
 from __future__ import annotations
 
 import errno
-import json
 import logging
 import os
 import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
 
 from plansight.core.changes import LoggedChange
-from plansight.core.model import Origin, Plan, utc_now
-from plansight.core.record import plan_record
+from plansight.core.model import Origin, Plan
 from plansight.store import rows
-from plansight.store.base import ChangeEvent, ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
+from plansight.store.base import ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
+from plansight.store.engine import Locked, StoreEngine, Written
 from plansight.store.errors import StoreError, StoreFault
 from plansight.store.file_events import FileEvents, open_events
 from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
-from plansight.store.rules import (
-    HISTORY_KEPT,
-    agent_base_after,
-    history_limit,
-    resets_context_rounds,
-    seen_by_its_agent,
-    stamp_commit,
-)
+from plansight.store.rules import history_limit, plan_kept
 from plansight.store.schema import SCHEMA_VERSION, migrate
-from plansight.store.snapshots import FULL_PLAN_EVERY, change_record, is_whole, rebuild
+from plansight.store.snapshots import FULL_PLAN_EVERY, plan_at
 from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
 log = logging.getLogger(__name__)
@@ -68,33 +60,31 @@ FileIdentity = tuple[int, int]  # (device, inode)
 IDENTITY_RECHECK_SECONDS = 0.05
 
 
-# An agent's commit: its context rounds start again, and the session's changes up to
-# this one are seen, unless a person's waits in them (`rules.seen_by_its_agent`); the
-# changes it looks at are only those since the last seen one, few, through the
-# (session, seq) index.
+# An agent's commit (`rules.agents_own_change`): its context rounds start again, and the
+# session counts as seen up to this version unless a person's change waits in the ones
+# after the last seen (few, read through the (session, version) key).
 _SEEN_BY_ITS_AGENT = """
-    WITH seen AS (
-        SELECT coalesce((SELECT seen_seq FROM context WHERE session = :session), 0) AS seq
-    )
-    INSERT INTO context (session, rounds, seen_seq)
+    INSERT INTO context (session, rounds, seen_version)
     SELECT :session, 0, CASE
         WHEN EXISTS (
-            SELECT 1 FROM events, seen
-            WHERE session = :session AND origin = 'user' AND events.seq > seen.seq
-        ) THEN seen.seq
-        ELSE (SELECT max(seq) FROM events WHERE session = :session)
+            SELECT 1 FROM events
+            WHERE session = :session AND origin = 'user' AND version > seen.version
+        ) THEN seen.version
+        ELSE :version
     END
-    FROM seen WHERE true
-    ON CONFLICT (session) DO UPDATE SET rounds = 0, seen_seq = excluded.seen_seq
+    FROM (
+        SELECT coalesce((SELECT seen_version FROM context WHERE session = :session), 0)
+        AS version
+    ) AS seen WHERE true
+    ON CONFLICT (session) DO UPDATE SET rounds = 0, seen_version = excluded.seen_version
 """
 
 
 # The answer told the agent what a person changed (steering's Kept line): every change of
 # the session so far counts as told, and the rounds start again (an agent's request).
 _TOLD = """
-    INSERT INTO context (session, rounds, seen_seq)
-    SELECT :session, 0, coalesce((SELECT max(seq) FROM events WHERE session = :session), 0)
-    ON CONFLICT (session) DO UPDATE SET rounds = 0, seen_seq = excluded.seen_seq
+    INSERT INTO context (session, rounds, seen_version) VALUES (:session, 0, :version)
+    ON CONFLICT (session) DO UPDATE SET rounds = 0, seen_version = excluded.seen_version
 """
 
 
@@ -116,6 +106,7 @@ class SqliteStore:
         self._watching = False
         self._events: FileEvents | None = None  # the store folder's, once watching
         self._checked_at = -1.0  # when the file's identity was last checked (monotonic)
+        self._engine = StoreEngine(self)
         _check_location(self.path)
         with _faults():
             db = self._attach(create=False)
@@ -270,72 +261,29 @@ class SqliteStore:
         )
 
     def _copy(self, db: sqlite3.Connection, session: str) -> SessionCopy:
-        """The kept copy, else read (and kept, unless the session does not exist)."""
-        copy = self._kept.get(session)
-        if copy is None:
-            copy = self._read_copy(db, session)
-            self._kept.keep(copy)
-        return copy
-
-    def _read_copy(self, db: sqlite3.Connection, session: str) -> SessionCopy:
-        head = db.execute(
-            "SELECT version, next_id, updated_at, title FROM sessions WHERE name = ?", (session,)
-        ).fetchone()
-        if head is None:
-            return empty_copy(session)
-        names = [
-            row[0]
-            for row in db.execute(
-                "SELECT name FROM phases WHERE session = ? ORDER BY position", (session,)
-            )
-        ]
-        task_rows = db.execute(
-            f"SELECT {rows.TASK_COLUMNS} FROM tasks WHERE session = ? "
-            "ORDER BY phase_position, position",
-            (session,),
-        )
-        return copy_of(session, head, names, task_rows)
+        return _copy_kept(self._kept, db, session)
 
     # ------------------------------------------------------------ writing
 
+    def edit(
+        self, session: str, origin: Origin, max_sessions: int
+    ) -> AbstractContextManager[PendingEdit]:
+        return self._engine.edit(session, origin, max_sessions)
+
     @contextmanager
-    def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[PendingEdit]:
+    def writing(self, written: Written) -> Iterator[SqliteWrites]:
+        """`BEGIN IMMEDIATE` (the one writer of the file); after `COMMIT`, the file must
+        still be the one at the path, else the change is lost to every other process."""
         with _faults():
             db = self._attach(create=True)
             assert db is not None
             db.execute("BEGIN IMMEDIATE")
+        steps = SqliteWrites(db, self._kept)
         last_seq = self._last_seq
-        doomed: list[str] = []
         try:
             with _faults():
                 self._sync(db)
-                copy = self._copy(db, session)
-                base = db.execute(
-                    "SELECT agent_base FROM sessions WHERE name = ?", (session,)
-                ).fetchone()
-            edit = PendingEdit(copy.plan, base[0] if base else 0)
-            yield edit
-            with _faults():
-                committed = edit.event is not None
-                base_after = agent_base_after(
-                    origin, committed, edit.told, edit.agent_base, copy.plan.version + committed
-                )
-                if edit.event is not None:
-                    doomed = self._write(db, copy, edit.event, max_sessions, base_after)
-                elif base_after != edit.agent_base:
-                    db.execute(
-                        "UPDATE sessions SET agent_base = ? WHERE name = ?", (base_after, session)
-                    )
-                if edit.told:
-                    db.execute(_TOLD, {"session": session})
-                elif edit.event is not None and seen_by_its_agent(origin):
-                    # The rounds reset too (`resets_context_rounds`): one statement.
-                    db.execute(_SEEN_BY_ITS_AGENT, {"session": session})
-                elif resets_context_rounds(origin):
-                    db.execute(
-                        "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0",
-                        (session,),
-                    )
+                yield steps
                 db.execute("COMMIT")
             self._still_at_path()
         except BaseException:
@@ -345,129 +293,23 @@ class SqliteStore:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
             self._last_seq = last_seq
-            self._forget(session)
-            for name in doomed:
+            self._forget(written.session)
+            for name in written.pruned:
                 self._forget(name)
             raise
-        if copy.plan.version > 0:
-            self._kept.keep(copy)
-            self._known.add(session)
-        for name in doomed:
+        if steps.logged_seq is not None and steps.logged_seq == self._last_seq + 1:
+            # Our own event right after the last one seen: no need to read it back.
+            self._last_seq = steps.logged_seq
+
+    def after_commit(self, written: Written) -> None:
+        if written.copy is not None and written.copy.plan.version > 0:
+            self._kept.keep(written.copy)
+            self._known.add(written.session)
+        for name in written.pruned:
             self._forget(name)
             self._known.discard(name)
             if self._watching:
                 self._pruned.append(name)
-
-    def _write(
-        self,
-        db: sqlite3.Connection,
-        copy: SessionCopy,
-        event: ChangeEvent,
-        max_sessions: int,
-        agent_base: int,
-    ) -> list[str]:
-        """Write the changed plan and log `event`; returns the sessions pruned to make
-        room for a new one."""
-        plan = copy.plan
-        session = plan.session
-        now = utc_now()
-        stamp_commit(plan, now)
-        doomed: list[str] = []
-        if (
-            plan.version == 1
-            and not db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
-        ):
-            db.execute(
-                "INSERT INTO sessions (name, version, next_id, created_at, updated_at, title, "
-                "agent_base) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session, plan.version, plan.next_id, now, now, plan.title, agent_base),
-            )
-            doomed = self._prune(db, max_sessions, keep=session)
-        else:
-            db.execute(
-                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ?, "
-                "agent_base = ? WHERE name = ?",
-                (plan.version, plan.next_id, now, plan.title, agent_base, session),
-            )
-        written = rows.plan_rows(plan, copy.rows, copy.phase_names)
-        if written.phases_changed:
-            db.execute("DELETE FROM phases WHERE session = ?", (session,))
-            db.executemany(
-                "INSERT INTO phases (session, position, name) VALUES (?, ?, ?)",
-                [(session, i, name) for i, name in enumerate(written.phase_names)],
-            )
-        if written.gone:
-            db.executemany(
-                "DELETE FROM tasks WHERE session = ? AND id = ?",
-                [(session, task_id) for task_id in written.gone],
-            )
-        if written.changed:
-            db.executemany(_UPSERT_TASK, [(session, *row) for row in written.changed])
-        copy.rows, copy.phase_names = written.rows, written.phase_names
-        snapshot = (
-            plan_record(plan)
-            if self._whole_plan_due(db, session, plan.version)
-            else change_record(
-                plan.title, plan.next_id, written.phase_names, written.placed, written.gone
-            )
-        )
-        cursor = db.execute(
-            _INSERT_EVENT,
-            rows.event_row(rows.committed_event(plan, event, self.writer, now), snapshot),
-        )
-        if plan.version % FULL_PLAN_EVERY == 0:
-            self._drop_old_plans(db, session, plan.version)
-        if cursor.lastrowid is not None and cursor.lastrowid == self._last_seq + 1:
-            # Our own event right after the last one seen: no need to read it back.
-            self._last_seq = cursor.lastrowid
-        return doomed
-
-    def _whole_plan_due(self, db: sqlite3.Connection, session: str, version: int) -> bool:
-        """Whether this version keeps its whole plan (see `store.snapshots`): a change
-        needs the plan of the version before it kept (not so after a migration)."""
-        if version == 1 or version % FULL_PLAN_EVERY == 0:
-            return True
-        row = db.execute(
-            "SELECT snapshot IS NULL FROM events WHERE session = ? AND version = ?",
-            (session, version - 1),
-        ).fetchone()
-        return row is None or bool(row[0])
-
-    def _drop_old_plans(self, db: sqlite3.Connection, session: str, version: int) -> None:
-        """Drop the plans no version still kept needs, a whole plan's stretch at a time.
-        The kept ones (HISTORY_KEPT of them and one more: the oldest listed change is
-        told against it) are read from the last whole plan at or before the oldest:
-        every version below that one goes (the whole plans before it went earlier)."""
-        oldest_whole = (version - HISTORY_KEPT) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
-        if oldest_whole > 0:
-            db.execute(
-                "UPDATE events SET snapshot = NULL "
-                "WHERE session = ? AND version >= ? AND version < ? AND snapshot IS NOT NULL",
-                (session, oldest_whole - FULL_PLAN_EVERY, oldest_whole),
-            )
-
-    def _prune(self, db: sqlite3.Connection, max_sessions: int, keep: str) -> list[str]:
-        doomed = [
-            row[0]
-            for row in db.execute(
-                "SELECT name FROM sessions WHERE name != ? ORDER BY updated_at DESC, name LIMIT -1 OFFSET ?",
-                (keep, max_sessions - 1),
-            )
-        ]
-        for name in doomed:
-            for table, column in (
-                ("tasks", "session"),
-                ("phases", "session"),
-                ("events", "session"),
-                ("context", "session"),
-                ("sessions", "name"),
-            ):
-                db.execute(f"DELETE FROM {table} WHERE {column} = ?", (name,))
-        if doomed:
-            # Rows left by versions that counted rounds of sessions that never existed.
-            db.execute("DELETE FROM context WHERE session NOT IN (SELECT name FROM sessions)")
-            log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
-        return doomed
 
     def _forget(self, session: str) -> None:
         self._kept.forget(session)
@@ -494,10 +336,10 @@ class SqliteStore:
                 return []
             with self._snapshot(db):
                 row = db.execute(
-                    "SELECT seen_seq FROM context WHERE session = ?", (session,)
+                    "SELECT seen_version FROM context WHERE session = ?", (session,)
                 ).fetchone()
                 unseen = db.execute(
-                    "SELECT 1 FROM events WHERE session = ? AND seq > ? LIMIT 1",
+                    "SELECT 1 FROM events WHERE session = ? AND version > ? LIMIT 1",
                     (session, row[0] if row else 0),
                 ).fetchone()
             if unseen is None:
@@ -515,43 +357,14 @@ class SqliteStore:
         """Marks the session's changes seen; with `count`, one more round."""
         db.execute("BEGIN IMMEDIATE" if keep else "BEGIN")
         try:
-            row = db.execute(
-                "SELECT rounds, seen_seq FROM context WHERE session = ?", (session,)
-            ).fetchone()
-            rounds, seen = row if row else (0, 0)
-            if count:
-                rounds += 1
-            logged: list[LoggedChange] = []
-            last = seen
-            for seq, *columns in db.execute(
-                f"SELECT seq, {rows.CHANGE_COLUMNS} FROM events WHERE session = ? AND seq > ? "
-                "ORDER BY seq",
-                (session, seen),
-            ):
-                logged.append(rows.change_of(columns))
-                last = seq
-            exists = db.execute("SELECT 1 FROM sessions WHERE name = ?", (session,)).fetchone()
-            # A session that does not exist gets no row: reading creates nothing.
-            if exists and keep:
-                # The agent is told (or has seen) the session as it is now.
-                db.execute(
-                    "UPDATE sessions SET agent_base = version WHERE name = ? "
-                    "AND agent_base != version",
-                    (session,),
-                )
-                db.execute(
-                    "INSERT INTO context (session, rounds, seen_seq) VALUES (?, ?, ?) "
-                    "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, "
-                    "seen_seq = excluded.seen_seq",
-                    (session, rounds, max(last, self._max_seq_of(db, session))),
-                )
+            counted = StoreEngine.count_round(SqliteWrites(db, self._kept), session, count, keep)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 with suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
             raise
-        return rounds, logged
+        return counted
 
     # ------------------------------------------------------------ history
 
@@ -577,28 +390,14 @@ class SqliteStore:
                 head = db.execute(
                     "SELECT version FROM sessions WHERE name = ?", (session,)
                 ).fetchone()
-                # The versions kept: the newest HISTORY_KEPT and one more (older ones
-                # may still be stored as the base of a kept one: not restorable).
-                if head is None or not head[0] - HISTORY_KEPT <= version <= head[0]:
+                if head is None or not plan_kept(version, head[0]):
                     return None
                 found = db.execute(
                     "SELECT snapshot FROM events WHERE session = ? AND version > ? "
                     "AND version <= ? ORDER BY version DESC",
                     (session, version - FULL_PLAN_EVERY, version),
-                ).fetchall()
-        changes: list[dict[str, Any]] = []
-        for (text,) in found:
-            if text is None:
-                return None
-            record: dict[str, Any] = json.loads(text)
-            if is_whole(record):
-                return rebuild(record, reversed(changes)) if changes else record
-            changes.append(record)
-        return None
-
-    def _max_seq_of(self, db: sqlite3.Connection, session: str) -> int:
-        row = db.execute("SELECT max(seq) FROM events WHERE session = ?", (session,)).fetchone()
-        return int(row[0] or 0)
+                )
+                return plan_at(text for (text,) in found)
 
     # ------------------------------------------------------------ watching
 
@@ -687,6 +486,174 @@ class SqliteStore:
         if self._events is not None:
             self._events.close()
             self._events = None
+
+
+def _copy_kept(kept: KeptSessions, db: sqlite3.Connection, session: str) -> SessionCopy:
+    """The kept copy, else read (and kept, unless the session does not exist)."""
+    copy = kept.get(session)
+    if copy is None:
+        copy = _read_copy(db, session)
+        kept.keep(copy)
+    return copy
+
+
+def _read_copy(db: sqlite3.Connection, session: str) -> SessionCopy:
+    head = db.execute(
+        "SELECT version, next_id, updated_at, title FROM sessions WHERE name = ?", (session,)
+    ).fetchone()
+    if head is None:
+        return empty_copy(session)
+    names = [
+        row[0]
+        for row in db.execute(
+            "SELECT name FROM phases WHERE session = ? ORDER BY position", (session,)
+        )
+    ]
+    task_rows = db.execute(
+        f"SELECT {rows.TASK_COLUMNS} FROM tasks WHERE session = ? "
+        "ORDER BY phase_position, position",
+        (session,),
+    )
+    return copy_of(session, head, names, task_rows)
+
+
+class SqliteWrites:
+    """One write transaction's steps (see `store.engine`) in SQLite's SQL."""
+
+    def __init__(self, db: sqlite3.Connection, kept: KeptSessions) -> None:
+        self._db = db
+        self._kept = kept
+        self.logged_seq: int | None = None  # the event this transaction logged
+
+    def lock(self, session: str) -> Locked:
+        # `BEGIN IMMEDIATE` locked the whole file already.
+        copy = _copy_kept(self._kept, self._db, session)
+        head = self._db.execute(
+            "SELECT agent_base, (SELECT snapshot IS NOT NULL FROM events "
+            "WHERE session = :s ORDER BY version DESC LIMIT 1) FROM sessions WHERE name = :s",
+            {"s": session},
+        ).fetchone()
+        if head is None:
+            return Locked(copy, 0, new=True, last_plan_kept=False)
+        return Locked(copy, head[0], new=False, last_plan_kept=bool(head[1]))
+
+    def batch(self) -> AbstractContextManager[None]:
+        return nullcontext()  # each statement is a call into the library, not a trip
+
+    def write_head(self, plan: Plan, agent_base: int, now: str, new: bool) -> None:
+        if new:
+            self._db.execute(
+                "INSERT INTO sessions (name, version, next_id, created_at, updated_at, title, "
+                "agent_base) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (plan.session, plan.version, plan.next_id, now, now, plan.title, agent_base),
+            )
+        else:
+            self._db.execute(
+                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ?, "
+                "agent_base = ? WHERE name = ?",
+                (plan.version, plan.next_id, now, plan.title, agent_base, plan.session),
+            )
+
+    def write_phases(self, session: str, names: list[str]) -> None:
+        self._db.execute("DELETE FROM phases WHERE session = ?", (session,))
+        self._db.executemany(
+            "INSERT INTO phases (session, position, name) VALUES (?, ?, ?)",
+            [(session, i, name) for i, name in enumerate(names)],
+        )
+
+    def delete_tasks(self, session: str, ids: list[str]) -> None:
+        self._db.executemany(
+            "DELETE FROM tasks WHERE session = ? AND id = ?", [(session, i) for i in ids]
+        )
+
+    def upsert_tasks(self, session: str, task_rows: list[rows.TaskRow]) -> None:
+        self._db.executemany(_UPSERT_TASK, [(session, *row) for row in task_rows])
+
+    def log_event(self, row: rows.EventRow) -> None:
+        self.logged_seq = self._db.execute(_INSERT_EVENT, row).lastrowid
+
+    def let_plans_go(self, session: str, first: int, last: int) -> None:
+        self._db.execute(
+            "UPDATE events SET snapshot = NULL WHERE session = ? AND version BETWEEN ? AND ? "
+            "AND snapshot IS NOT NULL",
+            (session, first, last),
+        )
+
+    def set_agent_base(self, session: str, version: int) -> None:
+        self._db.execute("UPDATE sessions SET agent_base = ? WHERE name = ?", (version, session))
+
+    def drop_unborn(self, session: str) -> None:
+        pass  # a new session has no row before its first commit
+
+    def reset_rounds(self, session: str) -> None:
+        self._db.execute(
+            "UPDATE context SET rounds = 0 WHERE session = ? AND rounds != 0", (session,)
+        )
+
+    def mark_told(self, session: str, version: int) -> None:
+        self._db.execute(_TOLD, {"session": session, "version": version})
+
+    def mark_seen_by_agent(self, session: str, version: int) -> None:
+        self._db.execute(_SEEN_BY_ITS_AGENT, {"session": session, "version": version})
+
+    def announce(self, session: str, version: int) -> None:
+        pass  # watchers see `PRAGMA data_version` move, woken by the file's events
+
+    def head_version(self, session: str) -> int | None:
+        row = self._db.execute("SELECT version FROM sessions WHERE name = ?", (session,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def seen_cursor(self, session: str) -> tuple[int, int]:
+        row = self._db.execute(
+            "SELECT rounds, seen_version FROM context WHERE session = ?", (session,)
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def changes_after(self, session: str, version: int) -> list[LoggedChange]:
+        return [
+            rows.change_of(columns)
+            for columns in self._db.execute(
+                f"SELECT {rows.CHANGE_COLUMNS} FROM events WHERE session = ? AND version > ? "
+                "ORDER BY version",
+                (session, version),
+            )
+        ]
+
+    def write_cursor(self, session: str, rounds: int, version: int) -> None:
+        self._db.execute(
+            "UPDATE sessions SET agent_base = ? WHERE name = ? AND agent_base != ?",
+            (version, session, version),
+        )
+        self._db.execute(
+            "INSERT INTO context (session, rounds, seen_version) VALUES (?, ?, ?) "
+            "ON CONFLICT (session) DO UPDATE SET rounds = excluded.rounds, "
+            "seen_version = excluded.seen_version",
+            (session, rounds, version),
+        )
+
+    def prune(self, keep: str, max_sessions: int) -> list[str]:
+        doomed = [
+            row[0]
+            for row in self._db.execute(
+                "SELECT name FROM sessions WHERE name != ? "
+                "ORDER BY updated_at DESC, name LIMIT -1 OFFSET ?",
+                (keep, max_sessions - 1),
+            )
+        ]
+        for name in doomed:
+            for table, column in (
+                ("tasks", "session"),
+                ("phases", "session"),
+                ("events", "session"),
+                ("context", "session"),
+                ("sessions", "name"),
+            ):
+                self._db.execute(f"DELETE FROM {table} WHERE {column} = ?", (name,))
+        if doomed:
+            # Rows left by versions that counted rounds of sessions that never existed.
+            self._db.execute("DELETE FROM context WHERE session NOT IN (SELECT name FROM sessions)")
+            log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+        return doomed
 
 
 # ---------------------------------------------------------------- faults
