@@ -416,6 +416,21 @@ function M.stop(root)
   touch(root)
 end
 
+---Stops the server of `root` (when it runs) and starts a new one: `:Plansight restart`.
+---@param root string
+---@return plansight.Connection
+function M.restart(root)
+  M.stop(root)
+  local conn = M.connection(root)
+  conn.status = "idle"
+  conn.error = nil
+  local started = M.ensure(root)
+  if started.status == "starting" or started.status == "ready" then
+    M.refresh(root)
+  end
+  return started
+end
+
 ---Sends a request to the server of `root` (started if needed); `cb(err, result)` runs on
 ---the main loop. A result carrying a TodoState also updates the cache at once.
 ---@param root string?

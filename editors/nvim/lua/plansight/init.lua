@@ -127,7 +127,7 @@ end
 ---@param cb fun(err: plansight.ResponseError?, result: any)?
 local function callback(cb)
   return cb or function(err, result)
-    require("plansight.actions").report(err, result)
+    require("plansight.actions.requests").report(err, result)
   end
 end
 

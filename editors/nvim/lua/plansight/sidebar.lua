@@ -117,7 +117,7 @@ local function create_buffer(root)
   pcall(vim.api.nvim_buf_set_name, buf, "plansight://sidebar")
   vim.b[buf].plansight_root = root
   vim.api.nvim_set_option_value("filetype", "plansight", { buf = buf })
-  require("plansight.actions").attach(buf)
+  require("plansight.actions.keymaps").attach(buf)
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     callback = function()
