@@ -143,4 +143,27 @@ H.test("the help names every default key, action and highlight group", function(
   end
 end)
 
+H.test("the actions are listed once: default keys, action names and subcommands derive from the list", function()
+  local actions = require("plansight.actions")
+  local commands = require("plansight.commands")
+  local keyed, listed = 0, 0
+  for _, action in ipairs(actions.list) do
+    if action.key then
+      keyed = keyed + 1
+      H.eq(config.defaults.keymaps[action.key], action.name, "default key " .. action.key)
+    end
+    if action.callback then
+      H.ok(vim.tbl_contains(config.ACTIONS, action.name), action.name .. " is a valid keymap value")
+    end
+    if action.command then
+      listed = listed + 1
+      local sub = commands.subcommands[action.command]
+      H.ok(sub and sub.desc == action.desc and sub.args == action.args, ":Plansight " .. action.command .. " from the list")
+    end
+  end
+  H.eq(vim.tbl_count(config.defaults.keymaps), keyed, "no default key outside the list")
+  H.eq(vim.tbl_count(commands.subcommands), listed, "no subcommand outside the list")
+  H.ok(commands.subcommands.restart, ":Plansight restart")
+end)
+
 H.run()

@@ -150,7 +150,9 @@ local function status_message(root)
   return nil
 end
 
----The item (task, phase, session, note) on the sidebar's cursor line.
+---The item (task, phase, session, note) the sidebar's cursor line shows. On a closed fold
+---that is the fold's first line (the session, phase or task it folds), whichever of its
+---lines the cursor is on: an action never acts on a line the person cannot see.
 ---@return plansight.RenderItem?
 function M.item_at_cursor()
   local st = M.state
@@ -162,7 +164,10 @@ function M.item_at_cursor()
     return nil
   end
   local lnum = vim.api.nvim_win_get_cursor(win)[1]
-  return st.view.items[lnum]
+  local start = vim.api.nvim_win_call(win, function()
+    return vim.fn.foldclosed(lnum)
+  end)
+  return st.view.items[start > 0 and start or lnum]
 end
 
 ---Remembers which folds the user opened or closed, as differences from the defaults
@@ -321,23 +326,40 @@ local function write_lines(buf, view, from, old_to, new_to, all)
   end
 end
 
----The line to show of the newest session (the first): its current task (the server's),
----else its header.
+local set_winbar
+
+---The line of the first session's header.
 ---@param view plansight.View
----@return integer
-local function newest_line(view)
-  local header
+---@return integer?
+local function first_session_line(view)
   for lnum, item in ipairs(view.items) do
     if item.kind == "session" then
-      if header then
-        break
-      end
-      header = lnum
-    elseif header and item.current then
       return lnum
     end
   end
-  return header or 1
+  return nil
+end
+
+---The header line of the session the sidebar follows (the one commands target: picked
+---with `:Plansight session`, else the newest with tasks; else the first shown) and the
+---line of its current task (the server's), if any.
+---@param view plansight.View
+---@param followed string
+---@return integer header, integer? current
+local function followed_lines(view, followed)
+  local header = view.index["s\0" .. followed] or first_session_line(view)
+  if not header then
+    return 1, nil
+  end
+  for lnum = header + 1, #view.items do
+    local item = view.items[lnum]
+    if item.kind == "session" then
+      break
+    elseif item.current then
+      return header, lnum
+    end
+  end
+  return header, nil
 end
 
 ---The screen rows lines `from`..`to` take in the current window (a closed fold is one).
@@ -426,23 +448,34 @@ function M.apply_view(view)
     vim.api.nvim_win_call(win, function()
       apply_folds(view)
       if saved then
-        local height = vim.api.nvim_win_get_height(0)
         local kept = cursor_key and view.index[cursor_key] or math.min(saved.lnum, #view.lines)
         kept = math.max(1, kept)
-        local lnum, topline = kept, nil
-        if focused then
-          -- The user is working in the list: the cursor stays on its item, in view.
-          topline = topline_for(kept, saved.topline + (kept - saved.lnum), height)
-        else
-          -- Watching from another window: the newest session (always first) and its
-          -- current task show; the cursor keeps its item when that is in view too, so
-          -- the user finds it again on coming back.
-          local newest = newest_line(view)
-          topline = topline_for(newest, 1, height)
-          if kept < topline or rows_between(topline, kept) > height then
-            lnum = newest
+        local header, current = followed_lines(view, client.active_session(st.root))
+        ---Where the cursor goes and the first line shown, for a text area `height` rows high.
+        ---@param height integer
+        ---@return integer lnum, integer topline
+        local function place(height)
+          if focused then
+            -- The user is working in the list: the cursor stays on its item, in view.
+            return kept, topline_for(kept, saved.topline + (kept - saved.lnum), height)
           end
+          -- Watching from another window: the followed session (the newest unless one
+          -- was picked) and its current task show; the cursor keeps its item when that
+          -- is in view too, so the user finds it again on coming back.
+          local show = current or header
+          local top = topline_for(show, first_session_line(view) == header and 1 or header, height)
+          if kept < top or rows_between(top, kept) > height then
+            return show, top
+          end
+          return kept, top
         end
+        local height = vim.api.nvim_win_get_height(0)
+        local lnum, topline = place(height)
+        if header < topline and height > 1 then
+          -- The header goes into the window bar, which takes a row of the window.
+          lnum, topline = place(height - 1)
+        end
+        set_winbar(win, view, header, topline)
         saved.lnum = lnum
         saved.topline = topline
         saved.col = 0
@@ -452,6 +485,37 @@ function M.apply_view(view)
     end)
   end
   M.update_spinner()
+end
+
+---The window bar of the sidebar: the followed session's header (line `header`) when it is
+---above the first line shown (`top`), with its agent label, count and bar; else empty.
+---@param win integer
+---@param view plansight.View
+---@param header integer
+---@param top integer
+set_winbar = function(win, view, header, top)
+  local bar = ""
+  if view.items[header] and view.items[header].kind == "session" and header < top then
+    local parts = {}
+    for _, chunk in ipairs(render.line_chunks(view, header)) do
+      parts[#parts + 1] = "%#" .. chunk[2] .. "#" .. chunk[1]:gsub("%%", "%%%%")
+    end
+    bar = table.concat(parts)
+  end
+  if vim.wo[win].winbar ~= bar then
+    vim.wo[win].winbar = bar
+  end
+end
+
+---Keeps the followed session's header in view after the person scrolled the sidebar.
+function M.update_sticky_header()
+  local st = M.state
+  local win = visible_win()
+  if not win or not st.view then
+    return
+  end
+  local header = followed_lines(st.view, client.active_session(st.root))
+  set_winbar(win, st.view, header, vim.fn.line("w0", win))
 end
 
 ---Renders the sidebar now from the cache of its root.
@@ -530,6 +594,16 @@ function M.open(opts)
       once = true,
       callback = function()
         remember_folds(win)
+      end,
+    })
+    -- The person scrolled the sidebar: the followed session's header may have left the top.
+    vim.api.nvim_create_autocmd("WinScrolled", {
+      pattern = tostring(win),
+      callback = function()
+        if not vim.api.nvim_win_is_valid(win) then
+          return true
+        end
+        M.update_sticky_header()
       end,
     })
     -- Headers and messages are fitted to the width: a resized sidebar draws again.
