@@ -141,9 +141,14 @@ local function status_message(root)
     return nil
   end
   if conn.status == "missing" then
-    return "Server not found: see :checkhealth plansight"
+    return ("Disconnected: %s. Install it (%s), then :Plansight restart. :checkhealth plansight says more."):format(
+      conn.error or "server not found",
+      require("plansight.locate").INSTALL
+    )
   elseif conn.status == "exited" then
-    return "Server stopped: " .. (conn.error or "?") .. " (r restarts)"
+    return "Disconnected: "
+      .. client.disconnected_text(conn)
+      .. ". :Plansight restart (or r) starts it again; :checkhealth plansight says more."
   elseif not conn.loaded and next(conn.states) == nil then
     return "Connecting to the Plansight server…"
   end
