@@ -103,6 +103,11 @@ local function one_line(s)
   if type(s) ~= "string" then
     return s == nil and "" or tostring(s)
   end
+  -- Most text has no line break: a plain find is far cheaper than two gsubs (which
+  -- LuaJIT does not compile), and this runs for every line of every redraw.
+  if not s:find("\n", 1, true) and not s:find("\r", 1, true) then
+    return s
+  end
   return (s:gsub("\r\n", " "):gsub("[\r\n]", " "))
 end
 
@@ -112,7 +117,20 @@ local function split_lines(s)
   if type(s) ~= "string" then
     return { s == nil and "" or tostring(s) }
   end
-  return vim.split(s:gsub("\r\n", "\n"):gsub("\r", "\n"), "\n", { plain = true })
+  if s:find("\r", 1, true) then
+    s = s:gsub("\r\n", "\n"):gsub("\r", "\n")
+  end
+  -- A plain find loop: vim.split's iterator costs more than the rest of a task's line.
+  local out, from = {}, 1
+  while true do
+    local at = s:find("\n", from, true)
+    if not at then
+      out[#out + 1] = s:sub(from)
+      return out
+    end
+    out[#out + 1] = s:sub(from, at - 1)
+    from = at + 1
+  end
 end
 
 ---The longest start of `s` that takes at most `cells` screen cells.
@@ -405,12 +423,20 @@ function M.view(states, opts)
     end
 
     local by_id = {}
+    local show_owner, first_owner = false, nil
     for _, task in ipairs(protocol.tasks(state)) do
       by_id[task.id] = task
+      -- (M.mixed_owners, in the same pass.)
+      local owner = protocol.value(task.owner) or ""
+      if first_owner == nil then
+        first_owner = owner
+      elseif owner ~= first_owner then
+        show_owner = true
+      end
     end
+    local tprefix = "t\0" .. state.session .. "\0"
     local current = protocol.value(state.current)
     local current_id = type(current) == "table" and current.id or nil
-    local show_owner = M.mixed_owners(state)
     local seen_phase = {}
     for _, phase in ipairs(state.phases or {}) do
       local name = one_line(phase.name)
@@ -440,7 +466,7 @@ function M.view(states, opts)
       for _, task in ipairs(phase.tasks or {}) do
         local icon, hl = M.task_icon(task, icons)
         local ttext = M.task_text(task)
-        local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
+        local tkey = tprefix .. tostring(task.id)
         local notes = protocol.value(task.notes) or {}
         local files = protocol.value(task.files) or {}
         local description = protocol.value(task.description) or ""

@@ -206,20 +206,43 @@ local function remember_folds(win)
   end
 end
 
----Rebuilds the folds of the current (sidebar) window from `view`, each open or closed as
----the user left it, else as its default.
----@param view plansight.View
-local function apply_folds(view)
-  local overrides = M.state.overrides
-  pcall(vim.cmd, "normal! zE")
-  local cmd = vim.api.nvim_cmd
-  -- Children first (they come after their parent): a new fold is closed, and a range
-  -- that touches a closed fold grows to cover it, so a parent made first would swallow
-  -- its children's ranges. A parent made last nests the children made before it.
-  for i = #view.folds, 1, -1 do
-    local fold = view.folds[i]
-    cmd({ cmd = "fold", range = { fold.start, fold.finish } }, {})
+---Whether two views fold the same line ranges.
+---@param a plansight.View
+---@param b plansight.View
+---@return boolean
+local function same_fold_ranges(a, b)
+  local fa, fb = a.folds, b.folds
+  if #fa ~= #fb then
+    return false
   end
+  for i = 1, #fa do
+    if fa[i].start ~= fb[i].start or fa[i].finish ~= fb[i].finish then
+      return false
+    end
+  end
+  return true
+end
+
+---Rebuilds the folds of the current (sidebar) window from `view` (unless they are still
+---the same ranges), each open or closed as the user left it, else as its default.
+---@param view plansight.View
+---@param old plansight.View?
+---@param keep boolean whether the window's folds are still those of `old`
+local function apply_folds(view, old, keep)
+  local overrides = M.state.overrides
+  local cmd = vim.api.nvim_cmd
+  if not (keep and old and same_fold_ranges(old, view)) then
+    pcall(vim.cmd, "normal! zE")
+    -- Children first (they come after their parent): a new fold is closed, and a range
+    -- that touches a closed fold grows to cover it, so a parent made first would swallow
+    -- its children's ranges. A parent made last nests the children made before it.
+    for i = #view.folds, 1, -1 do
+      local fold = view.folds[i]
+      cmd({ cmd = "fold", range = { fold.start, fold.finish } }, {})
+    end
+  end
+  -- (A live update usually keeps every range: lines rewritten in place keep their folds,
+  -- and only which are open changes, which the rest sets for every fold.)
   vim.cmd("normal! zR")
   -- Children come after their parent: closing in reverse closes the inner ones first.
   for i = #view.folds, 1, -1 do
@@ -246,7 +269,8 @@ local function same_line(old, new, i, j)
     return false
   end
   local a, b = old.items[i], new.items[j]
-  if a.kind ~= b.kind or not vim.deep_equal(old.virt[i], new.virt[j]) then
+  local va, vb = old.virt[i], new.virt[j]
+  if a.kind ~= b.kind or (va ~= vb and not vim.deep_equal(va, vb)) then
     return false
   end
   return (a.task and a.task.status) == (b.task and b.task.status)
@@ -293,6 +317,10 @@ function M.changed_runs(old, new)
   return runs
 end
 
+---Runs of at most this many lines are rewritten in place, keeping the folds; a longer
+---one is cheaper written whole, with the folds built again.
+M.IN_PLACE_MAX = 40
+
 ---Replaces lines [from, old_to) of the buffer by the view's lines [from, new_to), with
 ---their highlights.
 ---@param buf integer
@@ -307,6 +335,13 @@ local function write_lines(buf, view, from, old_to, new_to, all)
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, view.lines)
     new_to = #view.lines
+  elseif old_to == new_to and new_to - from <= M.IN_PLACE_MAX then
+    -- A few lines, as many as before: replaced one by one (setbufline), which keeps the
+    -- window's folds (nvim_buf_set_lines deletes the folds of the lines it replaces).
+    vim.api.nvim_buf_clear_namespace(buf, ns, from, old_to)
+    if new_to > from then
+      vim.fn.setbufline(buf, from + 1, vim.list_slice(view.lines, from + 1, new_to))
+    end
   else
     vim.api.nvim_buf_clear_namespace(buf, ns, from, old_to)
     vim.api.nvim_buf_set_lines(buf, from, old_to, false, vim.list_slice(view.lines, from + 1, new_to))
@@ -317,16 +352,21 @@ local function write_lines(buf, view, from, old_to, new_to, all)
   local set_extmark = vim.api.nvim_buf_set_extmark
   local marks = view.marks
   local last = (view.first_mark[new_to + 1] or #marks + 1) - 1
+  -- One options table for every mark (a full redraw sets over a thousand).
+  local hl = { end_col = 0, hl_group = "" }
   for k = view.first_mark[from + 1], last do
     local m = marks[k]
     if m[3] > m[2] then
-      set_extmark(buf, ns, m[1], m[2], { end_col = m[3], hl_group = m[4] })
+      hl.end_col, hl.hl_group = m[3], m[4]
+      set_extmark(buf, ns, m[1], m[2], hl)
     end
   end
+  local virt = { virt_text = false, virt_text_pos = "eol", hl_mode = "combine" }
   for row = from, new_to - 1 do
     local chunks = view.virt[row + 1]
     if chunks then
-      set_extmark(buf, ns, row, 0, { virt_text = chunks, virt_text_pos = "eol", hl_mode = "combine" })
+      virt.virt_text = chunks
+      set_extmark(buf, ns, row, 0, virt)
     end
   end
 end
@@ -367,15 +407,18 @@ local function followed_lines(view, followed)
   return header, nil
 end
 
----The screen rows lines `from`..`to` take in the current window (a closed fold is one).
+---The screen rows lines `from`..`to` take in the current window (a closed fold is one),
+---counted up to `limit + 1` at most: callers only ask whether they fit in `limit` rows.
 ---@param from integer
 ---@param to integer
+---@param limit integer
 ---@return integer
-local function rows_between(from, to)
+local function rows_between(from, to, limit)
   local n, k = 0, from
-  while k <= to do
+  local foldclosedend = vim.fn.foldclosedend
+  while k <= to and n <= limit do
     n = n + 1
-    local fin = vim.fn.foldclosedend(k)
+    local fin = foldclosedend(k)
     k = (fin > 0 and fin or k) + 1
   end
   return n
@@ -388,10 +431,11 @@ end
 ---@param height integer
 ---@return integer
 local function topline_for(lnum, want, height)
+  local foldclosed = vim.fn.foldclosed
   -- The last topline that still fills the window: walk up from the end, row by row.
   local last, rows, l = vim.fn.line("$"), 0, vim.fn.line("$")
   while l >= 1 do
-    local start = vim.fn.foldclosed(l)
+    local start = foldclosed(l)
     l = start > 0 and start or l
     rows = rows + 1
     if rows > height then
@@ -400,14 +444,18 @@ local function topline_for(lnum, want, height)
     last = l
     l = l - 1
   end
-  local start = vim.fn.foldclosed(lnum)
+  local start = foldclosed(lnum)
   lnum = start > 0 and start or lnum
-  local top = math.max(1, math.min(want, last, lnum))
-  while top < lnum and rows_between(top, lnum) > height do
-    local fin = vim.fn.foldclosedend(top)
-    top = (fin > 0 and fin or top) + 1
+  -- The highest topline that still shows `lnum`: walk up from it, row by row (a walk of
+  -- at most `height` rows, where moving the top down one row at a time cost a walk each).
+  local lowest, up = lnum, 1
+  while up < height and lowest > 1 do
+    local prev = lowest - 1
+    local pstart = foldclosed(prev)
+    lowest = pstart > 0 and pstart or prev
+    up = up + 1
   end
-  return top
+  return math.max(math.max(1, math.min(want, last, lnum)), lowest)
 end
 
 ---Writes `view` into the sidebar buffer, keeping cursor and folds.
@@ -437,11 +485,15 @@ function M.apply_view(view)
 
   st.view = view
   vim.bo[buf].modifiable = true
+  -- The window's folds stay valid when every run of lines was rewritten in place.
+  local in_place = win ~= nil and st.folds_win == win and old ~= nil
   if old and vim.api.nvim_buf_line_count(buf) == #old.lines then
     for _, run in ipairs(M.changed_runs(old, view)) do
+      in_place = in_place and run[2] == run[3] and run[3] - run[1] <= M.IN_PLACE_MAX
       write_lines(buf, view, run[1], run[2], run[3])
     end
   else
+    in_place = false
     write_lines(buf, view, 0, -1, 0, true)
   end
   vim.bo[buf].modifiable = false
@@ -451,7 +503,7 @@ function M.apply_view(view)
     st.folds_win = win
     local focused = vim.api.nvim_get_current_win() == win
     vim.api.nvim_win_call(win, function()
-      apply_folds(view)
+      apply_folds(view, old, in_place)
       if saved then
         local kept = cursor_key and view.index[cursor_key] or math.min(saved.lnum, #view.lines)
         kept = math.max(1, kept)
@@ -469,7 +521,7 @@ function M.apply_view(view)
           -- is in view too, so the user finds it again on coming back.
           local show = current or header
           local top = topline_for(show, first_session_line(view) == header and 1 or header, height)
-          if kept < top or rows_between(top, kept) > height then
+          if kept < top or rows_between(top, kept, height) > height then
             return show, top
           end
           return kept, top
