@@ -343,12 +343,23 @@ function M.last_error_line(path)
   return cause
 end
 
----Where the server of `root` writes its stderr (one file per root, new at each start).
+---Where the server of `root` writes its stderr: one file per root and Neovim (two Neovims
+---on one root keep their own), new at each start, removed when Neovim exits.
 ---@param root string
 ---@return string
 function M.stderr_path(root)
   local dir = vim.fn.stdpath("log") --[[@as string]]
-  return ("%s/plansight-server-%s.log"):format(dir, vim.fn.sha256(root):sub(1, 12))
+  local path = ("%s/plansight-server-%s-%d.log"):format(dir, vim.fn.sha256(root):sub(1, 12), vim.fn.getpid())
+  if not warned["log:" .. path] then
+    warned["log:" .. path] = true
+    vim.api.nvim_create_autocmd("VimLeavePre", {
+      once = true,
+      callback = function()
+        os.remove(path)
+      end,
+    })
+  end
+  return path
 end
 
 ---`cmd` with its stderr written to `path`, through `sh` (which `exec`s the server: the
