@@ -76,6 +76,7 @@ H.test("keymaps can be overridden, added with a description, or disabled with fa
   H.ok(vim.api.nvim_win_get_config(float).relative ~= "", "help float")
   local help = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   H.ok(help:find("<C-d>", 1, true) and help:find("Complete the task", 1, true), "help lists keys:\n" .. help)
+  H.ok(help:find(":Plansight restart", 1, true) and help:find("Stop the server and start it again", 1, true), "then the subcommands, from the same list:\n" .. help)
   H.feed("q")
   H.eq(vim.api.nvim_get_current_win(), sidebar.state.win, "help closed")
   sidebar.close()

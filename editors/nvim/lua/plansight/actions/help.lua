@@ -1,7 +1,8 @@
----`g?`: a floating window listing the sidebar's keys.
+---`g?`: a floating window listing the sidebar's keys, then the `:Plansight` subcommands.
 local M = {}
 
----Shows the configured keys and what they do; any of q, <Esc>, g? closes it.
+---Shows the configured keys and what they do, then the subcommands; any of q, <Esc>, g?
+---closes it.
 function M.show()
   local keys = require("plansight.actions.keymaps").key_list()
   local width = 0
@@ -11,6 +12,14 @@ function M.show()
   local lines = {}
   for _, k in ipairs(keys) do
     lines[#lines + 1] = (" %-" .. width .. "s  %s "):format(k.lhs, k.desc)
+  end
+  -- Then every `:Plansight` subcommand, from the same list of actions.
+  lines[#lines + 1] = ""
+  for _, action in ipairs(require("plansight.actions").list) do
+    if action.command then
+      local usage = action.command .. (action.args and (" " .. action.args) or "")
+      lines[#lines + 1] = (" :Plansight %-16s %s "):format(usage, action.desc)
+    end
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
