@@ -76,6 +76,7 @@ H.test("keymaps can be overridden, added with a description, or disabled with fa
   H.ok(vim.api.nvim_win_get_config(float).relative ~= "", "help float")
   local help = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   H.ok(help:find("<C-d>", 1, true) and help:find("Complete the task", 1, true), "help lists keys:\n" .. help)
+  H.ok(help:find(":Plansight restart", 1, true) and help:find("Stop the server and start it again", 1, true), "then the subcommands, from the same list:\n" .. help)
   H.feed("q")
   H.eq(vim.api.nvim_get_current_win(), sidebar.state.win, "help closed")
   sidebar.close()
@@ -141,6 +142,29 @@ H.test("the help names every default key, action and highlight group", function(
   for group in pairs(require("plansight.render").links) do
     H.ok(text:find("\n  " .. group .. "%s"), "highlight " .. group)
   end
+end)
+
+H.test("the actions are listed once: default keys, action names and subcommands derive from the list", function()
+  local actions = require("plansight.actions")
+  local commands = require("plansight.commands")
+  local keyed, listed = 0, 0
+  for _, action in ipairs(actions.list) do
+    if action.key then
+      keyed = keyed + 1
+      H.eq(config.defaults.keymaps[action.key], action.name, "default key " .. action.key)
+    end
+    if action.callback then
+      H.ok(vim.tbl_contains(config.ACTIONS, action.name), action.name .. " is a valid keymap value")
+    end
+    if action.command then
+      listed = listed + 1
+      local sub = commands.subcommands[action.command]
+      H.ok(sub and sub.desc == action.desc and sub.args == action.args, ":Plansight " .. action.command .. " from the list")
+    end
+  end
+  H.eq(vim.tbl_count(config.defaults.keymaps), keyed, "no default key outside the list")
+  H.eq(vim.tbl_count(commands.subcommands), listed, "no subcommand outside the list")
+  H.ok(commands.subcommands.restart, ":Plansight restart")
 end)
 
 H.run()

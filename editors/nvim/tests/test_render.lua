@@ -219,6 +219,35 @@ H.test("several sessions, each its own section, in the given (newest first) orde
   H.ok(view.items[3].key ~= view.items[7].key, "same task id in two sessions, distinct keys")
 end)
 
+H.test("the agent's label leads the header: sessions with the same first prompt differ at any width", function()
+  local function titled(session)
+    local st = state(session, { { name = "Todos", tasks = { task("t1", "Fix it", "pending") } } })
+    st.title = "Fix the login bug please, and then look at the signup form too"
+    return st
+  end
+  local o = opts()
+  o.width = 30
+  local view = render.view({ titled("claude-code:5f0c2a9e"), titled("codex:019a1b2c"), titled("gemini-cli-mcp-client 2026-11-23 12:52") }, o)
+  H.eq(view.lines[1]:match("^▾ (%S+) Fix"), "claude", "Claude Code's hook session")
+  H.eq(view.lines[5]:match("^▾ (%S+) Fix"), "codex", "Codex's hook session")
+  H.eq(view.lines[9]:match("^▾ (%S+) Fix"), "gemini", "an MCP session named after its client")
+  for _, lnum in ipairs({ 1, 5, 9 }) do
+    H.ok(vim.fn.strdisplaywidth(view.lines[lnum]) <= 30, "fits the width: " .. view.lines[lnum])
+  end
+  H.ok(view.lines[1] ~= view.lines[5], "the two headers differ")
+  local groups = {}
+  for i = view.first_mark[1], view.first_mark[2] - 1 do
+    groups[view.lines[1]:sub(view.marks[i][2] + 1, view.marks[i][3])] = view.marks[i][4]
+  end
+  H.eq(groups["claude"], "PlansightAgent", "the label has its own highlight")
+  -- Without a title the session's own id follows the label (the agent's word is not repeated).
+  local untitled = render.view({ state("claude-code:5f0c2a9e", { { name = "Todos", tasks = { task("t1", "a", "pending") } } }) }, opts())
+  H.eq(untitled.lines[1]:match("^▾ (.-)  0/1"), "claude 5f0c2a9e", "label, then the id")
+  -- A session a person named has no label.
+  local plain = render.view({ state("release", { { name = "Todos", tasks = { task("t1", "a", "pending") } } }) }, opts())
+  H.eq(plain.lines[1]:match("^▾ (.-)  0/1"), "release", "no label")
+end)
+
 H.test("empty and cleared plans", function()
   local view = render.view({}, opts())
   H.eq(#view.lines, 1, "one message line")

@@ -21,6 +21,11 @@ local function act(op, task, session)
   H.cli_apply(p.db, { { op = op, task = task } }, session)
 end
 
+---The sidebar's window bar as shown (its highlight codes taken out).
+local function winbar()
+  return (vim.wo[sidebar.state.win].winbar:gsub("%%#[^#]*#", ""))
+end
+
 ---The first and last buffer lines shown in the sidebar window.
 local function shown()
   return vim.fn.line("w0", sidebar.state.win), vim.fn.line("w$", sidebar.state.win)
@@ -83,6 +88,39 @@ H.test("unfocused, in a short window: the newest session's current task is in vi
   H.eq(H.find_line("▾ long"), 1, "the changed session is first")
   in_view(H.find_line("● long16"), "the task in progress")
   H.eq(vim.api.nvim_get_current_win(), main_win, "focus not taken")
+  -- Its header is above the window's top: the window bar shows it.
+  local top = shown()
+  H.ok(top > 1, "the header scrolled out of the text area")
+  H.ok(winbar():find("▾ long  ", 1, true), "the header in the window bar: " .. winbar())
+end)
+
+H.test("with 4 sessions the followed session's header stays in view, scrolled or not", function()
+  vim.api.nvim_win_set_height(sidebar.state.win, 8)
+  for i = 1, 4 do
+    write(("four%d"):format(i), { "a" .. i, "b" .. i, "c" .. i, "d" .. i })
+  end
+  H.wait(function()
+    return H.find_line("▾ four4") == 1
+  end, "the newest of four sessions first")
+  H.eq(vim.fn.line("w0", sidebar.state.win), 1, "its header at the top")
+  H.eq(winbar(), "", "no window bar while the header is in view")
+  -- The person scrolls down, past the header.
+  vim.api.nvim_win_call(sidebar.state.win, function()
+    vim.cmd("normal! 12\x05")
+  end)
+  vim.api.nvim_exec_autocmds("WinScrolled", { pattern = tostring(sidebar.state.win) })
+  H.ok(vim.fn.line("w0", sidebar.state.win) > 1, "scrolled")
+  H.ok(winbar():find("▾ four4", 1, true), "the followed session's header in the window bar: " .. winbar())
+  -- Picking another session follows that one.
+  vim.cmd("Plansight session four2")
+  sidebar.render()
+  local header = H.find_line("▾ four2")
+  if header < vim.fn.line("w0", sidebar.state.win) then
+    H.ok(winbar():find("▾ four2", 1, true), "the picked session's header: " .. winbar())
+  else
+    in_view(header, "the picked session's header")
+  end
+  require("plansight.client").selected_session = nil
 end)
 
 H.test("focused: the cursor stays on its task, in view, with no blank rows below", function()
@@ -99,7 +137,8 @@ H.test("focused: the cursor stays on its task, in view, with no blank rows below
   H.eq(vim.api.nvim_win_get_cursor(sidebar.state.win)[1], now, "cursor follows its task")
   in_view(now, "the cursor's task")
   local _, bottom = shown()
-  local height = vim.api.nvim_win_get_height(sidebar.state.win)
+  -- The window bar (the followed session's header, when scrolled out) takes a row.
+  local height = vim.api.nvim_win_get_height(sidebar.state.win) - (winbar() ~= "" and 1 or 0)
   local total = vim.api.nvim_buf_line_count(sidebar.state.buf)
   local visible_rows = vim.api.nvim_win_text_height(sidebar.state.win, { start_row = vim.fn.line("w0", sidebar.state.win) - 1 }).all
   H.ok(bottom == total and visible_rows >= math.min(height, total) or bottom < total,
@@ -108,21 +147,22 @@ H.test("focused: the cursor stays on its task, in view, with no blank rows below
 end)
 
 H.test("a long session name is cut with … and the bar and count always fit", function()
-  local name = "claude-code 2026-11-23 12:52"
-  write(name, { { content = "a", status = "completed" }, "b", "c" })
+  -- A hook's session: the agent's label first, then the session's own id.
+  local id = "6f1c2d3e-4b5a-6978-8a9b-0c1d2e3f4a5b"
+  write("claude-code:" .. id, { { content = "a", status = "completed" }, "b", "c" })
   H.wait_line("1/3", "the long-named session drawn")
   local width = vim.api.nvim_win_get_width(sidebar.state.win)
   local line = H.sidebar_lines()[H.find_line("1/3")]
   H.ok(vim.fn.strdisplaywidth(line) <= width, ("header wider than %d cells: %q"):format(width, line))
   H.ok(line:find("1/3 ███░░░░░░░", 1, true), "the whole bar shows: " .. line)
   H.ok(line:find("…", 1, true), "the name is cut with …: " .. line)
-  H.ok(line:find("▾ claude-code", 1, true), "the start of the name stays: " .. line)
+  H.ok(line:find("▾ claude 6f1c2d3e", 1, true), "the agent and the start of the name stay: " .. line)
   -- A wider sidebar shows the whole name again.
-  vim.api.nvim_win_set_width(sidebar.state.win, 60)
+  vim.api.nvim_win_set_width(sidebar.state.win, 70)
   -- A UI fires WinResized on its next redraw; headless Neovim has no UI to redraw.
   vim.api.nvim_exec_autocmds("WinResized", {})
   H.wait(function()
-    return H.find_line("▾ " .. name .. "  1/3")
+    return H.find_line("▾ claude " .. id .. "  1/3")
   end, "the whole name in a wider sidebar")
 end)
 

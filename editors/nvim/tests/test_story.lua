@@ -5,6 +5,8 @@
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
 local p = H.start()
 local plansight = require("plansight")
+-- Wide enough for the agent's label and the whole title.
+plansight.setup({ cmd = { H.plansight_bin, "serve", "--db", p.db }, auto_open = false, sidebar = { width = 60 } })
 local sidebar = require("plansight.sidebar")
 
 -- Recorded from the real CLI: tests/fixtures/hooks/README.md says how.
@@ -129,14 +131,14 @@ H.test("the recorded session shows up in the sidebar step by step", function()
   H.ok(H.find_line("No plan yet"), "no session before the first task" .. shown())
 
   step(event("PostToolUse-TaskCreate-1"))
-  wait_for({ "▾ " .. TITLE .. "  0/1", "○ Reproduce the login bug" }, "the first task, the session titled by its prompt")
-  H.eq(H.sidebar_lines()[1]:match("^▾ (.-)  %d"), TITLE, "the prompt's title in the header, not the session id")
+  wait_for({ "▾ claude " .. TITLE .. "  0/1", "○ Reproduce the login bug" }, "the first task, the session titled by its prompt")
+  H.eq(H.sidebar_lines()[1]:match("^▾ claude (.-)  %d"), TITLE, "the agent, then the prompt's title in the header, not the session id")
 
   step(event("PostToolUse-TaskCreate-2"))
-  wait_for({ "▾ " .. TITLE .. "  0/2", "○ Fix the session check" }, "the second task")
+  wait_for({ "▾ claude " .. TITLE .. "  0/2", "○ Fix the session check" }, "the second task")
 
   step(third_task_create())
-  wait_for({ "▾ " .. TITLE .. "  0/3", "○ Add a regression test" }, "the third task")
+  wait_for({ "▾ claude " .. TITLE .. "  0/3", "○ Add a regression test" }, "the third task")
   H.eq(task_lines(), {
     "    ○ Reproduce the login bug",
     "    ○ Fix the session check",
@@ -159,7 +161,7 @@ H.test("the recorded session shows up in the sidebar step by step", function()
   H.eq(files_under("Fix the session check"), {}, "not under the other tasks")
 
   step(event("PostToolUse-TaskUpdate-completed"))
-  wait_for({ "▾ " .. TITLE .. "  1/3", "✓ Reproduce the login bug" }, "the agent completes its task")
+  wait_for({ "▾ claude " .. TITLE .. "  1/3", "✓ Reproduce the login bug" }, "the agent completes its task")
   H.eq(files_under("Reproduce the login bug"), { "app.py" }, "the file stays with its task")
   H.eq(H.cli_state(p.db, SESSION).title, TITLE, "the hook and the server share one store")
 end)
@@ -170,7 +172,7 @@ H.test("a person completes a task with x; the agent's next prompt is told so, on
   vim.api.nvim_set_current_win(sidebar.state.win)
   vim.api.nvim_win_set_cursor(sidebar.state.win, { lnum, 0 })
   H.feed("x")
-  wait_for({ "▾ " .. TITLE .. "  2/3", "✓ Fix the session check" }, "the person's completion")
+  wait_for({ "▾ claude " .. TITLE .. "  2/3", "✓ Fix the session check" }, "the person's completion")
 
   local stdout, told = hook(event("UserPromptSubmit"))
   H.eq(stdout:sub(-1), "\n", "one line")

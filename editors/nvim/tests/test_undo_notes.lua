@@ -3,7 +3,7 @@
 -- op's notes), and g? lists them.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
 local p = H.start()
-local actions = require("plansight.actions")
+local keymaps = require("plansight.actions.keymaps")
 
 -- Answers the next vim.ui.input prompts get, in order (nil cancels); the prompts are kept.
 local answers, prompts = {}, {}
@@ -130,7 +130,7 @@ end)
 
 H.test("E and D on a task line still edit and remove the task; g? names the note keys", function()
   local keys = {}
-  for _, k in ipairs(actions.key_list()) do
+  for _, k in ipairs(keymaps.key_list()) do
     keys[k.lhs] = k.desc
   end
   H.ok(keys["E"]:find("on a note, edit the note", 1, true), "E: " .. keys["E"])

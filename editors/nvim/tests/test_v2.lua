@@ -374,7 +374,7 @@ end)
 
 H.test("g? lists the new keys", function()
   local keys = {}
-  for _, k in ipairs(require("plansight.actions").key_list()) do
+  for _, k in ipairs(require("plansight.actions.keymaps").key_list()) do
     keys[k.lhs] = k.desc
   end
   for _, lhs in ipairs({ "b", "p", "E", "gD", "u", "gd", "<CR>", "D" }) do

@@ -14,6 +14,8 @@ local M = {}
 ---@field client_id integer? the language client, once started
 ---@field status "idle"|"starting"|"ready"|"missing"|"exited"
 ---@field error string? why the server is not running
+---@field cause string? the server's own last error line (its stderr), when it exited
+---@field stderr_log string? the file the server's stderr goes to
 ---@field queue fun()[] requests waiting for the `initialize` answer
 ---@field states table<string, plansight.TodoState> last state of each session
 ---@field loaded boolean whether the session list was read at least once
@@ -39,6 +41,7 @@ local watchers = {}
 local warned = {}
 
 local compat = require("plansight.compat")
+local locate = require("plansight.locate")
 local notify = require("plansight.notify")
 
 ---Requests that change a plan (their answer is an ApplyResult).
@@ -128,6 +131,8 @@ function M.cli_cmd(args, serve_options)
       head[#head + 1] = arg
     end
   end
+  -- The command as found (off PATH too: ~/.local/bin, pipx, uv tools).
+  head[1] = head[1] and locate.find(head[1]) or head[1]
   vim.list_extend(head, args)
   if serve_options then
     vim.list_extend(head, tail or {})
@@ -309,6 +314,81 @@ local function on_init(conn, result)
   M.refresh(conn.root)
 end
 
+---The server's own word on why it stopped: the last error line of its stderr (a
+---traceback's last line names the exception), else its last line; nil when it said nothing.
+---@param path string?
+---@return string?
+function M.last_error_line(path)
+  if not path then
+    return nil
+  end
+  local ok, lines = pcall(vim.fn.readfile, path, "", -200)
+  if not ok then
+    return nil
+  end
+  local last, err
+  for _, line in ipairs(lines) do
+    line = vim.trim(line)
+    if line ~= "" then
+      last = line
+      if line:find("[Ee]rror") or line:find("CRITICAL", 1, true) or line:find("[Ff]ailed") then
+        err = line
+      end
+    end
+  end
+  local cause = err or last
+  if cause and vim.fn.strchars(cause) > 240 then
+    cause = vim.fn.strcharpart(cause, 0, 239) .. "…"
+  end
+  return cause
+end
+
+---Where the server of `root` writes its stderr: one file per root and Neovim (two Neovims
+---on one root keep their own), new at each start, removed when Neovim exits.
+---@param root string
+---@return string
+function M.stderr_path(root)
+  local dir = vim.fn.stdpath("log") --[[@as string]]
+  local path = ("%s/plansight-server-%s-%d.log"):format(dir, vim.fn.sha256(root):sub(1, 12), vim.fn.getpid())
+  if not warned["log:" .. path] then
+    warned["log:" .. path] = true
+    vim.api.nvim_create_autocmd("VimLeavePre", {
+      once = true,
+      callback = function()
+        os.remove(path)
+      end,
+    })
+  end
+  return path
+end
+
+---`cmd` with its stderr written to `path`, through `sh` (which `exec`s the server: the
+---same process): the file keeps the cause of an exit for the person.
+---Unchanged where there is no `sh` (Windows).
+---@param cmd string[]
+---@param path string
+---@return string[] cmd, string? path
+local function logging_stderr(cmd, path)
+  if vim.fn.has("win32") == 1 or vim.fn.executable("sh") ~= 1 then
+    return cmd, nil
+  end
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
+  local wrapped = { "sh", "-c", 'exec "$@" 2>"$0"', path }
+  vim.list_extend(wrapped, cmd)
+  return wrapped, path
+end
+
+---What the sidebar and the messages say of a stopped server: why, and how to go on.
+---@param conn plansight.Connection
+---@return string
+function M.disconnected_text(conn)
+  local text = conn.error or "the server is not running"
+  if conn.cause then
+    text = text .. ": " .. conn.cause
+  end
+  return text
+end
+
 ---@param conn plansight.Connection
 ---@param code integer
 ---@param signal integer
@@ -323,8 +403,12 @@ local function on_exit(conn, code, signal, client_id)
   conn.status = "exited"
   conn.error = signal ~= 0 and ("the server was stopped by signal %d"):format(signal)
     or ("the server exited with code %d"):format(code)
-  if code ~= 0 then
-    notify(conn.error .. "; see :checkhealth plansight and :LspLog", vim.log.levels.ERROR)
+  conn.cause = M.last_error_line(conn.stderr_log)
+  if code ~= 0 or signal ~= 0 then
+    notify(
+      M.disconnected_text(conn) .. ". :Plansight restart starts it again; :checkhealth plansight says more",
+      vim.log.levels.ERROR
+    )
   end
   for _, send in ipairs(queue) do
     send()
@@ -346,20 +430,28 @@ function M.ensure(root)
   end
   local opts = config.options
   local exe = opts.cmd[1]
-  if vim.fn.executable(exe) ~= 1 then
+  local found = locate.find(exe)
+  if not found then
     conn.status = "missing"
-    conn.error = ("server command %q not found"):format(exe)
+    conn.cause = nil
+    conn.error = ("server command %q not found (looked in %s)"):format(exe, locate.looked_in(exe))
     if not warned["missing:" .. exe] then
       warned["missing:" .. exe] = true
       notify(
-        ("server command %q not found. Install Plansight (pip install plansight) or set `cmd` in setup(); "
-          .. "see :checkhealth plansight"):format(exe),
+        ("server command %q not found (looked in %s). Install it: %s, or set `cmd` in setup(); "
+          .. "then :Plansight restart. See :checkhealth plansight"):format(exe, locate.looked_in(exe), locate.INSTALL),
         vim.log.levels.ERROR
       )
     end
     touch(root)
     return conn
   end
+  local cmd = vim.deepcopy(opts.cmd)
+  cmd[1] = found
+  local log_path
+  cmd, log_path = logging_stderr(cmd, M.stderr_path(root))
+  conn.stderr_log = log_path
+  conn.cause = nil
   local settings = opts.settings
   if next(settings) == nil then
     settings = vim.empty_dict()
@@ -367,7 +459,7 @@ function M.ensure(root)
   ---@type vim.lsp.ClientConfig
   local lsp_config = {
     name = "plansight",
-    cmd = opts.cmd,
+    cmd = cmd,
     cmd_env = opts.cmd_env,
     root_dir = root,
     init_options = { plansight = settings },
@@ -394,7 +486,7 @@ function M.ensure(root)
   if not client_id then
     conn.status = "exited"
     conn.error = "the server failed to start: " .. table.concat(opts.cmd, " ")
-    notify(conn.error .. "; see :checkhealth plansight", vim.log.levels.ERROR)
+    notify(conn.error .. ". :Plansight restart tries again; :checkhealth plansight says more", vim.log.levels.ERROR)
   end
   conn.client_id = client_id
   touch(root)
@@ -414,6 +506,24 @@ function M.stop(root)
   conn.status = "idle"
   compat.call(client, "stop")
   touch(root)
+end
+
+---Stops the server of `root` (when it runs) and starts a new one: `:Plansight restart`.
+---@param root string
+---@return plansight.Connection
+function M.restart(root)
+  M.stop(root)
+  local conn = M.connection(root)
+  conn.status = "idle"
+  conn.error = nil
+  conn.cause = nil
+  -- A command installed since is looked for again, and said again when still missing.
+  warned["missing:" .. config.options.cmd[1]] = nil
+  local started = M.ensure(root)
+  if started.status == "starting" or started.status == "ready" then
+    M.refresh(root)
+  end
+  return started
 end
 
 ---Sends a request to the server of `root` (started if needed); `cb(err, result)` runs on
@@ -437,7 +547,7 @@ function M.request(root, method, params, cb)
       -- every later request from repeating it.
       cb({
         code = -32099,
-        message = conn.error or "the Plansight server is not running",
+        message = conn.error and M.disconnected_text(conn) or "the Plansight server is not running",
         reported = conn.status == "missing",
       }, nil)
       return

@@ -3,6 +3,7 @@
 ---The argument is the rest of the line, taken as plain text: `:Plansight add Fix | the :qa! bug`
 ---adds a task named exactly that (the command has no `-bar`, so `|` is text too).
 local actions = require("plansight.actions")
+local requests = require("plansight.actions.requests")
 local client = require("plansight.client")
 local protocol = require("plansight.protocol")
 
@@ -55,14 +56,14 @@ local function task_command(op)
   return function(arg)
     local ctx = context()
     if arg ~= "" then
-      actions.apply_user(ctx.root, ctx.session, { { op = op, task = arg } })
+      requests.apply_user(ctx.root, ctx.session, { { op = op, task = arg } })
       return
     end
     local task = default_task(ctx)
     if task then
-      actions.apply_user(ctx.root, ctx.session, { { op = op, id = task.id } })
+      requests.apply_user(ctx.root, ctx.session, { { op = op, id = task.id } })
     elseif ctx.item and ctx.item.kind == "phase" and op ~= "start" then
-      actions.apply_user(ctx.root, ctx.session, { { op = op, phase = ctx.item.phase } })
+      requests.apply_user(ctx.root, ctx.session, { { op = op, phase = ctx.item.phase } })
     else
       local msg = ("%s: name the task (:Plansight %s {task}) or put the cursor on it in the sidebar"):format(op, op)
       notify(msg, vim.log.levels.WARN)
@@ -74,7 +75,7 @@ end
 ---@param text string?
 local function add(ctx, text)
   -- The sidebar's phase when run from there; else the server decides where it goes.
-  actions.append_user(ctx.root, ctx.session, ctx.item and ctx.item.phase or nil, text)
+  requests.append_user(ctx.root, ctx.session, ctx.item and ctx.item.phase or nil, text)
 end
 
 ---Task contents of the active session, for completion.
@@ -118,10 +119,13 @@ end
 ---@class plansight.Subcommand
 ---@field run fun(arg: string)
 ---@field args string? shown in the usage line
+---@field desc string? what it does
 ---@field complete (fun(): string[])|"file"|nil candidates for the argument
 
----@type table<string, plansight.Subcommand>
-M.subcommands = {
+---What each subcommand runs; which subcommands there are, their arguments and their
+---descriptions come from the one list of actions (plansight/actions/init.lua).
+---@type table<string, {run: fun(arg: string), complete: (fun(): string[])|"file"|nil}>
+local runners = {
   toggle = {
     run = function()
       require("plansight.sidebar").toggle()
@@ -138,7 +142,6 @@ M.subcommands = {
     end,
   },
   add = {
-    args = "{text}",
     run = function(arg)
       local ctx = context()
       if arg ~= "" then
@@ -152,14 +155,13 @@ M.subcommands = {
   },
   clear = {
     run = on_session(function(root, session)
-      actions.clear_user(root, session)
+      requests.clear_user(root, session)
     end),
   },
-  start = { args = "[task]", run = task_command("start"), complete = task_contents },
-  done = { args = "[task]", run = task_command("done"), complete = task_contents },
-  drop = { args = "[task]", run = task_command("drop"), complete = task_contents },
+  start = { run = task_command("start"), complete = task_contents },
+  done = { run = task_command("done"), complete = task_contents },
+  drop = { run = task_command("drop"), complete = task_contents },
   note = {
-    args = "{text}",
     run = function(arg)
       local ctx = context()
       local task = default_task(ctx)
@@ -168,7 +170,7 @@ M.subcommands = {
         return
       end
       local function send(text)
-        actions.note_user(ctx.root, ctx.session, task.id, text)
+        requests.note_user(ctx.root, ctx.session, task.id, text)
       end
       if arg ~= "" then
         send(arg)
@@ -183,7 +185,6 @@ M.subcommands = {
     end),
   },
   export = {
-    args = "{path}",
     complete = "file",
     run = function(arg)
       if arg == "" then
@@ -196,7 +197,7 @@ M.subcommands = {
       local params = { session = ctx.session, format = format }
       client.request(ctx.root, protocol.methods.export, params, function(err, result)
         if err then
-          actions.report(err, nil, "export: ")
+          requests.report(err, nil, "export: ")
           return
         end
         local file, open_err = io.open(path, "wb")
@@ -211,7 +212,6 @@ M.subcommands = {
     end,
   },
   session = {
-    args = "[name]",
     complete = function()
       return session_names(context().root)
     end,
@@ -233,14 +233,40 @@ M.subcommands = {
       end)
     end,
   },
-  history = { run = on_session(actions.history) },
-  undo = { run = on_session(actions.undo) },
+  history = {
+    run = on_session(function(root, session)
+      require("plansight.actions.history").pick(root, session)
+    end),
+  },
+  undo = { run = on_session(requests.undo) },
   refresh = {
     run = function()
-      actions.refresh(context().root)
+      requests.refresh(context().root)
+    end,
+  },
+  restart = {
+    run = function()
+      require("plansight.client").restart(context().root)
     end,
   },
 }
+
+---@type table<string, plansight.Subcommand>
+M.subcommands = {}
+for _, action in ipairs(actions.list) do
+  if action.command then
+    local runner = assert(runners[action.command], "no code for :Plansight " .. action.command)
+    M.subcommands[action.command] = {
+      run = runner.run,
+      complete = runner.complete,
+      args = action.args,
+      desc = action.desc,
+    }
+  end
+end
+for name in pairs(runners) do
+  assert(M.subcommands[name], ":Plansight " .. name .. " is not in the list of actions")
+end
 
 ---Runs `:Plansight {args}`; no subcommand toggles the sidebar.
 ---@param args string the raw text after the command name

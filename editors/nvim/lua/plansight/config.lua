@@ -3,11 +3,9 @@
 ---`setup(opts)` merges the user's options over these defaults with
 ---`vim.tbl_deep_extend("force", ...)`. A bad value is reported once and replaced by its
 ---default, so one typo never leaves the plugin half configured.
-local M = {}
+local actions = require("plansight.actions")
 
----@alias plansight.ActionName
----| "toggle_fold" | "open" | "diff" | "start" | "done" | "drop" | "block" | "priority" | "edit_task" | "depends_on"
----| "undo" | "remove" | "add" | "note" | "edit_note" | "delete_note" | "edit" | "refresh" | "close" | "help"
+local M = {}
 
 ---@class plansight.Keymap
 ---@field [1] fun()|plansight.ActionName the action or a function
@@ -89,32 +87,12 @@ M.defaults = {
   },
   -- Buffer-local keys of the sidebar. A value is an action name, a function, a table
   -- `{ action_or_function, desc = "..." }`, or false to remove a default key.
-  keymaps = {
-    ["<CR>"] = "open",
-    ["za"] = "toggle_fold",
-    ["gd"] = "diff",
-    ["s"] = "start",
-    ["x"] = "done",
-    ["d"] = "drop",
-    ["b"] = "block",
-    ["p"] = "priority",
-    ["E"] = "edit_task",
-    ["gD"] = "depends_on",
-    ["u"] = "undo",
-    ["D"] = "remove",
-    ["a"] = "add",
-    ["n"] = "note",
-    ["e"] = "edit",
-    ["r"] = "refresh",
-    ["q"] = "close",
-    ["g?"] = "help",
-  },
+  -- (the keys and their actions are listed once, in plansight/actions/init.lua).
+  keymaps = actions.default_keys(),
 }
 
-M.ACTIONS = {
-  "toggle_fold", "open", "diff", "start", "done", "drop", "block", "priority", "edit_task", "depends_on", "undo",
-  "remove", "add", "note", "edit_note", "delete_note", "edit", "refresh", "close", "help",
-}
+---The action names a sidebar key can take.
+M.ACTIONS = actions.names()
 
 ---@type plansight.Config
 M.options = vim.deepcopy(M.defaults)

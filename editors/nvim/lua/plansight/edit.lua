@@ -44,7 +44,7 @@ function M.reload(buf, cb)
   -- the merge of a later `:w` can only keep more of what others changed, never revert it.
   client.request(info.root, protocol.methods.get, { session = info.session }, function(gerr, state)
     if gerr then
-      require("plansight.actions").report(gerr, nil)
+      require("plansight.actions.requests").report(gerr, nil)
       return
     end
     local version = type(state) == "table" and state.version or nil
@@ -53,7 +53,7 @@ function M.reload(buf, cb)
         return
       end
       if err then
-        require("plansight.actions").report(err, nil)
+        require("plansight.actions.requests").report(err, nil)
         return
       end
       if vim.bo[buf].modified then
@@ -94,7 +94,7 @@ function M.compare(buf)
   end
   client.request(info.root, protocol.methods.export, { session = info.session, format = "markdown" }, function(err, result)
     if err then
-      require("plansight.actions").report(err, nil)
+      require("plansight.actions.requests").report(err, nil)
       return
     end
     if not vim.api.nvim_buf_is_valid(buf) then
@@ -138,7 +138,7 @@ local function send(buf, markdown, base)
       M.refused(buf, markdown, protocol.value(data.conflicts) or {})
       return
     end
-    require("plansight.actions").report(err, result, "import failed: ")
+    require("plansight.actions.requests").report(err, result, "import failed: ")
     if err or (type(result) == "table" and result.isError) then
       -- Import replaces the whole list: on an error the person fixes the text and writes
       -- again, so it stays as typed (and modified) rather than being replaced by the server's.

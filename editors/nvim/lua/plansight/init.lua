@@ -71,7 +71,7 @@ local function autostart()
   autostarted = true
   local function go()
     local root = client.resolve_root()
-    if vim.fn.executable(config.options.cmd[1]) ~= 1 then
+    if not require("plansight.locate").find(config.options.cmd[1]) then
       return
     end
     -- The server says where the store is (a short CLI run, in the background).
@@ -127,7 +127,7 @@ end
 ---@param cb fun(err: plansight.ResponseError?, result: any)?
 local function callback(cb)
   return cb or function(err, result)
-    require("plansight.actions").report(err, result)
+    require("plansight.actions.requests").report(err, result)
   end
 end
 

@@ -2,6 +2,7 @@
 ---
 ---`render.view` is a pure function of its arguments (no buffer, no window, no server), so
 ---tests check it on fixture states. `sidebar.lua` writes the result into the buffer.
+local agents = require("plansight.agents")
 local protocol = require("plansight.protocol")
 
 local M = {}
@@ -81,6 +82,7 @@ M.hl = {
   description = group("PlansightDescription", "Comment"),
   phase = group("PlansightPhase", "Title"),
   header = group("PlansightHeader", "Function"),
+  agent = group("PlansightAgent", "Special"),
   waiting = group("PlansightWaiting", "DiagnosticHint"),
   owner = group("PlansightOwner", "Special"),
   created_by_user = group("PlansightYou", "Special"),
@@ -101,6 +103,11 @@ local function one_line(s)
   if type(s) ~= "string" then
     return s == nil and "" or tostring(s)
   end
+  -- Most text has no line break: a plain find is far cheaper than two gsubs (which
+  -- LuaJIT does not compile), and this runs for every line of every redraw.
+  if not s:find("\n", 1, true) and not s:find("\r", 1, true) then
+    return s
+  end
   return (s:gsub("\r\n", " "):gsub("[\r\n]", " "))
 end
 
@@ -110,7 +117,20 @@ local function split_lines(s)
   if type(s) ~= "string" then
     return { s == nil and "" or tostring(s) }
   end
-  return vim.split(s:gsub("\r\n", "\n"):gsub("\r", "\n"), "\n", { plain = true })
+  if s:find("\r", 1, true) then
+    s = s:gsub("\r\n", "\n"):gsub("\r", "\n")
+  end
+  -- A plain find loop: vim.split's iterator costs more than the rest of a task's line.
+  local out, from = {}, 1
+  while true do
+    local at = s:find("\n", from, true)
+    if not at then
+      out[#out + 1] = s:sub(from)
+      return out
+    end
+    out[#out + 1] = s:sub(from, at - 1)
+    from = at + 1
+  end
 end
 
 ---The longest start of `s` that takes at most `cells` screen cells.
@@ -351,7 +371,11 @@ function M.view(states, opts)
       add("", { kind = "blank" }, 0)
     end
     local title = protocol.value(state.title)
-    local session = one_line((type(title) == "string" and title ~= "") and title or state.session)
+    -- Sessions of different agents often share a first prompt (their title): the agent's
+    -- label comes first, so they differ even when the width cuts the rest.
+    local agent, own_name = agents.of(state.session)
+    local titled = type(title) == "string" and title ~= ""
+    local session = one_line(titled and title or own_name or state.session)
     local progress = progress_or_empty(state.progress)
 
     -- Header: "▾ session  3/8 ███░░░░░░░"
@@ -363,18 +387,25 @@ function M.view(states, opts)
     end
     local tail = count .. (filled .. empty ~= "" and (" " .. filled .. empty) or "")
     local marker = icons.fold_open .. " "
+    local label = agent and (agent .. " ") or ""
     if opts.width then
       -- The window cuts what is too long from the right: the name gives way, so the
       -- count and the whole bar always show (a cut bar reads as another percentage).
-      local room = opts.width - vim.fn.strdisplaywidth(marker .. tail)
+      local room = opts.width - vim.fn.strdisplaywidth(marker .. label .. tail)
       session = M.fit_name(session, room)
     end
-    local head = marker .. session
+    local head = marker .. label .. session
     local text = head .. tail
     local sitem = { kind = "session", key = skey, session = state.session, marker_col = 0 }
     local row = add(text, sitem, ">1")
     local sfold = open_fold(sitem, skey, 1, false)
-    mark(row, 0, #head, M.hl.header)
+    if agent then
+      mark(row, 0, #marker, M.hl.header)
+      mark(row, #marker, #marker + #agent, M.hl.agent)
+      mark(row, #marker + #label, #head, M.hl.header)
+    else
+      mark(row, 0, #head, M.hl.header)
+    end
     mark(row, #head, #head + #count, M.hl.note)
     if filled ~= "" then
       local c = #head + #count + 1
@@ -392,12 +423,20 @@ function M.view(states, opts)
     end
 
     local by_id = {}
+    local show_owner, first_owner = false, nil
     for _, task in ipairs(protocol.tasks(state)) do
       by_id[task.id] = task
+      -- (M.mixed_owners, in the same pass.)
+      local owner = protocol.value(task.owner) or ""
+      if first_owner == nil then
+        first_owner = owner
+      elseif owner ~= first_owner then
+        show_owner = true
+      end
     end
+    local tprefix = "t\0" .. state.session .. "\0"
     local current = protocol.value(state.current)
     local current_id = type(current) == "table" and current.id or nil
-    local show_owner = M.mixed_owners(state)
     local seen_phase = {}
     for _, phase in ipairs(state.phases or {}) do
       local name = one_line(phase.name)
@@ -427,7 +466,7 @@ function M.view(states, opts)
       for _, task in ipairs(phase.tasks or {}) do
         local icon, hl = M.task_icon(task, icons)
         local ttext = M.task_text(task)
-        local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
+        local tkey = tprefix .. tostring(task.id)
         local notes = protocol.value(task.notes) or {}
         local files = protocol.value(task.files) or {}
         local description = protocol.value(task.description) or ""
@@ -502,16 +541,13 @@ function M.view(states, opts)
   return view
 end
 
----The text of a closed fold as `[text, hl]` chunks: its first line, with the closed marker
----for sessions and phases and a count of hidden lines for tasks.
+---Line `lnum` of `view` as `[text, hl]` chunks, coloured as its marks colour it.
 ---@param view plansight.View
----@param lnum integer the fold's first line
----@param icons plansight.Icons
+---@param lnum integer
 ---@return {[1]: string, [2]: string}[]
-function M.fold_text(view, lnum, icons)
+function M.line_chunks(view, lnum)
   local line = view.lines[lnum] or ""
-  local item = view.items[lnum]
-  if not item then
+  if not view.items[lnum] then
     return { { line, "Normal" } }
   end
   local spans = {}
@@ -532,6 +568,21 @@ function M.fold_text(view, lnum, icons)
   end
   if pos < #line then
     chunks[#chunks + 1] = { line:sub(pos + 1), "Normal" }
+  end
+  return chunks
+end
+
+---The text of a closed fold as `[text, hl]` chunks: its first line, with the closed marker
+---for sessions and phases and a count of hidden lines for tasks.
+---@param view plansight.View
+---@param lnum integer the fold's first line
+---@param icons plansight.Icons
+---@return {[1]: string, [2]: string}[]
+function M.fold_text(view, lnum, icons)
+  local item = view.items[lnum]
+  local chunks = M.line_chunks(view, lnum)
+  if not item then
+    return chunks
   end
   if item.marker_col then
     -- Swap the open marker for the closed one in whichever chunk holds it.

@@ -117,7 +117,7 @@ local function create_buffer(root)
   pcall(vim.api.nvim_buf_set_name, buf, "plansight://sidebar")
   vim.b[buf].plansight_root = root
   vim.api.nvim_set_option_value("filetype", "plansight", { buf = buf })
-  require("plansight.actions").attach(buf)
+  require("plansight.actions.keymaps").attach(buf)
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     callback = function()
@@ -141,16 +141,23 @@ local function status_message(root)
     return nil
   end
   if conn.status == "missing" then
-    return "Server not found: see :checkhealth plansight"
+    return ("Disconnected: %s. Install it (%s), then :Plansight restart. :checkhealth plansight says more."):format(
+      conn.error or "server not found",
+      require("plansight.locate").INSTALL
+    )
   elseif conn.status == "exited" then
-    return "Server stopped: " .. (conn.error or "?") .. " (r restarts)"
+    return "Disconnected: "
+      .. client.disconnected_text(conn)
+      .. ". :Plansight restart (or r) starts it again; :checkhealth plansight says more."
   elseif not conn.loaded and next(conn.states) == nil then
     return "Connecting to the Plansight server…"
   end
   return nil
 end
 
----The item (task, phase, session, note) on the sidebar's cursor line.
+---The item (task, phase, session, note) the sidebar's cursor line shows. On a closed fold
+---that is the fold's first line (the session, phase or task it folds), whichever of its
+---lines the cursor is on: an action never acts on a line the person cannot see.
 ---@return plansight.RenderItem?
 function M.item_at_cursor()
   local st = M.state
@@ -162,7 +169,10 @@ function M.item_at_cursor()
     return nil
   end
   local lnum = vim.api.nvim_win_get_cursor(win)[1]
-  return st.view.items[lnum]
+  local start = vim.api.nvim_win_call(win, function()
+    return vim.fn.foldclosed(lnum)
+  end)
+  return st.view.items[start > 0 and start or lnum]
 end
 
 ---Remembers which folds the user opened or closed, as differences from the defaults
@@ -196,20 +206,43 @@ local function remember_folds(win)
   end
 end
 
----Rebuilds the folds of the current (sidebar) window from `view`, each open or closed as
----the user left it, else as its default.
----@param view plansight.View
-local function apply_folds(view)
-  local overrides = M.state.overrides
-  pcall(vim.cmd, "normal! zE")
-  local cmd = vim.api.nvim_cmd
-  -- Children first (they come after their parent): a new fold is closed, and a range
-  -- that touches a closed fold grows to cover it, so a parent made first would swallow
-  -- its children's ranges. A parent made last nests the children made before it.
-  for i = #view.folds, 1, -1 do
-    local fold = view.folds[i]
-    cmd({ cmd = "fold", range = { fold.start, fold.finish } }, {})
+---Whether two views fold the same line ranges.
+---@param a plansight.View
+---@param b plansight.View
+---@return boolean
+local function same_fold_ranges(a, b)
+  local fa, fb = a.folds, b.folds
+  if #fa ~= #fb then
+    return false
   end
+  for i = 1, #fa do
+    if fa[i].start ~= fb[i].start or fa[i].finish ~= fb[i].finish then
+      return false
+    end
+  end
+  return true
+end
+
+---Rebuilds the folds of the current (sidebar) window from `view` (unless they are still
+---the same ranges), each open or closed as the user left it, else as its default.
+---@param view plansight.View
+---@param old plansight.View?
+---@param keep boolean whether the window's folds are still those of `old`
+local function apply_folds(view, old, keep)
+  local overrides = M.state.overrides
+  local cmd = vim.api.nvim_cmd
+  if not (keep and old and same_fold_ranges(old, view)) then
+    pcall(vim.cmd, "normal! zE")
+    -- Children first (they come after their parent): a new fold is closed, and a range
+    -- that touches a closed fold grows to cover it, so a parent made first would swallow
+    -- its children's ranges. A parent made last nests the children made before it.
+    for i = #view.folds, 1, -1 do
+      local fold = view.folds[i]
+      cmd({ cmd = "fold", range = { fold.start, fold.finish } }, {})
+    end
+  end
+  -- (A live update usually keeps every range: lines rewritten in place keep their folds,
+  -- and only which are open changes, which the rest sets for every fold.)
   vim.cmd("normal! zR")
   -- Children come after their parent: closing in reverse closes the inner ones first.
   for i = #view.folds, 1, -1 do
@@ -236,7 +269,8 @@ local function same_line(old, new, i, j)
     return false
   end
   local a, b = old.items[i], new.items[j]
-  if a.kind ~= b.kind or not vim.deep_equal(old.virt[i], new.virt[j]) then
+  local va, vb = old.virt[i], new.virt[j]
+  if a.kind ~= b.kind or (va ~= vb and not vim.deep_equal(va, vb)) then
     return false
   end
   return (a.task and a.task.status) == (b.task and b.task.status)
@@ -283,6 +317,10 @@ function M.changed_runs(old, new)
   return runs
 end
 
+---Runs of at most this many lines are rewritten in place, keeping the folds; a longer
+---one is cheaper written whole, with the folds built again.
+M.IN_PLACE_MAX = 40
+
 ---Replaces lines [from, old_to) of the buffer by the view's lines [from, new_to), with
 ---their highlights.
 ---@param buf integer
@@ -297,6 +335,13 @@ local function write_lines(buf, view, from, old_to, new_to, all)
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, view.lines)
     new_to = #view.lines
+  elseif old_to == new_to and new_to - from <= M.IN_PLACE_MAX then
+    -- A few lines, as many as before: replaced one by one (setbufline), which keeps the
+    -- window's folds (nvim_buf_set_lines deletes the folds of the lines it replaces).
+    vim.api.nvim_buf_clear_namespace(buf, ns, from, old_to)
+    if new_to > from then
+      vim.fn.setbufline(buf, from + 1, vim.list_slice(view.lines, from + 1, new_to))
+    end
   else
     vim.api.nvim_buf_clear_namespace(buf, ns, from, old_to)
     vim.api.nvim_buf_set_lines(buf, from, old_to, false, vim.list_slice(view.lines, from + 1, new_to))
@@ -307,48 +352,73 @@ local function write_lines(buf, view, from, old_to, new_to, all)
   local set_extmark = vim.api.nvim_buf_set_extmark
   local marks = view.marks
   local last = (view.first_mark[new_to + 1] or #marks + 1) - 1
+  -- One options table for every mark (a full redraw sets over a thousand).
+  local hl = { end_col = 0, hl_group = "" }
   for k = view.first_mark[from + 1], last do
     local m = marks[k]
     if m[3] > m[2] then
-      set_extmark(buf, ns, m[1], m[2], { end_col = m[3], hl_group = m[4] })
+      hl.end_col, hl.hl_group = m[3], m[4]
+      set_extmark(buf, ns, m[1], m[2], hl)
     end
   end
+  local virt = { virt_text = false, virt_text_pos = "eol", hl_mode = "combine" }
   for row = from, new_to - 1 do
     local chunks = view.virt[row + 1]
     if chunks then
-      set_extmark(buf, ns, row, 0, { virt_text = chunks, virt_text_pos = "eol", hl_mode = "combine" })
+      virt.virt_text = chunks
+      set_extmark(buf, ns, row, 0, virt)
     end
   end
 end
 
----The line to show of the newest session (the first): its current task (the server's),
----else its header.
+local set_winbar
+
+---The line of the first session's header.
 ---@param view plansight.View
----@return integer
-local function newest_line(view)
-  local header
+---@return integer?
+local function first_session_line(view)
   for lnum, item in ipairs(view.items) do
     if item.kind == "session" then
-      if header then
-        break
-      end
-      header = lnum
-    elseif header and item.current then
       return lnum
     end
   end
-  return header or 1
+  return nil
 end
 
----The screen rows lines `from`..`to` take in the current window (a closed fold is one).
+---The header line of the session the sidebar follows (the one commands target: picked
+---with `:Plansight session`, else the newest with tasks; else the first shown) and the
+---line of its current task (the server's), if any.
+---@param view plansight.View
+---@param followed string
+---@return integer header, integer? current
+local function followed_lines(view, followed)
+  local header = view.index["s\0" .. followed] or first_session_line(view)
+  if not header then
+    return 1, nil
+  end
+  for lnum = header + 1, #view.items do
+    local item = view.items[lnum]
+    if item.kind == "session" then
+      break
+    elseif item.current then
+      return header, lnum
+    end
+  end
+  return header, nil
+end
+
+---The screen rows lines `from`..`to` take in the current window (a closed fold is one),
+---counted up to `limit + 1` at most: callers only ask whether they fit in `limit` rows.
 ---@param from integer
 ---@param to integer
+---@param limit integer
 ---@return integer
-local function rows_between(from, to)
+local function rows_between(from, to, limit)
   local n, k = 0, from
-  while k <= to do
+  local foldclosedend = vim.fn.foldclosedend
+  while k <= to and n <= limit do
     n = n + 1
-    local fin = vim.fn.foldclosedend(k)
+    local fin = foldclosedend(k)
     k = (fin > 0 and fin or k) + 1
   end
   return n
@@ -361,10 +431,11 @@ end
 ---@param height integer
 ---@return integer
 local function topline_for(lnum, want, height)
+  local foldclosed = vim.fn.foldclosed
   -- The last topline that still fills the window: walk up from the end, row by row.
   local last, rows, l = vim.fn.line("$"), 0, vim.fn.line("$")
   while l >= 1 do
-    local start = vim.fn.foldclosed(l)
+    local start = foldclosed(l)
     l = start > 0 and start or l
     rows = rows + 1
     if rows > height then
@@ -373,14 +444,18 @@ local function topline_for(lnum, want, height)
     last = l
     l = l - 1
   end
-  local start = vim.fn.foldclosed(lnum)
+  local start = foldclosed(lnum)
   lnum = start > 0 and start or lnum
-  local top = math.max(1, math.min(want, last, lnum))
-  while top < lnum and rows_between(top, lnum) > height do
-    local fin = vim.fn.foldclosedend(top)
-    top = (fin > 0 and fin or top) + 1
+  -- The highest topline that still shows `lnum`: walk up from it, row by row (a walk of
+  -- at most `height` rows, where moving the top down one row at a time cost a walk each).
+  local lowest, up = lnum, 1
+  while up < height and lowest > 1 do
+    local prev = lowest - 1
+    local pstart = foldclosed(prev)
+    lowest = pstart > 0 and pstart or prev
+    up = up + 1
   end
-  return top
+  return math.max(math.max(1, math.min(want, last, lnum)), lowest)
 end
 
 ---Writes `view` into the sidebar buffer, keeping cursor and folds.
@@ -410,11 +485,15 @@ function M.apply_view(view)
 
   st.view = view
   vim.bo[buf].modifiable = true
+  -- The window's folds stay valid when every run of lines was rewritten in place.
+  local in_place = win ~= nil and st.folds_win == win and old ~= nil
   if old and vim.api.nvim_buf_line_count(buf) == #old.lines then
     for _, run in ipairs(M.changed_runs(old, view)) do
+      in_place = in_place and run[2] == run[3] and run[3] - run[1] <= M.IN_PLACE_MAX
       write_lines(buf, view, run[1], run[2], run[3])
     end
   else
+    in_place = false
     write_lines(buf, view, 0, -1, 0, true)
   end
   vim.bo[buf].modifiable = false
@@ -424,25 +503,36 @@ function M.apply_view(view)
     st.folds_win = win
     local focused = vim.api.nvim_get_current_win() == win
     vim.api.nvim_win_call(win, function()
-      apply_folds(view)
+      apply_folds(view, old, in_place)
       if saved then
-        local height = vim.api.nvim_win_get_height(0)
         local kept = cursor_key and view.index[cursor_key] or math.min(saved.lnum, #view.lines)
         kept = math.max(1, kept)
-        local lnum, topline = kept, nil
-        if focused then
-          -- The user is working in the list: the cursor stays on its item, in view.
-          topline = topline_for(kept, saved.topline + (kept - saved.lnum), height)
-        else
-          -- Watching from another window: the newest session (always first) and its
-          -- current task show; the cursor keeps its item when that is in view too, so
-          -- the user finds it again on coming back.
-          local newest = newest_line(view)
-          topline = topline_for(newest, 1, height)
-          if kept < topline or rows_between(topline, kept) > height then
-            lnum = newest
+        local header, current = followed_lines(view, client.active_session(st.root))
+        ---Where the cursor goes and the first line shown, for a text area `height` rows high.
+        ---@param height integer
+        ---@return integer lnum, integer topline
+        local function place(height)
+          if focused then
+            -- The user is working in the list: the cursor stays on its item, in view.
+            return kept, topline_for(kept, saved.topline + (kept - saved.lnum), height)
           end
+          -- Watching from another window: the followed session (the newest unless one
+          -- was picked) and its current task show; the cursor keeps its item when that
+          -- is in view too, so the user finds it again on coming back.
+          local show = current or header
+          local top = topline_for(show, first_session_line(view) == header and 1 or header, height)
+          if kept < top or rows_between(top, kept, height) > height then
+            return show, top
+          end
+          return kept, top
         end
+        local height = vim.api.nvim_win_get_height(0)
+        local lnum, topline = place(height)
+        if header < topline and height > 1 then
+          -- The header goes into the window bar, which takes a row of the window.
+          lnum, topline = place(height - 1)
+        end
+        set_winbar(win, view, header, topline)
         saved.lnum = lnum
         saved.topline = topline
         saved.col = 0
@@ -452,6 +542,37 @@ function M.apply_view(view)
     end)
   end
   M.update_spinner()
+end
+
+---The window bar of the sidebar: the followed session's header (line `header`) when it is
+---above the first line shown (`top`), with its agent label, count and bar; else empty.
+---@param win integer
+---@param view plansight.View
+---@param header integer
+---@param top integer
+set_winbar = function(win, view, header, top)
+  local bar = ""
+  if view.items[header] and view.items[header].kind == "session" and header < top then
+    local parts = {}
+    for _, chunk in ipairs(render.line_chunks(view, header)) do
+      parts[#parts + 1] = "%#" .. chunk[2] .. "#" .. chunk[1]:gsub("%%", "%%%%")
+    end
+    bar = table.concat(parts)
+  end
+  if vim.wo[win].winbar ~= bar then
+    vim.wo[win].winbar = bar
+  end
+end
+
+---Keeps the followed session's header in view after the person scrolled the sidebar.
+function M.update_sticky_header()
+  local st = M.state
+  local win = visible_win()
+  if not win or not st.view then
+    return
+  end
+  local header = followed_lines(st.view, client.active_session(st.root))
+  set_winbar(win, st.view, header, vim.fn.line("w0", win))
 end
 
 ---Renders the sidebar now from the cache of its root.
@@ -530,6 +651,16 @@ function M.open(opts)
       once = true,
       callback = function()
         remember_folds(win)
+      end,
+    })
+    -- The person scrolled the sidebar: the followed session's header may have left the top.
+    vim.api.nvim_create_autocmd("WinScrolled", {
+      pattern = tostring(win),
+      callback = function()
+        if not vim.api.nvim_win_is_valid(win) then
+          return true
+        end
+        M.update_sticky_header()
       end,
     })
     -- Headers and messages are fitted to the width: a resized sidebar draws again.
