@@ -3,16 +3,16 @@
  * the person what is needed and sends one request of the contract with origin "user", so
  * the agent hears about it through `plansight/context`; the server decides the rest.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, type PlansightClient } from './client';
 import { changesText, historyEntry, undoMessage } from './historyWords';
 import { planDocumentUri } from './planDocument';
 import type { PlanSync } from './planSync';
-import { PRIORITY_MARKS, TASK_ICONS, progressText, sessionName, type NoteNode, type PlanNode } from './planTree';
+import { PRIORITY_ICONS, TASK_ICONS, progressText, sessionName, type NoteNode, type PlanNode } from './planTree';
 import type { PlanView } from './planView';
-import type { ApplyResult, Op, Priority, Task, TaskStatus, TodoState } from './protocol';
+import type { ApplyResult, Op, Priority, Task, TodoState } from './protocol';
 import { openTaskFile, openTaskFileDiff } from './taskFiles';
+import { shownLabel, taskPicks, type PickPurpose } from './taskPicks';
 
 interface TaskTarget {
   readonly session: string;
@@ -27,17 +27,14 @@ interface TaskAction {
   readonly command: string;
   readonly verb: string;
   readonly op: 'start' | 'done' | 'drop';
-  /**
-   * The status the op gives (the contract: a task named by id takes it whatever it was):
-   * a task already there is not offered, as the menus in package.json do.
-   */
-  readonly gives: TaskStatus;
+  /** Which tasks the picker offers, and in which order (taskPicks.ts). */
+  readonly purpose: PickPurpose;
 }
 
 export const TASK_ACTIONS: readonly TaskAction[] = [
-  { command: 'plansight.startTask', verb: 'start', op: 'start', gives: 'in_progress' },
-  { command: 'plansight.completeTask', verb: 'complete', op: 'done', gives: 'completed' },
-  { command: 'plansight.dropTask', verb: 'drop', op: 'drop', gives: 'abandoned' },
+  { command: 'plansight.startTask', verb: 'start', op: 'start', purpose: 'start' },
+  { command: 'plansight.completeTask', verb: 'complete', op: 'done', purpose: 'done' },
+  { command: 'plansight.dropTask', verb: 'drop', op: 'drop', purpose: 'drop' },
 ];
 
 type Handler = (node?: PlanNode) => Promise<unknown>;
@@ -55,6 +52,7 @@ export class PlanCommands {
     const commands: [string, Handler][] = [
       ['plansight.addTodo', (node) => this.addTodo(node)],
       ['plansight.clearTodos', (node) => this.clearTodos(node)],
+      ['plansight.closeSession', (node) => this.closeSession(node)],
       ['plansight.addNote', (node) => this.addNote(node)],
       ['plansight.editNote', (node) => this.editNote(node)],
       ['plansight.deleteNote', (node) => this.deleteNote(node)],
@@ -166,12 +164,27 @@ export class PlanCommands {
       clear,
     );
     if (answer === clear) {
-      this.report(await this.client.request('plansight/clear', { session, origin: 'user' }));
+      // Kept in sight, emptied, so Undo Last Change is at hand until the person leaves it.
+      this.sync.plans.keep(session);
+      try {
+        this.report(await this.client.request('plansight/clear', { session, origin: 'user' }));
+      } finally {
+        this.sync.keep(session);
+      }
     }
   }
 
+  /** A cleared session's Close: it leaves the panel (the store keeps it, Switch Session finds it). */
+  private async closeSession(node: PlanNode | undefined): Promise<void> {
+    const session = this.sessionOf(node);
+    if (this.sync.plans.chosenSession === session) {
+      await this.sync.choose(undefined);
+    }
+    this.sync.release(session);
+  }
+
   private async taskAction(action: TaskAction, node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, (task) => task.status !== action.gives, `The task to ${action.verb}`);
+    const target = await this.targetTask(node, action.purpose, `The task to ${action.verb}`);
     if (target !== undefined) {
       await this.apply(target.session, [{ op: action.op, id: target.task.id }]);
     }
@@ -179,7 +192,7 @@ export class PlanCommands {
 
   /** Asks first when work would be lost from sight: a task in progress or with notes. */
   private async removeTask(node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, () => true, 'The task to remove');
+    const target = await this.targetTask(node, 'any', 'The task to remove');
     if (target === undefined) {
       return;
     }
@@ -200,7 +213,7 @@ export class PlanCommands {
   }
 
   private async blockTask(node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, (task) => task.status !== 'blocked', 'The task to block');
+    const target = await this.targetTask(node, 'block', 'The task to block');
     if (target === undefined) {
       return;
     }
@@ -216,29 +229,35 @@ export class PlanCommands {
   }
 
   private async setPriority(node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, () => true, 'The task to set the priority of');
+    const target = await this.targetTask(node, 'any', 'The task to set the priority of');
     if (target === undefined) {
       return;
     }
     const current = target.task.priority;
+    // Each level once, with the icon; the current one says so.
     const items = [
-      ...PRIORITIES.map((priority) => ({ label: capitalizeFirst(priority), description: mark(current === priority, PRIORITY_MARKS[priority]), priority })),
-      { label: 'None', description: mark(current === null, ''), priority: null },
+      ...PRIORITIES.map((priority) => ({ label: `$(${PRIORITY_ICONS[priority]}) ${capitalizeFirst(priority)}`, description: current === priority ? 'current' : undefined, priority })),
+      { label: '$(blank) None', description: current === null ? 'current' : undefined, priority: null },
     ];
-    const picked = await vscode.window.showQuickPick(items, { title: 'Plansight: Set Priority', placeHolder: `The priority of "${target.task.content}"` });
+    const picked = await vscode.window.showQuickPick(items, { title: 'Plansight: Set Priority', placeHolder: `The priority of "${shownLabel(target.task)}"` });
     if (picked !== undefined && picked.priority !== current) {
       await this.apply(target.session, [{ op: 'update', id: target.task.id, priority: picked.priority }]);
     }
   }
 
   private async editTask(node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, () => true, 'The task to edit');
+    const target = await this.targetTask(node, 'any', 'The task to edit');
     if (target === undefined) {
       return;
     }
     const { task } = target;
+    // The server keeps an activeForm equal to the content in step with it, and derives no
+    // "-ing" form: a task with its own activeForm (the row's label while it runs) is asked
+    // for it too, or its old label would stay.
+    const ownForm = task.activeForm !== task.content;
+    const steps = ownForm ? 3 : 2;
     const content = await vscode.window.showInputBox({
-      title: 'Plansight: Edit Task (1/2)',
+      title: `Plansight: Edit Task (1/${steps})`,
       prompt: 'What is to be done, in the imperative: "Run the build"',
       value: task.content,
       validateInput: (value) => (value.trim() === '' ? 'Say what is to be done' : undefined),
@@ -246,8 +265,20 @@ export class PlanCommands {
     if (content === undefined) {
       return;
     }
+    let activeForm = task.activeForm;
+    if (ownForm) {
+      const typed = await vscode.window.showInputBox({
+        title: `Plansight: Edit Task (2/${steps})`,
+        prompt: `What the panel shows while it runs: "Running the build" (empty: the same as "${content.trim()}")`,
+        value: task.activeForm,
+      });
+      if (typed === undefined) {
+        return;
+      }
+      activeForm = typed.trim() === '' ? content.trim() : typed.trim();
+    }
     const description = await vscode.window.showInputBox({
-      title: 'Plansight: Edit Task (2/2)',
+      title: `Plansight: Edit Task (${steps}/${steps})`,
       prompt: `A longer explanation of "${content.trim()}" (empty for none)`,
       value: task.description,
     });
@@ -258,17 +289,20 @@ export class PlanCommands {
     if (content.trim() !== task.content) {
       op.content = content.trim();
     }
+    if (ownForm && activeForm !== task.activeForm) {
+      op.activeForm = activeForm;
+    }
     if (description.trim() !== task.description) {
       op.description = description.trim();
     }
-    if (op.content !== undefined || op.description !== undefined) {
+    if (op.content !== undefined || op.activeForm !== undefined || op.description !== undefined) {
       await this.apply(target.session, [op]);
     }
   }
 
   /** A pick of the session's other tasks; the ones checked are what it waits for. */
   private async dependsOn(node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, () => true, 'The task that waits');
+    const target = await this.targetTask(node, 'any', 'The task that waits');
     if (target === undefined) {
       return;
     }
@@ -353,7 +387,7 @@ export class PlanCommands {
   }
 
   private async addNote(node: PlanNode | undefined): Promise<void> {
-    const target = await this.targetTask(node, () => true, 'The task to add a note to');
+    const target = await this.targetTask(node, 'any', 'The task to add a note to');
     if (target === undefined) {
       return;
     }
@@ -445,27 +479,21 @@ export class PlanCommands {
     return undefined;
   }
 
-  /** The task of a clicked item, or else one picked from the active session's tasks. */
-  private async targetTask(node: PlanNode | undefined, offered: (task: Task) => boolean, placeHolder: string): Promise<TaskTarget | undefined> {
+  /**
+   * The task of a clicked item, or else one picked from the active session's tasks: the
+   * ones the purpose offers, labelled as their rows are (taskPicks.ts).
+   */
+  private async targetTask(node: PlanNode | undefined, purpose: PickPurpose, placeHolder: string): Promise<TaskTarget | undefined> {
     if (node?.kind === 'task' || node?.kind === 'note' || node?.kind === 'file') {
       return { session: node.session, task: node.task };
     }
     const session = this.sessionOf(node);
-    const state = this.sync.plans.get(session);
-    const candidates = tasksOf(state).filter(({ task }) => offered(task));
-    if (candidates.length === 0) {
+    const items = taskPicks(this.sync.plans.get(session), purpose);
+    if (items.length === 0) {
       void vscode.window.showInformationMessage(`Plansight: no task of session "${session}" for this.`);
       return undefined;
     }
-    const several = (state?.phases.length ?? 0) > 1;
-    const picked = await vscode.window.showQuickPick(
-      candidates.map(({ phase, task }) => ({
-        label: `$(${TASK_ICONS[task.status].id}) ${task.content}`,
-        description: several ? phase : undefined,
-        task,
-      })),
-      { title: `Plansight: session ${session}`, placeHolder, matchOnDescription: true },
-    );
+    const picked = await vscode.window.showQuickPick(items, { title: `Plansight: session ${session}`, placeHolder, matchOnDescription: true });
     return picked === undefined ? undefined : { session, task: picked.task };
   }
 
@@ -474,22 +502,15 @@ export class PlanCommands {
     await vscode.window.showTextDocument(document, { preview: false });
   }
 
+  /**
+   * The plan as an untitled Markdown document: nothing lands in the repository unless the
+   * person saves it, where they choose (Save As asks).
+   */
   private async exportPlan(node: PlanNode | undefined): Promise<void> {
     const session = this.sessionOf(node);
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const name = session === 'default' ? 'plan.md' : `plan-${session.replace(/[^\w.-]+/g, '_')}.md`;
-    const target = await vscode.window.showSaveDialog({
-      title: `Plansight: Export the plan of session "${session}"`,
-      defaultUri: folder === undefined ? undefined : vscode.Uri.joinPath(folder, name),
-      filters: { Markdown: ['md'] },
-      saveLabel: 'Export',
-    });
-    if (target === undefined) {
-      return;
-    }
     const { text } = await this.client.request('plansight/export', { session, format: 'markdown' });
-    await vscode.workspace.fs.writeFile(target, Buffer.from(text));
-    vscode.window.setStatusBarMessage(`$(check) Plansight: exported the plan of session "${session}" to ${path.basename(target.path)}`, 5000);
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
+    await vscode.window.showTextDocument(document, { preview: false });
   }
 
   private async switchSession(node: PlanNode | undefined): Promise<void> {
@@ -500,7 +521,10 @@ export class PlanCommands {
     }
     const { sessions } = await this.client.request('plansight/sessions', {});
     const active = this.sync.plans.activeSession();
-    const follow: SessionItem = { label: '$(history) Follow the most recent session', session: undefined };
+    const follow: SessionItem = {
+      label: this.sync.plans.followLatest ? '$(history) Follow the most recently changed session' : '$(history) Follow the session on top of the panel',
+      session: undefined,
+    };
     const create: SessionItem = { label: '$(add) New session…', session: undefined };
     const items: SessionItem[] = [
       ...sessions.map((info) => ({
@@ -549,10 +573,6 @@ function tasksOf(state: TodoState | undefined): { phase: string; task: Task }[] 
 function notesCount(task: Task): string | undefined {
   const count = task.notes.length;
   return count === 0 ? undefined : count === 1 ? 'it has a note' : `it has ${count} notes`;
-}
-
-function mark(current: boolean, text: string): string {
-  return current ? `${text} (current)`.trim() : text;
 }
 
 function capitalizeFirst(text: string): string {

@@ -43,12 +43,12 @@ export function historyEntry(event: HistoryEvent, current: boolean, when: string
 }
 
 /**
- * What Undo Last Change says once it stepped back: what the undo itself did, in the
- * server's words (`Undo: removed "Tag the release"`), read as the step it just took.
+ * What Undo Last Change says once it stepped back, as a sentence: what the undo itself did,
+ * in the server's words (`Undid the last change: added "Tag the release".`).
  */
 export function undoMessage(undo: HistoryEvent | undefined): string {
   if (undo === undefined || undo.changes.length === 0) {
-    return 'Undo: stepped back one change';
+    return 'Undid the last change.';
   }
-  return `Undo: ${undo.changes.join('; ')}`;
+  return `Undid the last change: ${undo.changes.join('; ')}.`;
 }

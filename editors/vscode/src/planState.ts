@@ -1,7 +1,9 @@
 /**
  * The last known TodoState of every session, as the server reported it. No rules of a
- * todo list live here: only which report is the newest (`version` tells order) and which
- * session the person's commands go to.
+ * todo list live here: only which report is the newest (`version` tells order), the order
+ * sessions are shown in (the order they were first seen: a change never moves a session),
+ * which sessions a person cleared and keeps in sight, and which session the person's
+ * commands, the badge and the status bar go to.
  */
 import type { TodoState } from './protocol';
 
@@ -9,9 +11,22 @@ export const DEFAULT_SESSION = 'default';
 
 export class PlanState {
   private readonly bySession = new Map<string, TodoState>();
+  /** When each session was first seen (a counter): the order of the panel, the latest on top. */
+  private readonly seen = new Map<string, number>();
+  private nextSeen = 0;
+  private readonly keptSessions = new Set<string>();
   private chosen: string | undefined;
+  /** Without a chosen session and without following the latest: the session followed so far. */
+  private held: string | undefined;
 
-  constructor(chosenSession?: string) {
+  /**
+   * @param followLatest the badge and status bar follow the most recently updated session
+   *   (setting `plansight.followLatestSession`); else they stay on one until the person switches.
+   */
+  constructor(
+    chosenSession?: string,
+    public followLatest = false,
+  ) {
     this.chosen = chosenSession;
   }
 
@@ -21,7 +36,11 @@ export class PlanState {
     if (held !== undefined && held.version >= state.version) {
       return false;
     }
+    this.see(state.session);
     this.bySession.set(state.session, strip(state));
+    if (state.progress.total > 0) {
+      this.keptSessions.delete(state.session); // back in sight on its own
+    }
     return true;
   }
 
@@ -29,9 +48,16 @@ export class PlanState {
   replaceAll(states: readonly TodoState[]): void {
     const previous = new Map(this.bySession);
     this.bySession.clear();
+    // Sessions seen for the first time here go in by last change, so the latest is on top.
+    for (const state of [...states].sort(newestFirst).reverse()) {
+      this.see(state.session);
+    }
     for (const state of states) {
       const held = previous.get(state.session);
       this.bySession.set(state.session, held !== undefined && held.version > state.version ? held : strip(state));
+    }
+    for (const session of [...this.seen.keys()].filter((s) => !this.bySession.has(s))) {
+      this.forget(session);
     }
   }
 
@@ -40,6 +66,7 @@ export class PlanState {
     let removed = false;
     for (const session of sessions) {
       removed = this.bySession.delete(session) || removed;
+      this.forget(session);
       if (this.chosen === session) {
         this.chosen = undefined;
         removed = true;
@@ -48,18 +75,36 @@ export class PlanState {
     return removed;
   }
 
+  /** Keeps a session the person just cleared in sight, until they switch away or close it. */
+  keep(session: string): void {
+    this.keptSessions.add(session);
+  }
+
+  /** Lets a kept session go (Close, or a switch to another session); true when it was kept. */
+  release(session: string): boolean {
+    if (this.held === session) {
+      this.held = undefined;
+    }
+    return this.keptSessions.delete(session);
+  }
+
+  /** The sessions a person cleared and keeps in sight. */
+  get kept(): ReadonlySet<string> {
+    return this.keptSessions;
+  }
+
   get(session: string): TodoState | undefined {
     return this.bySession.get(session);
   }
 
-  /** Every session, the most recently updated first. */
+  /** Every session, in the panel's order: the one first seen last on top, never moved by a change. */
   sessions(): TodoState[] {
-    return [...this.bySession.values()].sort(newestFirst);
+    return [...this.bySession.values()].sort((a, b) => (this.seen.get(b.session) ?? 0) - (this.seen.get(a.session) ?? 0));
   }
 
-  /** Sessions that hold at least one task, the most recently updated first. */
+  /** Sessions the panel shows: those with at least one task, and the kept ones, in the panel's order. */
   sessionsWithTasks(): TodoState[] {
-    return this.sessions().filter((state) => state.progress.total > 0);
+    return this.sessions().filter((state) => this.isShown(state));
   }
 
   /** The session a person chose with Switch Session, if any. */
@@ -67,20 +112,56 @@ export class PlanState {
     return this.chosen;
   }
 
+  /** Follows a session (undefined: none chosen); a kept session left behind is let go. */
   choose(session: string | undefined): void {
+    const left = this.chosen ?? this.held;
+    if (left !== undefined && left !== session) {
+      this.keptSessions.delete(left);
+    }
     this.chosen = session;
+    this.held = undefined;
   }
 
   /**
-   * The session the palette commands, the badge and the status bar follow: the chosen one,
-   * else the most recently updated session that holds tasks, else the default session.
+   * The session the palette commands, the badge and the status bar follow: the chosen one;
+   * else, following the latest, the most recently updated session shown; else the one
+   * followed so far while it is shown, or the first shown in the panel; else the default.
    */
   activeSession(): string {
-    return this.chosen ?? this.sessionsWithTasks()[0]?.session ?? this.sessions()[0]?.session ?? DEFAULT_SESSION;
+    if (this.chosen !== undefined) {
+      return this.chosen;
+    }
+    const shown = this.sessionsWithTasks();
+    if (this.followLatest) {
+      return [...shown].sort(newestFirst)[0]?.session ?? this.sessions()[0]?.session ?? DEFAULT_SESSION;
+    }
+    const held = this.held === undefined ? undefined : this.bySession.get(this.held);
+    if (held === undefined || !this.isShown(held)) {
+      this.held = shown[0]?.session;
+    }
+    return this.held ?? this.sessions()[0]?.session ?? DEFAULT_SESSION;
   }
 
   activeState(): TodoState | undefined {
     return this.get(this.activeSession());
+  }
+
+  private isShown(state: TodoState): boolean {
+    return state.progress.total > 0 || this.keptSessions.has(state.session);
+  }
+
+  private see(session: string): void {
+    if (!this.seen.has(session)) {
+      this.seen.set(session, this.nextSeen++);
+    }
+  }
+
+  private forget(session: string): void {
+    this.seen.delete(session);
+    this.keptSessions.delete(session);
+    if (this.held === session) {
+      this.held = undefined;
+    }
   }
 }
 

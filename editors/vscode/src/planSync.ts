@@ -9,6 +9,11 @@ import { PlanState } from './planState';
 import type { TodoState } from './protocol';
 
 const CHOSEN_SESSION_KEY = 'plansight.chosenSession';
+const FOLLOW_LATEST_SETTING = 'plansight.followLatestSession';
+
+function followLatest(): boolean {
+  return vscode.workspace.getConfiguration().get<boolean>(FOLLOW_LATEST_SETTING, false);
+}
 
 export interface PlanUpdate {
   /** The session that changed; undefined after a full listing or a session switch. */
@@ -29,8 +34,14 @@ export class PlanSync implements vscode.Disposable {
     private readonly client: PlansightClient,
     private readonly memento: vscode.Memento,
   ) {
-    this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY));
+    this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY), followLatest());
     this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(FOLLOW_LATEST_SETTING)) {
+          this.plans.followLatest = followLatest();
+          this.updateEmitter.fire({ currentChanged: false });
+        }
+      }),
       client.onDidChange((state) => this.accept(state)),
       client.onDidPrune((sessions) => this.prune(sessions)),
       client.onDidBecomeReady(() => {
@@ -62,6 +73,19 @@ export class PlanSync implements vscode.Disposable {
       if (chosen !== undefined && this.plans.chosenSession === undefined) {
         void this.memento.update(CHOSEN_SESSION_KEY, undefined);
       }
+      this.updateEmitter.fire({ currentChanged: false });
+    }
+  }
+
+  /** Keeps a session the person cleared in the panel, so its Undo is at hand. */
+  keep(session: string): void {
+    this.plans.keep(session);
+    this.updateEmitter.fire({ session, currentChanged: false });
+  }
+
+  /** Lets a kept session leave the panel (its Close button). */
+  release(session: string): void {
+    if (this.plans.release(session)) {
       this.updateEmitter.fire({ currentChanged: false });
     }
   }

@@ -3,7 +3,6 @@
  * looks (label, icon, description, tooltip). Pure: no `vscode` import, so the unit tests
  * run it in plain Node. `planView.ts` only copies these values onto TreeItems.
  */
-import { newestFirst } from './planState';
 import type { Phase, Priority, Task, TaskStatus, TodoState } from './protocol';
 
 export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode | FileNode;
@@ -18,8 +17,10 @@ interface NodeBase {
 export interface SessionNode extends NodeBase {
   readonly kind: 'session';
   readonly state: TodoState;
-  /** The most recent session starts expanded, the others collapsed. */
+  /** How the row starts the first time it is drawn (VS Code keeps what the person does after). */
   readonly expanded: boolean;
+  /** Emptied by Clear Todos and kept in sight, so Undo Last Change is one click away. */
+  readonly cleared: boolean;
 }
 
 export interface PhaseNode extends NodeBase {
@@ -70,25 +71,47 @@ export interface NodeView {
   /** The `viewItem` of the menus in package.json: the node's kind, and a task's status. */
   readonly contextValue: string;
   readonly collapsible: 'none' | 'collapsed' | 'expanded';
+  /**
+   * A task's `plansight-task:` URI: the view sets it as the item's resourceUri so the
+   * decoration provider draws the priority mark (which survives a narrow sidebar, unlike
+   * trailing text) and dims a finished row. The facts are in the URI: a change of status
+   * or priority is a new URI, redrawn without an event.
+   */
+  readonly decoration?: string;
 }
 
 /** A pending task whose dependencies are unfinished: it cannot start yet. */
 export const WAITING_ICON: Icon = { id: 'watch' };
 
+/**
+ * The pending circle is the large outline, the size of the other icons (the small one looks
+ * like a bullet). The check is `charts.green`: a dark green on light themes and a light one
+ * on dark themes (`testing.iconPassed` is the same pale green on both, faint on white).
+ */
 export const TASK_ICONS: Readonly<Record<TaskStatus, Icon>> = {
-  pending: { id: 'circle-outline' },
+  pending: { id: 'circle-large-outline' },
   in_progress: { id: 'sync~spin' },
-  completed: { id: 'pass-filled', color: 'testing.iconPassed' },
+  completed: { id: 'pass-filled', color: 'charts.green' },
   abandoned: { id: 'circle-slash', color: 'disabledForeground' },
   blocked: { id: 'debug-pause', color: 'problemsWarningIcon.foreground' },
 };
 
-/** Priority is quiet: a small mark in the grey description, words in the tooltip. */
-export const PRIORITY_MARKS: Readonly<Record<Priority, string>> = {
-  high: '↑ high',
-  medium: '– medium',
-  low: '↓ low',
+/** Priority as a one-character decoration badge at the row's end, where a narrow sidebar keeps it. */
+export const PRIORITY_BADGES: Readonly<Record<Priority, string>> = {
+  high: '↑',
+  medium: '–',
+  low: '↓',
 };
+
+/** The codicon of each priority in the pickers. */
+export const PRIORITY_ICONS: Readonly<Record<Priority, string>> = {
+  high: 'arrow-up',
+  medium: 'dash',
+  low: 'arrow-down',
+};
+
+/** The colour a finished (completed or dropped) row's label is dimmed with. */
+export const FINISHED_COLOR = 'list.deemphasizedForeground';
 
 const STATUS_WORDS: Readonly<Record<TaskStatus, string>> = {
   pending: 'pending',
@@ -97,6 +120,14 @@ const STATUS_WORDS: Readonly<Record<TaskStatus, string>> = {
   abandoned: 'abandoned',
   blocked: 'blocked',
 };
+
+/** What a tree is built from besides the states. */
+export interface TreeOptions {
+  /** Sessions emptied by the person and kept in sight (Clear Todos), drawn as cleared rows. */
+  readonly kept?: ReadonlySet<string>;
+  /** Whether a session row starts expanded; by default only the first. */
+  readonly expanded?: (session: string, index: number) => boolean;
+}
 
 export interface ViewOptions {
   /** Formats an ISO 8601 time for tooltips; the view passes the user's locale. */
@@ -109,20 +140,24 @@ export class PlanTree {
   private readonly nodes = new Map<string, PlanNode>();
   private readonly children = new Map<string, PlanNode[]>();
 
-  private constructor(states: readonly TodoState[]) {
-    const shown = states.filter((state) => state.progress.total > 0).sort(newestFirst);
-    if (shown.length > 1) {
-      this.roots = shown.map((state, index) => this.addSession(state, index === 0));
-    } else if (shown.length === 1) {
-      this.roots = this.addSessionContent(shown[0] as TodoState, undefined);
+  private constructor(states: readonly TodoState[], options: TreeOptions) {
+    const kept = options.kept ?? new Set<string>();
+    const expanded = options.expanded ?? ((_session: string, index: number) => index === 0);
+    const shown = states.filter((state) => state.progress.total > 0 || kept.has(state.session));
+    const only = shown.length === 1 ? shown[0] : undefined;
+    if (only !== undefined && only.progress.total > 0) {
+      this.roots = this.addSessionContent(only, undefined);
     } else {
-      this.roots = [];
+      this.roots = shown.map((state, index) => this.addSession(state, expanded(state.session, index)));
     }
   }
 
-  /** Builds the tree; sessions without a task are left out. */
-  static build(states: readonly TodoState[]): PlanTree {
-    return new PlanTree(states);
+  /**
+   * Builds the tree, sessions in the order given (PlanState keeps it stable); sessions
+   * without a task are left out, unless kept.
+   */
+  static build(states: readonly TodoState[], options: TreeOptions = {}): PlanTree {
+    return new PlanTree(states, options);
   }
 
   get isEmpty(): boolean {
@@ -165,6 +200,7 @@ export class PlanTree {
       parentId: undefined,
       state,
       expanded,
+      cleared: state.progress.total === 0,
     });
     this.addSessionContent(state, node.id);
     return node;
@@ -230,6 +266,11 @@ export function waitsForText(contents: readonly string[]): string {
   return `waits for ${contents.map((content) => `"${content}"`).join(', ')}`;
 }
 
+/** The row's short form: the one task by name, several by count (the tooltip names them all). */
+export function waitsForShort(contents: readonly string[]): string {
+  return contents.length === 1 ? waitsForText(contents) : `waits for ${contents.length} tasks`;
+}
+
 export function sessionNodeId(session: string): string {
   return `session:${encodeURIComponent(session)}`;
 }
@@ -261,14 +302,25 @@ export function viewOf(node: PlanNode, options: ViewOptions = {}): NodeView {
 
 function sessionView(node: SessionNode): NodeView {
   const { state } = node;
+  if (node.cleared) {
+    return {
+      label: sessionName(state),
+      description: 'cleared',
+      tooltip: `**${escapeMarkdown(sessionName(state))}**\n\nCleared. Undo Last Change brings its tasks back; Close hides the session.`,
+      icon: { id: 'clear-all' },
+      contextValue: 'session.cleared',
+      collapsible: 'none',
+    };
+  }
   const heading = state.title === null ? `**Session ${escapeMarkdown(state.session)}**` : `**${escapeMarkdown(state.title)}**\n\nSession ${escapeMarkdown(state.session)}`;
   const lines = [heading, '', progressLine(state)];
   if (state.current !== null) {
     lines.push('', `Now: ${escapeMarkdown(state.current.activeForm)}`);
   }
+  // Only done/total on the row: a long name cuts the end of the line (the percent is in the tooltip).
   return {
     label: sessionName(state),
-    description: progressText(state),
+    description: `${state.progress.completed}/${state.progress.total}`,
     tooltip: lines.join('\n'),
     icon: { id: 'hubot' },
     contextValue: 'session',
@@ -293,14 +345,12 @@ export const CREATED_BY_USER_MARK = 'you';
 
 function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView {
   const { task } = node;
-  // A task a person added says so first (`you`): the agent's next list keeps it, and a
-  // narrow sidebar cuts the end of the line. Then what it waits for: why it does not move.
+  // A narrow sidebar cuts the end of the line, so what matters comes first, short: a task
+  // a person added says so (`you`), then what it waits for (why it does not move), then
+  // whose it is. The priority is a decoration badge at the row's end; the tooltip has all.
   const parts: string[] = task.createdBy === 'user' ? [CREATED_BY_USER_MARK] : [];
   if (node.waitsFor.length > 0) {
-    parts.push(waitsForText(node.waitsFor));
-  }
-  if (task.priority !== null) {
-    parts.push(PRIORITY_MARKS[task.priority]);
+    parts.push(waitsForShort(node.waitsFor));
   }
   if (node.shownOwner !== undefined) {
     parts.push(`@${node.shownOwner}`);
@@ -322,8 +372,47 @@ function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView
     contextValue: `task.${task.status}`,
     // A task in progress shows the files it is changing as they come.
     collapsible: task.notes.length + task.files.length === 0 ? 'none' : task.status === 'in_progress' && task.files.length > 0 ? 'expanded' : 'collapsed',
+    decoration: taskDecorationUri(node),
   };
   return parts.length > 0 ? { ...view, description: parts.join(' · ') } : view;
+}
+
+export const TASK_DECORATION_SCHEME = 'plansight-task';
+
+/** `plansight-task:/<session>/<id>?status=completed&priority=high`: what the decoration is drawn from. */
+export function taskDecorationUri(node: TaskNode): string {
+  const query = new URLSearchParams({ status: node.task.status });
+  if (node.task.priority !== null) {
+    query.set('priority', node.task.priority);
+  }
+  return `${TASK_DECORATION_SCHEME}:/${encodeURIComponent(node.session)}/${encodeURIComponent(node.task.id)}?${query.toString()}`;
+}
+
+/** A FileDecoration as plain data. */
+export interface Decoration {
+  readonly badge?: string;
+  readonly tooltip?: string;
+  /** A theme colour id for the label (and the badge). */
+  readonly color?: string;
+}
+
+/**
+ * The decoration of a task row, from its URI's query: the priority badge of an unfinished
+ * task, and the dimmed colour of a finished one.
+ */
+export function taskDecoration(query: string): Decoration | undefined {
+  const params = new URLSearchParams(query);
+  const status = params.get('status');
+  const priority = params.get('priority');
+  const finished = status === 'completed' || status === 'abandoned';
+  const known = priority === 'high' || priority === 'medium' || priority === 'low';
+  if (!finished && !known) {
+    return undefined;
+  }
+  return {
+    ...(known && !finished ? { badge: PRIORITY_BADGES[priority], tooltip: `${capitalize(priority)} priority` } : {}),
+    ...(finished ? { color: FINISHED_COLOR } : {}),
+  };
 }
 
 function noteView(node: NoteNode): NodeView {
@@ -446,6 +535,27 @@ function progressLine(state: TodoState): string {
   const dropped = abandoned > 0 ? `, ${abandoned} dropped` : '';
   const stuck = blocked > 0 ? `, ${blocked} blocked` : '';
   return `${completed} of ${total} completed (${percent}%)${dropped}${stuck}, ${remainingTasks(state)} remaining`;
+}
+
+export interface ViewHeader {
+  readonly title: string;
+  readonly description: string | undefined;
+}
+
+/**
+ * The view's title and description for the followed session. Alone in its container (as
+ * it is by default) the view's description is not drawn: the title, shown in the side
+ * bar's header, carries the progress, first so a narrow sidebar keeps it ("3/12 · 25%",
+ * then the session's title). Beside other views the description says the same.
+ */
+export function viewHeader(active: TodoState | undefined, several: boolean): ViewHeader {
+  const progress = progressText(active);
+  if (active === undefined || progress === undefined) {
+    return { title: 'Plan', description: undefined };
+  }
+  const name = several ? sessionName(active) : (active.title ?? undefined);
+  const text = name === undefined ? progress : `${progress} · ${name}`;
+  return { title: text, description: text };
 }
 
 export interface StatusBarView {

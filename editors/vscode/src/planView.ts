@@ -1,12 +1,13 @@
 /**
  * The Plan view: a TreeDataProvider that draws the PlanTree, plus the view's badge (tasks
- * remaining), description (`3/8 · 37%`) and the reveal of the task in progress. It holds
- * the tree it draws and nothing else.
+ * remaining), title and description (`3/8 · 37%`), the decorations of task rows (priority,
+ * finished rows dimmed) and the reveal of the task in progress. It holds the tree it draws
+ * and which session rows the person expanded or collapsed, nothing else.
  */
 import * as vscode from 'vscode';
 import type { PlanSync, PlanUpdate } from './planSync';
 import { workspaceFile } from './taskFiles';
-import { PlanTree, progressText, remainingTasks, sessionName, viewOf, type PlanNode } from './planTree';
+import { PlanTree, remainingTasks, sessionNodeId, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
 
@@ -21,22 +22,50 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   private readonly changeEmitter = new vscode.EventEmitter<PlanNode | undefined>();
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
   readonly treeView: vscode.TreeView<PlanNode>;
+  /** The session rows as VS Code got them: a targeted refresh must name the same object. */
+  private drawnSessions = new Map<string, PlanNode>();
+  /** The root ids last drawn: when they change, the whole tree is redrawn. */
+  private drawnRoots: readonly string[] = [];
+  /** Session rows the person opened or closed, so a row drawn anew starts as they left it. */
+  private readonly openSessions = new Set<string>();
+  private readonly closedSessions = new Set<string>();
 
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
   constructor(private readonly sync: PlanSync) {
     this.treeView = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
-    this.disposables.push(this.treeView, sync.onDidUpdate((update) => this.render(update)));
+    this.disposables.push(
+      this.treeView,
+      sync.onDidUpdate((update) => this.render(update)),
+      this.treeView.onDidExpandElement(({ element }) => this.remember(element, true)),
+      this.treeView.onDidCollapseElement(({ element }) => this.remember(element, false)),
+      vscode.window.registerFileDecorationProvider({
+        provideFileDecoration: (uri) => {
+          const decoration = uri.scheme === TASK_DECORATION_SCHEME ? taskDecoration(uri.query) : undefined;
+          if (decoration === undefined) {
+            return undefined;
+          }
+          const drawn = new vscode.FileDecoration(decoration.badge, decoration.tooltip, decoration.color === undefined ? undefined : new vscode.ThemeColor(decoration.color));
+          drawn.propagate = false;
+          return drawn;
+        },
+      }),
+    );
     this.render({ currentChanged: false });
   }
 
-  getTreeItem(node: PlanNode): vscode.TreeItem {
+  getTreeItem(element: PlanNode): vscode.TreeItem {
+    // VS Code hands back the object it was given; the tree may hold a newer one by now.
+    const node = this.tree.getNode(element.id) ?? element;
     const view = viewOf(node, { formatTime: (iso) => new Date(iso).toLocaleString() });
     const item = new vscode.TreeItem(view.label, COLLAPSIBLE[view.collapsible]);
     item.id = node.id;
     item.description = view.description;
     item.contextValue = view.contextValue;
     item.iconPath = new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
+    if (view.decoration !== undefined) {
+      item.resourceUri = vscode.Uri.parse(view.decoration);
+    }
     if (view.file !== undefined) {
       const uri = workspaceFile(view.file);
       if (uri !== undefined) {
@@ -56,7 +85,13 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   }
 
   getChildren(node?: PlanNode): PlanNode[] {
-    return [...this.tree.childrenOf(node === undefined ? undefined : this.tree.getNode(node.id))];
+    const children = [...this.tree.childrenOf(node === undefined ? undefined : this.tree.getNode(node.id))];
+    for (const child of children) {
+      if (child.kind === 'session') {
+        this.drawnSessions.set(child.id, child);
+      }
+    }
+    return children;
   }
 
   getParent(node: PlanNode): PlanNode | undefined {
@@ -80,28 +115,55 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     }
   }
 
+  private remember(element: PlanNode, open: boolean): void {
+    if (element.kind === 'session') {
+      (open ? this.openSessions : this.closedSessions).add(element.session);
+      (open ? this.closedSessions : this.openSessions).delete(element.session);
+    }
+  }
+
   private render(update: PlanUpdate): void {
     const { plans } = this.sync;
-    this.tree = PlanTree.build(plans.sessions());
-    this.changeEmitter.fire(undefined);
+    const previous = this.tree;
+    const active = plans.activeSession();
+    // A session drawn alone had its tasks in sight: when another appears, its row starts
+    // open, as does the followed one; then rows stay as the person left them.
+    const lone = previous.roots.length > 0 && previous.roots.every((root) => root.kind !== 'session') ? previous.roots[0]?.session : undefined;
+    this.tree = PlanTree.build(plans.sessions(), {
+      kept: plans.kept,
+      expanded: (session) => !this.closedSessions.has(session) && (this.openSessions.has(session) || session === active || session === lone),
+    });
+    this.refresh(update.session);
 
-    const active = plans.activeState();
-    const remaining = remainingTasks(active);
+    const state = plans.activeState();
+    const remaining = remainingTasks(state);
     this.treeView.badge =
       remaining > 0 ? { value: remaining, tooltip: remaining === 1 ? '1 task remaining' : `${remaining} tasks remaining` } : undefined;
-    const progress = progressText(active);
-    // Beside several sessions the active one is named; alone, only a title it has.
-    const several = plans.sessionsWithTasks().length > 1;
-    const name = active === undefined ? undefined : several ? sessionName(active) : (active.title ?? undefined);
-    this.treeView.description = progress !== undefined && name !== undefined ? `${name} · ${progress}` : progress;
-    // Alone in its container the view shows no description: a lone session's title
-    // becomes the view's title ("Plansight: Ship version 2"), as session nodes show theirs.
-    this.treeView.title = (!several && progress !== undefined ? active?.title : undefined) ?? 'Plan';
+    const header = viewHeader(state, plans.sessionsWithTasks().length > 1);
+    this.treeView.title = header.title;
+    this.treeView.description = header.description;
     void vscode.commands.executeCommand('setContext', 'plansight.hasPlan', !this.tree.isEmpty);
 
     if (update.session !== undefined && update.currentChanged) {
       this.revealCurrent(update.session);
     }
+  }
+
+  /**
+   * Redraws only the changed session's row and what is under it when the rows at the top
+   * stay the same; else the whole tree. Stable ids keep what the person expanded either way.
+   */
+  private refresh(session: string | undefined): void {
+    const roots = this.tree.roots.map((root) => root.id);
+    const same = roots.length === this.drawnRoots.length && roots.every((id, index) => id === this.drawnRoots[index]);
+    this.drawnRoots = roots;
+    const drawn = session === undefined ? undefined : this.drawnSessions.get(sessionNodeId(session));
+    if (same && drawn !== undefined && this.tree.getNode(drawn.id) !== undefined) {
+      this.changeEmitter.fire(drawn);
+      return;
+    }
+    this.drawnSessions = new Map();
+    this.changeEmitter.fire(undefined);
   }
 
   private revealCurrent(session: string): void {

@@ -31,9 +31,9 @@ describe('history in words', () => {
     assert.equal(changesText(event(2, 'plansight/apply', ['completed "A"', 'started "B"'])), 'completed "A"; started "B"');
   });
 
-  it("says what an undo did in the server's words", () => {
-    assert.equal(undoMessage(event(5, 'plansight/undo', ['removed "Tag it"'])), 'Undo: removed "Tag it"');
-    assert.equal(undoMessage(event(5, 'plansight/undo', ['started "A"', 'marked "B" pending'])), 'Undo: started "A"; marked "B" pending');
-    assert.equal(undoMessage(undefined), 'Undo: stepped back one change');
+  it("says what an undo did in the server's words, as a sentence", () => {
+    assert.equal(undoMessage(event(5, 'plansight/undo', ['removed "Tag it"'])), 'Undid the last change: removed "Tag it".');
+    assert.equal(undoMessage(event(5, 'plansight/undo', ['started "A"', 'marked "B" pending'])), 'Undid the last change: started "A"; marked "B" pending.');
+    assert.equal(undoMessage(undefined), 'Undid the last change.');
   });
 });

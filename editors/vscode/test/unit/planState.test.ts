@@ -25,17 +25,85 @@ describe('PlanState', () => {
     plans.update(state('a', [], { version: 5 }));
     plans.update(state('gone', [], { version: 1 }));
     plans.replaceAll([state('a', [], { version: 4 }), state('b', [], { version: 1 })]);
+    // 'b' is new to it: on top of the sessions seen before.
     assert.deepEqual(
       plans.sessions().map((s) => [s.session, s.version]),
       [
-        ['a', 5],
         ['b', 1],
+        ['a', 5],
       ],
     );
   });
 
-  it('follows the chosen session, else the newest one with tasks, else "default"', () => {
+  it('keeps the order sessions were first seen in, whatever changes later (issue 23, item 7)', () => {
     const plans = new PlanState();
+    plans.replaceAll([
+      state('old', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T09:00:00.000Z' }),
+      state('new', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T11:00:00.000Z' }),
+    ]);
+    assert.deepEqual(
+      plans.sessions().map((s) => s.session),
+      ['new', 'old'],
+    );
+    plans.update(state('old', [phase('Todos', task('t1', 'b'))], { version: 2, updatedAt: '2026-01-01T12:00:00.000Z' }));
+    plans.update(state('third', [phase('Todos', task('t1', 'c'))], { updatedAt: '2026-01-01T10:00:00.000Z' }));
+    assert.deepEqual(
+      plans.sessions().map((s) => s.session),
+      ['third', 'new', 'old'],
+    );
+    plans.replaceAll(plans.sessions());
+    assert.deepEqual(
+      plans.sessions().map((s) => s.session),
+      ['third', 'new', 'old'],
+    );
+  });
+
+  it('follows the chosen session, else the one it followed, else the top one; never jumps to the latest change', () => {
+    const plans = new PlanState();
+    assert.equal(plans.activeSession(), 'default');
+    plans.update(state('first', [phase('Todos', task('t1', 'a'))]));
+    assert.equal(plans.activeSession(), 'first');
+    plans.update(state('second', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T11:00:00.000Z' }));
+    assert.equal(plans.activeSession(), 'first', 'a new session does not take the badge');
+    plans.choose('second');
+    assert.equal(plans.activeSession(), 'second');
+    plans.update(state('first', [phase('Todos', task('t1', 'b'))], { version: 2, updatedAt: '2026-01-01T12:00:00.000Z' }));
+    assert.equal(plans.activeSession(), 'second');
+    plans.update(state('second', [], { version: 2 }));
+    assert.equal(plans.activeSession(), 'second', 'the chosen session stays chosen when emptied');
+  });
+
+  it('keeps a session the person cleared in sight until they switch away or close it (issue 23, item 10)', () => {
+    const plans = new PlanState();
+    plans.update(state('a', [phase('Todos', task('t1', 'x'))], { updatedAt: '2026-01-01T09:00:00.000Z' }));
+    plans.update(state('b', [phase('Todos', task('t1', 'y'))], { updatedAt: '2026-01-01T10:00:00.000Z' }));
+    plans.choose('a');
+    plans.keep('a');
+    plans.update(state('a', [], { version: 2 }));
+    assert.deepEqual(
+      plans.sessionsWithTasks().map((s) => s.session),
+      ['b', 'a'],
+    );
+    assert.equal(plans.activeSession(), 'a');
+    // Undo brings the tasks back: an ordinary session again.
+    plans.update(state('a', [phase('Todos', task('t1', 'x'))], { version: 3 }));
+    assert.equal(plans.kept.has('a'), false);
+    plans.keep('a');
+    plans.update(state('a', [], { version: 4 }));
+    plans.choose('b');
+    assert.deepEqual(
+      plans.sessionsWithTasks().map((s) => s.session),
+      ['b'],
+      'switching away lets it go',
+    );
+    plans.keep('b');
+    plans.update(state('b', [], { version: 2 }));
+    assert.equal(plans.release('b'), true);
+    assert.deepEqual(plans.sessionsWithTasks(), []);
+  });
+
+  it('follows the latest change when followLatestSession is on (the old behaviour)', () => {
+    const plans = new PlanState(undefined, true);
     assert.equal(plans.activeSession(), 'default');
     plans.update(state('old', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T09:00:00.000Z' }));
     plans.update(state('empty', [], { updatedAt: '2026-01-01T12:00:00.000Z' }));
@@ -46,9 +114,10 @@ describe('PlanState', () => {
     assert.equal(plans.activeState()?.session, 'old');
     plans.choose(undefined);
     assert.equal(plans.activeSession(), 'new');
+    // The panel's order is the order first seen, the latest on top.
     assert.deepEqual(
       plans.sessions().map((s) => s.session),
-      ['empty', 'new', 'old'],
+      ['new', 'empty', 'old'],
     );
   });
 

@@ -3,6 +3,9 @@ import { describe, it } from 'node:test';
 import {
   PlanTree,
   formatDuration,
+  taskDecoration,
+  viewHeader,
+  waitsForShort,
   progressText,
   remainingTasks,
   statusBarView,
@@ -65,9 +68,9 @@ describe('one session', () => {
     assert.deepEqual(
       views.map((v) => [v.label, v.icon.id, v.icon.color, v.contextValue]),
       [
-        ['Write the parser', 'pass-filled', 'testing.iconPassed', 'task.completed'],
+        ['Write the parser', 'pass-filled', 'charts.green', 'task.completed'],
         ['Running the build', 'sync~spin', undefined, 'task.in_progress'],
-        ['Tag the release', 'circle-outline', undefined, 'task.pending'],
+        ['Tag the release', 'circle-large-outline', undefined, 'task.pending'],
         ['Write a blog post', 'circle-slash', 'disabledForeground', 'task.abandoned'],
       ],
     );
@@ -160,21 +163,28 @@ describe('protocol 2 fields', () => {
     { title: 'Ship version 2' },
   );
 
-  it('draws blocked with its own icon, a waiting task with what it waits for, priority quietly', () => {
+  it('draws blocked with its own icon, a waiting task with what it waits for, priority as a decoration', () => {
     const tree = PlanTree.build([plan]);
     const views = tree.roots.map((node) => viewOf(node));
     assert.deepEqual(
       views.map((v) => [v.label, v.icon.id, v.contextValue, v.description]),
       [
         ['Running the build', 'sync~spin', 'task.in_progress', '2 files'],
-        ['Tag the release', 'watch', 'task.pending', 'waits for "Run the build" · ↑ high'],
-        ['Write the docs', 'pass-filled', 'task.completed', '↓ low · 3m 12s'],
+        ['Tag the release', 'watch', 'task.pending', 'waits for "Run the build"'],
+        ['Write the docs', 'pass-filled', 'task.completed', '3m 12s'],
         ['Ask about the licence', 'debug-pause', 'task.blocked', '1 note'],
       ],
     );
+    assert.equal(views[1]?.decoration, 'plansight-task:/claude-1234/t2?status=pending&priority=high');
+    assert.deepEqual(taskDecoration('status=pending&priority=high'), { badge: '↑', tooltip: 'High priority' });
+    assert.deepEqual(taskDecoration('status=blocked&priority=low'), { badge: '↓', tooltip: 'Low priority' });
+    // A finished row is dimmed; its priority no longer matters.
+    assert.deepEqual(taskDecoration(new URL(views[2]?.decoration ?? '').search.slice(1)), { color: 'list.deemphasizedForeground' });
+    assert.deepEqual(taskDecoration('status=abandoned'), { color: 'list.deemphasizedForeground' });
+    assert.equal(taskDecoration('status=pending'), undefined);
     assert.equal(views[3]?.icon.color, 'problemsWarningIcon.foreground');
-    assert.match(views[1]?.tooltip ?? '', /Waits for "Run the build"/);
-    assert.match(views[1]?.tooltip ?? '', /Status: pending · high priority · phase Todos · id t2/);
+    assert.match(views[1].tooltip, /Waits for "Run the build"/);
+    assert.match(views[1].tooltip, /Status: pending · high priority · phase Todos · id t2/);
   });
 
   it("marks a task a person created with `you`, first, and says so in the tooltip", () => {
@@ -184,7 +194,7 @@ describe('protocol 2 fields', () => {
       views.map((v) => [v.label, v.description]),
       [
         ['Run the build', undefined],
-        ['Person task C', 'you · ↑ high'],
+        ['Person task C', 'you'],
       ],
     );
     assert.match(views[1]?.tooltip ?? '', /Added by you /);
@@ -246,8 +256,8 @@ describe('several sessions', () => {
   });
   const empty = state('gamma', [], { updatedAt: '2026-01-01T12:00:00.000Z' });
 
-  it('puts sessions at the root, newest first, only the newest expanded, empty ones left out', () => {
-    const tree = PlanTree.build([older, empty, newer]);
+  it('puts sessions at the root in the order given, the first expanded, empty ones left out', () => {
+    const tree = PlanTree.build([newer, empty, older]);
     assert.deepEqual(
       tree.roots.map((n) => [n.kind, viewOf(n).label, viewOf(n).collapsible, viewOf(n).contextValue, viewOf(n).icon.id]),
       [
@@ -255,12 +265,35 @@ describe('several sessions', () => {
         ['session', 'alpha', 'collapsed', 'session', 'hubot'],
       ],
     );
-    assert.equal(viewOf(tree.roots[0] as PlanNode).description, '0/2 · 0%');
+    // Short, so a long name does not cut it: the percent is in the tooltip.
+    assert.equal(viewOf(tree.roots[0] as PlanNode).description, '0/2');
+    assert.match(viewOf(tree.roots[0] as PlanNode).tooltip, /0 of 2 completed \(0%\)/);
+    const open = PlanTree.build([newer, older], { expanded: (session) => session === 'alpha' });
+    assert.deepEqual(
+      open.roots.map((n) => viewOf(n).collapsible),
+      ['collapsed', 'expanded'],
+    );
     assert.deepEqual(labels(tree, tree.childrenOf(tree.roots[0])), ['Build', 'Ship']);
     // the lone phase rule holds under a session too
     const alphaChildren = tree.childrenOf(tree.roots[1]);
     assert.deepEqual(labels(tree, alphaChildren), ['Working on Write the parser']);
     assert.equal(tree.parentOf(alphaChildren[0] as PlanNode)?.id, 'session:alpha');
+  });
+
+  it('draws a session the person cleared as a cleared row, alone too, with Undo and Close', () => {
+    const cleared = state('alpha', [], { version: 2 });
+    const alone = PlanTree.build([cleared], { kept: new Set(['alpha']) });
+    assert.deepEqual(
+      alone.roots.map((n) => [n.kind, n.id, viewOf(n).label, viewOf(n).description, viewOf(n).contextValue, viewOf(n).collapsible]),
+      [['session', 'session:alpha', 'alpha', 'cleared', 'session.cleared', 'none']],
+    );
+    assert.match(viewOf(alone.roots[0] as PlanNode).tooltip, /Undo Last Change brings its tasks back/);
+    assert.equal(PlanTree.build([cleared]).isEmpty, true, 'not kept: left out');
+    const beside = PlanTree.build([newer, cleared], { kept: new Set(['alpha']) });
+    assert.deepEqual(
+      beside.roots.map((n) => viewOf(n).contextValue),
+      ['session', 'session.cleared'],
+    );
   });
 
   it('keeps the same ids whether or not the session level is shown', () => {
@@ -314,6 +347,20 @@ describe('badge, description and status bar', () => {
     assert.equal(statusBarView(state('default', [])), undefined);
     const sneaky = state('default', [phase('Todos', task('t1', 'x', 'in_progress', { activeForm: 'Doing $(alert) things' }))]);
     assert.doesNotMatch(statusBarView(sneaky)?.text ?? '', /\$\(alert\)/);
+  });
+
+  it("puts the followed session's progress first in the view's title, which a narrow sidebar keeps (issue 23, item 4)", () => {
+    assert.deepEqual(viewHeader(plan, false), { title: '3/8 · 37%', description: '3/8 · 37%' });
+    const titled = { ...plan, title: 'Ship version 2' };
+    assert.deepEqual(viewHeader(titled, false), { title: '3/8 · 37% · Ship version 2', description: '3/8 · 37% · Ship version 2' });
+    assert.equal(viewHeader(plan, true).title, '3/8 · 37% · default');
+    assert.deepEqual(viewHeader(undefined, false), { title: 'Plan', description: undefined });
+    assert.deepEqual(viewHeader(state('default', []), true), { title: 'Plan', description: undefined });
+  });
+
+  it('says what a task waits for in a short form; the tooltip names them all', () => {
+    assert.equal(waitsForShort(['Run the build']), 'waits for "Run the build"');
+    assert.equal(waitsForShort(['A', 'B']), 'waits for 2 tasks');
   });
 
   it('formats durations compactly', () => {

@@ -133,7 +133,7 @@ describe('package.json against the schema', () => {
   it('shows task menu items only for statuses the server has', () => {
     const result = schema.requests['plansight/get']?.result as JsonSchema;
     const statuses = statusEnum(result);
-    const known = new Set(['session', 'phase', 'note', 'file', ...statuses.map((s) => `task.${String(s)}`)]);
+    const known = new Set(['session', 'session.cleared', 'phase', 'note', 'file', ...statuses.map((s) => `task.${String(s)}`)]);
     const used = new Set<string>();
     for (const entry of manifest.contributes.menus['view/item/context'] ?? []) {
       const when = entry.when ?? '';
