@@ -53,7 +53,8 @@ H.test("the empty state fits the default width", function()
     H.ok(vim.fn.strdisplaywidth(line) <= width, ("cut off at %d cells: %q"):format(width, line))
     text[#text + 1] = line
   end
-  H.eq(table.concat(text, " "), "No plan yet: an agent's todo list shows up here.", "the whole message, wrapped")
+  H.eq(table.concat(text, " "), require("plansight.render").EMPTY, "the whole message, wrapped")
+  H.ok(table.concat(text, " "):find("plansight setup AGENT", 1, true), "how to connect an agent")
 end)
 
 H.test("unfocused: the session that just changed moves to the top and is in view", function()
