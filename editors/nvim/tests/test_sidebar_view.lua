@@ -114,7 +114,7 @@ H.test("with 4 sessions the followed session's header stays in view, scrolled or
   H.ok(winbar():find("▾ four4", 1, true), "the followed session's header in the window bar: " .. winbar())
   -- Picking another session follows that one.
   vim.cmd("Plansight session four2")
-  sidebar.render()
+  H.flush()
   local header = H.find_line("▾ four2")
   if header < vim.fn.line("w0", sidebar.state.win) then
     H.ok(winbar():find("▾ four2", 1, true), "the picked session's header: " .. winbar())
