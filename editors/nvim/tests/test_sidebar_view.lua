@@ -53,7 +53,8 @@ H.test("the empty state fits the default width", function()
     H.ok(vim.fn.strdisplaywidth(line) <= width, ("cut off at %d cells: %q"):format(width, line))
     text[#text + 1] = line
   end
-  H.eq(table.concat(text, " "), "No plan yet: an agent's todo list shows up here.", "the whole message, wrapped")
+  H.eq(table.concat(text, " "), require("plansight.render").EMPTY, "the whole message, wrapped")
+  H.ok(table.concat(text, " "):find("plansight setup AGENT", 1, true), "how to connect an agent")
 end)
 
 H.test("unfocused: the session that just changed moves to the top and is in view", function()
@@ -113,7 +114,7 @@ H.test("with 4 sessions the followed session's header stays in view, scrolled or
   H.ok(winbar():find("▾ four4", 1, true), "the followed session's header in the window bar: " .. winbar())
   -- Picking another session follows that one.
   vim.cmd("Plansight session four2")
-  sidebar.render()
+  H.flush()
   local header = H.find_line("▾ four2")
   if header < vim.fn.line("w0", sidebar.state.win) then
     H.ok(winbar():find("▾ four2", 1, true), "the picked session's header: " .. winbar())

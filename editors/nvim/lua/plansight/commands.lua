@@ -114,6 +114,8 @@ end
 local function select_session(name)
   client.selected_session = name
   notify(("commands now target session %q"):format(name))
+  -- The sidebar follows it: its header shows (in the window bar when scrolled out).
+  require("plansight.sidebar").schedule_render()
 end
 
 ---@class plansight.Subcommand

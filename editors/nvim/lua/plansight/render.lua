@@ -92,6 +92,11 @@ M.hl = {
 ---The virtual-text mark of a task a person created (`createdBy = "user"`).
 M.CREATED_BY_USER_MARK = "you"
 
+---The empty sidebar: what shows up here, and how an agent is connected (first run).
+M.EMPTY = "No plan yet: an agent's todo list shows up here. To connect an agent, run "
+  .. "`plansight setup AGENT` (claude-code, codex, gemini, opencode) in a terminal; "
+  .. ":checkhealth plansight says what is set up."
+
 local INDENT_PHASE = "  "
 local INDENT_TASK = "    "
 local INDENT_NOTE = "      "
@@ -359,7 +364,7 @@ function M.view(states, opts)
   end
 
   if #states == 0 then
-    add_message(opts.message or "No plan yet: an agent's todo list shows up here.")
+    add_message(opts.message or M.EMPTY)
     return view
   end
   if opts.message then
