@@ -21,7 +21,17 @@ ALLOWED: dict[str, set[str]] = {
     "wire": {"protocol", "core", "store"},
     "validation": {"protocol"},
     "context_round": {"protocol", "core", "store"},
-    "service": {"protocol", "core", "agents", "store", "wire", "validation", "context_round"},
+    "agent_bases": {"core", "store"},
+    "service": {
+        "protocol",
+        "core",
+        "agents",
+        "store",
+        "wire",
+        "validation",
+        "context_round",
+        "agent_bases",
+    },
     # The faces: each stands on the service and what is below it, never on another face.
     "lsp": {"protocol", "core", "paths", "store", "wire", "validation", "service", "plansight"},
     "mcp": {

@@ -15,7 +15,8 @@ hold was created at the same time (a session pruned and made anew under the same
 
 Its Task objects are shared with the store's working plan until the session changes
 otherwise: before any other change, the entry takes its own copies (a person's `done`
-changes a task in place). A base is only read: the replacement copies each task it
+changes a task in place). So every change of a store handle goes through the one service
+that holds these (each face makes one service per store it opens). A base is only read: the replacement copies each task it
 carries over, and the merge builds its result from the list's and the current tasks.
 """
 

@@ -365,7 +365,13 @@ def _gemini(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
         "candidates": [
             {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
         ],
-        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 5, "totalTokenCount": 10},
+        # The main loop's answers report the tokens used: a full window makes Gemini CLI
+        # compress its history before its next request.
+        "usageMetadata": {
+            "promptTokenCount": server.tokens_used() if declared else 5,
+            "candidatesTokenCount": 5,
+            "totalTokenCount": 10,
+        },
     }
     if "stream" in path:
         return _sse([(None, chunk)]), "text/event-stream"

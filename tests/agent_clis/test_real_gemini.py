@@ -149,3 +149,41 @@ def test_geminis_stale_todos_keep_the_persons_changes_and_it_is_told(person: Age
         PERSON_TASK: "pending",
     }
     assert carries_kept_line(after_stale_todos, "Fix the session check")
+
+
+def test_gemini_is_told_the_whole_plan_after_an_automatic_compression(
+    person: AgentHome,
+) -> None:
+    """Gemini CLI compresses its history by itself when the last request used over half
+    of the window (here the model reports 700,000 prompt tokens of 1,048,576). No hook is
+    told: the next BeforeModel's messages begin with the summary, the hook sees it, and
+    the next tool answer that can carry context (an edit's) gives the plan back whole."""
+    _set_up(person)
+    with scripted_model("gemini", [("write_todos", TODOS)]) as model:
+        _gemini(person, model.url, "-p", "Fix the login bug")
+    edit = ("write_file", {"file_path": f"{person.project}/notes.txt", "content": "notes\n"})
+    # The second turn: its history has a turn before it to compress (a compression keeps
+    # the newest turn whole), and its first answer reports a full window. (The script
+    # steps by the tool results a request holds, the resumed ones included.)
+    with scripted_model("gemini", [("write_todos", TODOS), *[edit] * 5]) as model:
+        model.tokens_once = 700_000
+        _gemini(person, model.url, "--resume", "latest", "-p", "Go on")
+        requests = [r for _, r in model.requests if r.get("tools")]
+    compressed = [
+        n
+        for n, r in enumerate(requests)
+        if "Got it. Thanks for the additional context!" in json.dumps(r["contents"])
+    ]
+    assert compressed, "Gemini CLI did not compress"
+    results = [
+        json.dumps(part["functionResponse"])
+        for part in requests[compressed[0] + 1]["contents"][-1]["parts"]
+        if "functionResponse" in part
+    ]
+    assert len(results) == 1 and "write_file" in results[0]
+    # The edit's answer: every task, as `context` with `full: true` draws them.
+    assert "[&gt;] Reproduce the login bug" in results[0], results[0]
+    assert "[ ] Fix the session check" in results[0], results[0]
+    # Once: the next edit's answer is the tool's own.
+    later = json.dumps(requests[compressed[0] + 2]["contents"][-1])
+    assert "Fix the session check" not in later

@@ -97,7 +97,13 @@ def test_setup_records_what_it_added(home: Path, project: Path) -> None:
     assert _run(home, project, "setup", "gemini").returncode == 0
     record = json.loads((home / ".local/state/plansight/setup.json").read_text())
     [entry] = record["files"].values()
-    assert entry["hook_events"] == ["AfterTool", "BeforeAgent", "PreCompress", "SessionStart"]
+    assert entry["hook_events"] == [
+        "AfterTool",
+        "BeforeAgent",
+        "BeforeModel",
+        "PreCompress",
+        "SessionStart",
+    ]
     assert list(entry["mcp"]) == ["plansight"] and record["agents"] == {"gemini": ["user"]}
     assert _run(home, project, "setup", "gemini", "--remove").returncode == 0
     record = json.loads((home / ".local/state/plansight/setup.json").read_text())

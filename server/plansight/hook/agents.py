@@ -23,6 +23,7 @@ class Agent:
         "edit_tools",
         "label",
         "lost_context_sources",
+        "model_request",
         "name",
         "plan_tools",
         "prompt",
@@ -42,6 +43,7 @@ class Agent:
         lost_context_sources: frozenset[str],
         compression: tuple[str, str] | None = None,
         clear_reads_context: bool = True,
+        model_request: str | None = None,
     ) -> None:
         self.name = name  # as on the command line and in session names: `claude-code:<id>`
         self.label = label  # for people: "Claude Code"
@@ -59,6 +61,9 @@ class Agent:
         # Whether the session start of a `/clear` reads the hook's context back; if not,
         # the plan a cleared conversation carries on is told whole at the next prompt.
         self.clear_reads_context = clear_reads_context
+        # The event before each model request whose payload shows the request's messages:
+        # where an automatic compression the agent tells no hook about can be seen.
+        self.model_request = model_request
 
     @property
     def tool_matcher(self) -> str:
@@ -111,9 +116,13 @@ GEMINI = Agent(
     edit_tools=frozenset({"replace", "write_file"}),
     # SessionStart's `source`: startup | resume | clear. A compression runs PreCompress
     # only, which reads nothing back; with trigger "auto" it runs before every model
-    # request (before the threshold check, 0.61), so only "manual" (`/compress`) is heard.
+    # request (before the threshold check, 0.61), so only "manual" (`/compress`) is heard
+    # there. An automatic one shows in the next BeforeModel's `llm_request.messages`: the
+    # summary as a user message, then the model's fixed "Got it. Thanks for the
+    # additional context!" (`ChatCompressionService.compress`).
     lost_context_sources=frozenset({"resume", "clear"}),
     compression=("PreCompress", "manual"),
+    model_request="BeforeModel",
     # `/clear` (clearCommand.ts) runs SessionStart "clear" under a new session id and
     # shows only its systemMessage; only the startup / resume one adds the context.
     clear_reads_context=False,

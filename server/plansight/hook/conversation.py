@@ -21,7 +21,7 @@ FORGET_AFTER_SECONDS = 30 * 24 * 3600  # a conversation not heard of for a month
 
 
 class Conversation:
-    __slots__ = ("compressed", "continues", "first_seen", "planned", "title")
+    __slots__ = ("compressed", "continues", "first_seen", "planned", "summary_seen", "title")
 
     def __init__(
         self,
@@ -30,6 +30,7 @@ class Conversation:
         planned: bool = False,
         compressed: bool = False,
         continues: str | None = None,
+        summary_seen: str | None = None,
     ):
         self.title = title  # the first line of the first prompt
         self.first_seen = first_seen  # local HH:MM, the title of a conversation without prompt
@@ -40,6 +41,9 @@ class Conversation:
         # The Plansight session this conversation carries on, when it began with `/clear`
         # of a conversation whose plan was not finished (None: its own).
         self.continues = continues
+        # A digest of the compression summary the agent's model requests last began with
+        # (Gemini CLI): a new one means its context was compressed again.
+        self.summary_seen = summary_seen
 
     def plan_session(self, own: str) -> str:
         """The session its plan is kept in: the cleared conversation's, or `own`."""
@@ -86,12 +90,14 @@ class ConversationFile:
         title = raw.get("title")
         first_seen = raw.get("first_seen")
         continues = raw.get("continues")
+        summary_seen = raw.get("summary_seen")
         return Conversation(
             title=title if isinstance(title, str) else None,
             first_seen=first_seen if isinstance(first_seen, str) else "",
             planned=raw.get("planned") is True,
             compressed=raw.get("compressed") is True,
             continues=continues if isinstance(continues, str) and continues else None,
+            summary_seen=summary_seen if isinstance(summary_seen, str) else None,
         )
 
     def write(self, conversation: Conversation) -> None:
@@ -102,6 +108,7 @@ class ConversationFile:
             "planned": conversation.planned,
             "compressed": conversation.compressed,
             "continues": conversation.continues,
+            "summary_seen": conversation.summary_seen,
         }
         _write_atomically(self.folder, self.path, record)
 

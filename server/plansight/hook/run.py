@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import IO, Any
 
@@ -146,6 +147,13 @@ def handle(
     if agent.compression is not None and name == agent.compression[0]:
         if conversation.planned and event.get("trigger") == agent.compression[1]:
             conversation.compressed = True
+            # The summary it makes shows in the next model request: already flagged.
+            conversation.summary_seen = MANUAL + (conversation.summary_seen or "")
+            memory.write(conversation)
+        return {}
+
+    if name == agent.model_request:
+        if _saw_compression(conversation, event.get("llm_request")):
             memory.write(conversation)
         return {}
 
@@ -181,6 +189,10 @@ def handle(
                 conversation.planned = True
                 memory.write(conversation)
             folder_plan.write(session)
+            if conversation.compressed:  # the tool's answer is the first to tell it
+                told = "\n".join(filter(None, (told, _context(cwd, session, True, True))))
+                conversation.compressed = False
+                memory.write(conversation)
             return _reply(agent, agent.after_tool, told)
         if tool in agent.edit_tools:
             if not conversation.planned:
@@ -192,6 +204,10 @@ def handle(
             facts["stage"] = "adding the files"
             facts["result"] = add_files(cwd, session, paths)
             facts["stage"] = "stored"
+            if conversation.compressed:  # the tool's answer is the first to tell it
+                conversation.compressed = False
+                memory.write(conversation)
+                return _reply(agent, agent.after_tool, _context(cwd, session, True, True))
             return {}
     return {}
 
@@ -224,6 +240,52 @@ def _carry_on_after_clear(
     if conversation.compressed:
         return None
     return _context(cwd, cleared, True, True)
+
+
+# Gemini CLI's model message right after a compression's summary (0.61,
+# `ChatCompressionService.compress`): the summary is the user message before it.
+COMPRESSION_ANSWER = "Got it. Thanks for the additional context!"
+# `summary_seen` after a `/compress` the hook heard: its summary is no news.
+MANUAL = "manual:"
+
+
+def _saw_compression(conversation: Conversation, request: Any) -> bool:
+    """Look at a model request's messages for the summary a compression put first; a new
+    one flags the conversation (unless a `/compress` already did). Returns whether the
+    conversation changed."""
+    summary = _compression_summary(request)
+    seen = conversation.summary_seen or ""
+    manual, last = seen.startswith(MANUAL), seen.removeprefix(MANUAL) or None
+    if summary is None or summary == last:
+        if manual:  # that `/compress` compressed nothing
+            conversation.summary_seen = last
+            return True
+        return False
+    conversation.summary_seen = summary
+    if not manual and conversation.planned:
+        conversation.compressed = True
+    return True
+
+
+def _compression_summary(request: Any) -> str | None:
+    """A digest of the compression summary `llm_request.messages` begins with, if any."""
+    messages = request.get("messages") if isinstance(request, dict) else None
+    if not isinstance(messages, list):
+        return None
+    for before, message in pairwise(messages):
+        if (
+            isinstance(message, dict)
+            and message.get("role") == "model"
+            and message.get("content") == COMPRESSION_ANSWER
+            and isinstance(before, dict)
+            and before.get("role") == "user"
+            and isinstance(before.get("content"), str)
+        ):
+            import hashlib
+
+            text = before["content"].encode("utf-8", "surrogateescape")
+            return hashlib.sha256(text).hexdigest()[:24]
+    return None
 
 
 def warm_up() -> None:

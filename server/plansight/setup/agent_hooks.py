@@ -88,6 +88,8 @@ def wanted_groups(agent: Agent, command: str) -> list[tuple[str, dict[str, Any]]
     if agent.compression is not None:
         event, trigger = agent.compression
         groups.append((event, {"matcher": trigger, "hooks": [dict(handler)]}))
+    if agent.model_request is not None:
+        groups.append((agent.model_request, {"hooks": [dict(handler)]}))
     return groups
 
 
