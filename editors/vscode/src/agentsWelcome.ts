@@ -11,6 +11,8 @@ import type { PlansightClient } from './client';
 
 export class AgentsWelcome implements vscode.Disposable {
   private checking: Promise<void> | undefined;
+  /** An agent was found that is not set up yet (or none was found): worth asking again. */
+  private waiting = true;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -26,7 +28,9 @@ export class AgentsWelcome implements vscode.Disposable {
       // when the person comes back to the window or closes a terminal.
       vscode.window.onDidCloseTerminal(() => void this.check()),
       vscode.window.onDidChangeWindowState((state) => {
-        if (state.focused) {
+        // Only while the welcome has something to change: an agent found and not set up
+        // (the doctor may ask Codex and each editor: not on every focus).
+        if (state.focused && this.waiting) {
           void this.check();
         }
       }),
@@ -62,6 +66,7 @@ export class AgentsWelcome implements vscode.Disposable {
       await vscode.commands.executeCommand('setContext', `plansight.agent.${agent.key}`, setups.get(agent.name) ?? '');
     }
     const found = [...setups.values()].filter((setup) => setup !== '').length;
+    this.waiting = found === 0 || [...setups.values()].includes('found');
     await vscode.commands.executeCommand('setContext', 'plansight.agentsFound', found);
     await vscode.commands.executeCommand('setContext', 'plansight.agentsChecked', true);
   }
