@@ -299,6 +299,8 @@ export class PlansightClient implements vscode.Disposable {
         // cwd is the workspace folder: the server's default store depends on it.
         // The store setting goes in the environment, which only this user can read.
         const child = spawn(server.command, [...server.args], { cwd, env: { ...process.env, ...server.env }, stdio: 'pipe' });
+        // The cause of a stop is in this process's words, not in an earlier one's.
+        this.stderrTail = '';
         // languageclient copies stderr into the output channel; keep the end for the error message.
         child.stderr.on('data', (chunk: Buffer) => {
           this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
