@@ -275,8 +275,15 @@ export async function connectionStories(browser: Browser): Promise<void> {
       // In the browser the file picker is VS Code's own, a quick input that takes a path.
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor({ state: 'visible' });
-      await input.fill(elsewhere);
-      await until('the picker to hold the path', async () => (await input.inputValue()) === elsewhere);
+      // The picker writes its starting folder into the box once it has read it: type the
+      // path after that, and again if the picker was still settling.
+      await until('the picker to show its starting folder', async () => (await input.inputValue()).endsWith('/'));
+      await until('the picker to hold the path', async () => {
+        if ((await input.inputValue()) !== elsewhere) {
+          await input.fill(elsewhere);
+        }
+        return (await input.inputValue()) === elsewhere;
+      });
       await input.press('Enter');
       await until('the welcome of a live panel', async () => ((await wb.welcome().textContent()) ?? '').includes('appears here'), 60_000);
       // A machine setting of a remote window is saved in the remote's (code-server's Machine) settings.
