@@ -284,7 +284,16 @@ export async function connectionStories(browser: Browser): Promise<void> {
         }
         return (await input.inputValue()) === elsewhere;
       });
-      await input.press('Enter');
+      // An Enter that lands while the picker lists the folder is dropped: press its button
+      // until it takes the file and closes.
+      const accept = page.locator('.quick-input-widget .monaco-button', { hasText: 'Use this plansight' });
+      await until('the picker to take the file', async () => {
+        if (!(await input.isVisible())) {
+          return true;
+        }
+        await accept.click({ timeout: 2000 }).catch(() => undefined);
+        return false;
+      });
       await until('the welcome of a live panel', async () => ((await wb.welcome().textContent()) ?? '').includes('appears here'), 60_000);
       // A machine setting of a remote window is saved in the remote's (code-server's Machine) settings.
       const settingsFiles = ['User', 'Machine'].map((scope) => path.join(nowhere, 'code-server', 'user-data', scope, 'settings.json')).filter((file) => fs.existsSync(file));
