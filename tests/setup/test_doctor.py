@@ -108,3 +108,34 @@ def test_setup_records_what_it_added(home: Path, project: Path) -> None:
     assert _run(home, project, "setup", "gemini", "--remove").returncode == 0
     record = json.loads((home / ".local/state/plansight/setup.json").read_text())
     assert record["files"] == {} and record["agents"] == {}
+
+
+def test_json_names_the_agents_found_and_whether_each_is_set_up(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    """The VS Code panel's welcome lists these agents (issue 23, item 3)."""
+    bin_folder = tmp_path / "bin"
+    _fake_cli(bin_folder, "gemini", "")
+    assert _run(home, project, "setup", "claude-code").returncode == 0
+    done = _run(home, project, "doctor", "--json", path=f"{bin_folder}:")
+    report = json.loads(done.stdout)
+    agents = {agent["name"]: agent for agent in report["agents"]}
+    assert sorted(agents) == ["claude-code", "gemini"]
+    assert agents["claude-code"]["label"] == "Claude Code"
+    assert agents["claude-code"]["setUp"] is True
+    assert agents["gemini"]["setUp"] is False
+    hooks = agents["gemini"]["findings"][0]
+    assert hooks == {
+        "ok": False,
+        "what": "hooks: not installed (no plan arrives)",
+        "fix": "plansight setup gemini",
+        "broken": True,
+    }
+    assert report["store"]["ok"] is True and report["ok"] is False
+    assert done.returncode == 1  # as the text report: something is broken
+
+
+def test_json_with_no_agent_is_an_empty_list(home: Path, project: Path) -> None:
+    done = _run(home, project, "doctor", "--json")
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stdout)["agents"] == []

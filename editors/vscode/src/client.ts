@@ -3,11 +3,12 @@
  * hands on its `plansight/didChange` notifications, and sends the contract's requests.
  * When the server cannot start, the person gets one message, not a stack of popups.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
   CloseAction,
+  DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
   ResponseError,
@@ -30,9 +31,24 @@ import {
   type RequestMethod,
   type ResultOf,
 } from './protocol';
-import { resolveServerCommand, type ServerCommand } from './serverCommand';
+import { installPlaces, isExecutable, resolveServerCommand, type Resolution, type ServerCommand, type ServerSettings } from './serverCommand';
+import { cliPrefix, lastErrorLine, SERVER_SETTINGS, shellQuote } from './serverProcess';
+import { moreServerPlaces } from './serverSearch';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
+
+/**
+ * Why the server is not running, once it gave up: `notFound` (no `plansight` to run: the
+ * first run), `startFailed` (it ran but never answered `initialize`), `crashed` (it stopped
+ * again and again, or for good). `reason` is the server's own cause: its exit and its last
+ * error line.
+ */
+export interface ServerFailure {
+  readonly kind: 'notFound' | 'startFailed' | 'crashed';
+  readonly reason: string;
+  /** How the last process ended ("it exited with code 1"), when one ran. */
+  readonly exit?: string;
+}
 
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 const MAX_CRASHES = 3;
@@ -57,6 +73,9 @@ export class PlansightClient implements vscode.Disposable {
   /** Settles when the last server process has ended and its output is read. */
   private processClosed: Promise<void> = Promise.resolve();
   private crashes: number[] = [];
+  private failureValue: ServerFailure | undefined;
+  /** The command that runs the server, once found: the CLI of the same install. */
+  private serverValue: ServerCommand | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams>();
   private readonly pruneEmitter = new vscode.EventEmitter<readonly string[]>();
@@ -80,6 +99,8 @@ export class PlansightClient implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (PROCESS_SETTINGS.some((section) => event.affectsConfiguration(section))) {
           void this.restart();
+        } else if (SERVER_SETTINGS.some((key) => event.affectsConfiguration(`plansight.${key}`))) {
+          this.sendSettings();
         }
       }),
     );
@@ -87,6 +108,50 @@ export class PlansightClient implements vscode.Disposable {
 
   get state(): ServerState {
     return this.stateValue;
+  }
+
+  /** Why the server gave up, while the state is `failed`. */
+  get failure(): ServerFailure | undefined {
+    return this.stateValue === 'failed' ? this.failureValue : undefined;
+  }
+
+  /**
+   * Runs a `plansight` subcommand of the install the server runs from (the same command,
+   * or `<python> -m plansight`), in the workspace folder, with the server's environment
+   * (the store setting): `store-path`, `doctor --json`. Resolves to its stdout; rejects
+   * when it cannot run or fails without output.
+   */
+  runCli(args: readonly string[]): Promise<string> {
+    const server = this.serverValue;
+    if (server === undefined) {
+      return Promise.reject(new Error('the plansight command was not found'));
+    }
+    return new Promise((resolve, reject) => {
+      execFile(
+        server.command,
+        [...cliPrefix(server), ...args],
+        { cwd: workspaceFolder(), env: { ...process.env, ...server.env }, timeout: 120_000, maxBuffer: 4 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (stdout.trim() !== '') {
+            resolve(stdout); // doctor exits 1 when something is broken, with its report
+          } else {
+            reject(new Error(lastErrorLine(stderr) ?? error?.message ?? 'no output'));
+          }
+        },
+      );
+    });
+  }
+
+  /** The shell command line of a `plansight` subcommand of the server's install, for a terminal. */
+  cliCommandLine(args: readonly string[]): string {
+    const server = this.serverValue;
+    const words = server === undefined ? ['plansight', ...args] : [server.command, ...cliPrefix(server), ...args];
+    return words.map(shellQuote).join(' ');
+  }
+
+  /** The server's environment additions (the store setting), for a terminal. */
+  get serverEnv(): Readonly<Record<string, string>> {
+    return this.serverValue?.env ?? {};
   }
 
   /** Starts the server; resolves once it answered `initialize`, or after reporting why not. */
@@ -147,25 +212,22 @@ export class PlansightClient implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
-    const config = vscode.workspace.getConfiguration('plansight');
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const resolution = resolveServerCommand(
-      {
-        command: config.get<string>('server.command', 'plansight'),
-        python: config.get<string>('server.python', ''),
-        storePath: config.get<string>('store.path', ''),
-      },
-      { pathVariable: process.env.PATH, cwd: folder, isExecutable },
-    );
+    const folder = workspaceFolder();
+    this.setState('starting');
+    const resolution = await findServer(folder);
     if (!resolution.ok) {
-      this.fail(resolution.reason);
+      this.serverValue = undefined;
+      if (resolution.searched !== undefined && resolution.searched.length > 0) {
+        this.output.appendLine(`Looked for plansight on PATH (${process.env.PATH ?? ''}) and in: ${resolution.searched.slice(1).join(', ')}`);
+      }
+      this.fail({ kind: resolution.notFound === true ? 'notFound' : 'startFailed', reason: resolution.reason });
       return;
     }
     const { server } = resolution;
+    this.serverValue = server;
     this.output.appendLine(`Starting ${[server.command, ...server.args].join(' ')}${folder === undefined ? '' : ` in ${folder}`}`);
     this.stderrTail = '';
     this.lastExit = undefined;
-    this.setState('starting');
 
     const client = new QuietLanguageClient('plansight', 'Plansight', this.serverOptions(server, folder), this.clientOptions());
     this.client = client;
@@ -197,7 +259,12 @@ export class PlansightClient implements vscode.Disposable {
       // The write that failed often comes before the exit and the last words on stderr:
       // wait for them (briefly) so the message says why, not "write EPIPE".
       await Promise.race([this.processClosed, new Promise((resolve) => setTimeout(resolve, 2000))]);
-      this.fail(this.withStderr(this.exitReason() ?? (failure === undefined ? 'it stopped while starting' : describeError(failure))));
+      const exit = this.exitReason();
+      this.fail({
+        kind: 'startFailed',
+        reason: this.withStderr(exit ?? (failure === undefined ? 'it stopped while starting' : describeError(failure))),
+        ...(exit === undefined ? {} : { exit }),
+      });
       return;
     }
     const advertised = (client.initializeResult?.capabilities.experimental as { plansight?: { protocolVersion?: unknown } } | undefined)
@@ -212,12 +279,28 @@ export class PlansightClient implements vscode.Disposable {
     this.readyEmitter.fire();
   }
 
+  /**
+   * Sends the server's settings when one changes (in place of languageclient's
+   * `synchronize`, which sends the whole `plansight` section, keys the server ignores too).
+   */
+  private sendSettings(): void {
+    const client = this.client;
+    if (client === undefined || this.stateValue !== 'running') {
+      return; // the next start sends them in initializationOptions
+    }
+    client.sendNotification(DidChangeConfigurationNotification.type, { settings: { plansight: settingsForServer() } }).catch((error: unknown) => {
+      this.logError('Sending the settings failed', error);
+    });
+  }
+
   private serverOptions(server: ServerCommand, cwd: string | undefined): ServerOptions {
     return () =>
       new Promise<ChildProcess>((resolve, reject) => {
         // cwd is the workspace folder: the server's default store depends on it.
         // The store setting goes in the environment, which only this user can read.
         const child = spawn(server.command, [...server.args], { cwd, env: { ...process.env, ...server.env }, stdio: 'pipe' });
+        // The cause of a stop is in this process's words, not in an earlier one's.
+        this.stderrTail = '';
         // languageclient copies stderr into the output channel; keep the end for the error message.
         child.stderr.on('data', (chunk: Buffer) => {
           this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
@@ -246,7 +329,6 @@ export class PlansightClient implements vscode.Disposable {
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: () => ({ plansight: settingsForServer() }),
-      synchronize: { configurationSection: 'plansight' },
       initializationFailedHandler: () => false,
       errorHandler,
     };
@@ -264,7 +346,18 @@ export class PlansightClient implements vscode.Disposable {
       return { action: CloseAction.Restart, handled: true };
     }
     this.client = undefined;
-    this.fail(this.withStderr(`it stopped ${this.crashes.length} times in 3 minutes`));
+    // The panel stops looking live now; the cause follows once the process's end is read.
+    this.failureValue = { kind: 'crashed', reason: `it stopped ${this.crashes.length} times in 3 minutes` };
+    this.setState('failed');
+    void Promise.race([this.processClosed, new Promise((resolve) => setTimeout(resolve, 2000))]).then(() => {
+      if (this.client !== undefined || this.stateValue !== 'failed') {
+        return; // restarted meanwhile
+      }
+      const exit = this.exitReason();
+      const times = `it stopped ${this.crashes.length} times in 3 minutes`;
+      const reason = this.withStderr(exit === undefined ? times : `${times}; the last time ${exit}`);
+      this.fail({ kind: 'crashed', reason, ...(exit === undefined ? {} : { exit }) }, true);
+    });
     return { action: CloseAction.DoNotRestart, handled: true };
   }
 
@@ -273,27 +366,42 @@ export class PlansightClient implements vscode.Disposable {
     return this.lastExit;
   }
 
+  /** The reason with the server's own last error line, never one of its warnings or notes. */
   private withStderr(reason: string): string {
-    const lastLine = this.stderrTail.trim().split(/\r?\n/).pop();
-    return lastLine === undefined || lastLine === '' ? reason : `${reason} (${lastLine.trim()})`;
+    const line = lastErrorLine(this.stderrTail);
+    return line === undefined ? reason : `${reason} (${line})`;
   }
 
-  private fail(reason: string): void {
-    this.output.appendLine(`The Plansight server could not start: ${reason}`);
-    const alreadyFailed = this.stateValue === 'failed';
-    this.setState('failed');
+  /**
+   * Says once why the server is not running, with the buttons that help: Restart, Show Log,
+   * and for a missing command, Locate plansight… (`announced`: the state is `failed` already,
+   * set by the close handler, and this is its message).
+   */
+  private fail(failure: ServerFailure, announced = false): void {
+    const what = failure.kind === 'crashed' ? 'stopped' : failure.kind === 'notFound' ? 'was not found' : 'could not start';
+    this.output.appendLine(`The Plansight server ${what}: ${failure.reason}`);
+    const alreadyFailed = this.stateValue === 'failed' && !announced;
+    this.failureValue = failure;
+    if (this.stateValue === 'failed') {
+      this.stateEmitter.fire('failed'); // the cause changed: redraw it
+    } else {
+      this.setState('failed');
+    }
     if (alreadyFailed) {
       return; // one message, not one per attempt
     }
-    void vscode.window
-      .showErrorMessage(`Plansight: the server could not start: ${reason}.`, 'Open Settings', 'Show Log')
-      .then((choice) => {
-        if (choice === 'Open Settings') {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'plansight.server');
-        } else if (choice === 'Show Log') {
-          this.showLog();
-        }
-      });
+    const actions = failure.kind === 'notFound' ? ['Locate plansight…', 'Open Settings', 'Show Log'] : ['Restart', 'Show Log', 'Open Settings'];
+    void vscode.window.showErrorMessage(`Plansight: the server ${what}: ${failure.reason}.`, ...actions).then((choice) => {
+      if (choice === 'Restart') {
+        void this.restart();
+      } else if (choice === 'Locate plansight…') {
+        void vscode.commands.executeCommand('plansight.locateServer');
+      } else if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('plansight.openServerSettings');
+      } else if (choice === 'Show Log') {
+        this.showLog();
+      }
+    });
   }
 
   private setState(state: ServerState): void {
@@ -306,19 +414,53 @@ export class PlansightClient implements vscode.Disposable {
   }
 }
 
-/** The `plansight` settings as plain JSON: the server reads its keys and ignores the rest. */
+/** The server's settings as plain JSON, from the `plansight` section. */
 export function settingsForServer(): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(vscode.workspace.getConfiguration('plansight'))) as Record<string, unknown>;
+  const config = vscode.workspace.getConfiguration('plansight');
+  const settings: Record<string, unknown> = {};
+  for (const key of SERVER_SETTINGS) {
+    const value = config.get<unknown>(key);
+    if (value !== undefined) {
+      settings[key] = value;
+    }
+  }
+  return settings;
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
+function workspaceFolder(): string | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 }
+
+/**
+ * The server to run: the settings' command on PATH or where installers put it; when not
+ * there, also the Python extension's interpreter's folder and the login shell's PATH
+ * (asked only then: a shell start costs time).
+ */
+async function findServer(folder: string | undefined): Promise<Resolution> {
+  const config = vscode.workspace.getConfiguration('plansight');
+  const settings: ServerSettings = {
+    command: config.get<string>('server.command', 'plansight'),
+    python: config.get<string>('server.python', ''),
+    storePath: config.get<string>('store.path', ''),
+  };
+  const places = installPlaces({ home: process.env.HOME ?? os.homedir(), env: process.env });
+  const lookup = { pathVariable: process.env.PATH, cwd: folder, isExecutable };
+  const first = resolveServerCommand(settings, { ...lookup, extraDirs: places });
+  if (first.ok || first.notFound !== true) {
+    return first;
+  }
+  const more = await moreServerPlaces(folder);
+  const extraDirs = [...new Set([...places, ...(more.python === undefined ? [] : [more.python]), ...more.shell])];
+  const second = resolveServerCommand(settings, { ...lookup, extraDirs });
+  if (second.ok || second.notFound !== true) {
+    return second;
+  }
+  // The login shell's PATH repeats most of PATH: name it as such, not folder by folder.
+  const python = more.python === undefined ? [] : [`${more.python} (the Python extension's interpreter)`];
+  const where = [...places, ...python, "the login shell's PATH"];
+  return { ...second, reason: `"${settings.command.trim()}" was not found on PATH or in ${where.join(', ')}, and plansight.server.python is not set` };
+}
+
 
 /** A readable one-line account of a failed request, with the server's per-field errors. */
 export function describeError(error: unknown): string {

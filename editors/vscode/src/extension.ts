@@ -1,13 +1,16 @@
 /** Wires the pieces together; every disposable goes into context.subscriptions. */
 import * as vscode from 'vscode';
+import { AgentsWelcome } from './agentsWelcome';
 import { createApi, type PlansightApi } from './api';
 import { PlansightClient } from './client';
 import { PlanCommands } from './commands';
+import { ConnectionView } from './connectionView';
 import { registerLanguageModelTools } from './lmTools';
 import { PLAN_SCHEME, PlanDocuments } from './planDocument';
 import { PlanSync } from './planSync';
 import { PlanView } from './planView';
 import { PlanStatusBar } from './statusBar';
+import { StoreInfo } from './storeInfo';
 
 let activeClient: PlansightClient | undefined;
 
@@ -17,19 +20,22 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   const sync = new PlanSync(client, context.workspaceState);
   const view = new PlanView(sync);
   const documents = new PlanDocuments(client, sync);
+  const store = new StoreInfo(client, output);
   context.subscriptions.push(
     output,
     client,
     sync,
     view,
-    new PlanStatusBar(sync),
+    store,
+    new ConnectionView(client, view),
+    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md')),
+    new PlanStatusBar(sync, client, store),
     documents,
     vscode.workspace.registerFileSystemProvider(PLAN_SCHEME, documents, { isCaseSensitive: true }),
     ...new PlanCommands(client, sync, view).register(),
     ...registerLanguageModelTools(client, sync),
   );
   activeClient = client;
-  void vscode.commands.executeCommand('setContext', 'plansight.serverState', client.state);
   void client.start();
   return createApi(client, sync);
 }

@@ -47,6 +47,15 @@ export class PlanSync implements vscode.Disposable {
       client.onDidBecomeReady(() => {
         void this.refresh().catch((error: unknown) => client.logError('Listing the sessions failed', error));
       }),
+      // A server that gave up sends no more changes: a plan left on screen would look live
+      // (a spinning task, a badge) while the agent moves on. The store keeps it all; a
+      // restart lists it again.
+      client.onDidChangeState((state) => {
+        if (state === 'failed' && this.plans.sessions().length > 0) {
+          this.plans.replaceAll([]);
+          this.updateEmitter.fire({ currentChanged: false });
+        }
+      }),
     );
   }
 

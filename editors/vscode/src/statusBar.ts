@@ -1,19 +1,34 @@
-/** The status bar item: the current task's activeForm and the progress; a click shows the panel. */
+/**
+ * The status bar item: the current task's activeForm and the progress, or "disconnected"
+ * with the cause once the server gave up (never a spinner of a plan that no longer moves);
+ * its tooltip names the store. A click shows the panel.
+ */
 import * as vscode from 'vscode';
+import type { PlansightClient } from './client';
 import type { PlanSync } from './planSync';
 import { statusBarView } from './planTree';
 import { PLAN_VIEW_ID } from './planView';
+import type { StoreInfo } from './storeInfo';
 
 export class PlanStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[];
 
-  constructor(private readonly sync: PlanSync) {
+  constructor(
+    private readonly sync: PlanSync,
+    private readonly client: PlansightClient,
+    private readonly store: StoreInfo,
+  ) {
     this.item = vscode.window.createStatusBarItem('plansight.status', vscode.StatusBarAlignment.Left, 0);
     this.item.name = 'Plansight';
     // Every view gets a `<id>.focus` command: it opens the Plansight panel on the plan.
     this.item.command = `${PLAN_VIEW_ID}.focus`;
-    this.disposables = [this.item, sync.onDidUpdate(() => this.update())];
+    this.disposables = [
+      this.item,
+      sync.onDidUpdate(() => this.update()),
+      client.onDidChangeState(() => this.update()),
+      store.onDidChange(() => this.update()),
+    ];
     this.update();
   }
 
@@ -24,13 +39,23 @@ export class PlanStatusBar implements vscode.Disposable {
   }
 
   private update(): void {
-    const view = statusBarView(this.sync.plans.activeState());
+    const failure = this.client.failure;
+    if (failure !== undefined) {
+      this.item.text = '$(debug-disconnect) Plansight: disconnected';
+      this.item.tooltip = `The Plansight server ${failure.kind === 'notFound' ? 'was not found' : 'stopped'}: ${failure.reason}.\nThe plan is not live. Click to show the panel (Restart Server is there).`;
+      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+      this.item.show();
+      return;
+    }
+    this.item.backgroundColor = undefined;
+    const view = this.client.state === 'running' ? statusBarView(this.sync.plans.activeState()) : undefined;
     if (view === undefined) {
       this.item.hide();
       return;
     }
+    const store = this.store.describe();
     this.item.text = view.text;
-    this.item.tooltip = view.tooltip;
+    this.item.tooltip = store === undefined ? view.tooltip : `${view.tooltip}\n\n${store}`;
     this.item.show();
   }
 }

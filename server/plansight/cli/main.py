@@ -284,6 +284,11 @@ def _parser() -> argparse.ArgumentParser:
         help="only these agents, claude-code, codex, gemini or opencode (and the store); "
         "default: every agent and editor found",
     )
+    doctor.add_argument(
+        "--json",
+        action="store_true",
+        help="the same findings as JSON, for editors: {ok, agents, store, editors}",
+    )
     doctor.set_defaults(run=_doctor)
     return parser
 
@@ -658,7 +663,7 @@ def _setup(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from plansight.setup.doctor import run_doctor
+    from plansight.setup.doctor import doctor_json, run_doctor
 
     # Checked here: argparse's `choices` refuses an empty `nargs="*"` list.
     unknown = [
@@ -668,6 +673,10 @@ def _doctor(args: argparse.Namespace) -> int:
         raise BadInput(
             f"doctor: unknown agent {unknown[0]!r} (claude-code, codex, gemini or opencode)"
         )
+    if args.json:
+        report, code = doctor_json(args.agents or None)
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return code
     return run_doctor(args.agents or None, lambda line: print(line, flush=True))
 
 

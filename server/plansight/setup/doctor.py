@@ -45,27 +45,69 @@ class Finding:
     broken: bool = True  # False: worth knowing, not a fault (an editor without the plugin)
 
 
+@dataclass(slots=True)
+class Section:
+    title: str
+    findings: list[Finding]
+    agent: str | None = None  # the name `plansight setup` takes, for an agent's section
+
+
 def run_doctor(only: list[str] | None, say: Say) -> int:
     """Print what works and what does not; 1 when something is broken, else 0."""
+    sections = doctor_sections(only)
+    if not any(section.agent for section in sections) and not only:
+        say("No agent found (claude, codex, gemini on PATH or their config folders).")
     broken = False
+    for section in sections:
+        broken |= _report(section.title, section.findings, say)
+    say("Everything works." if not broken else "Something is broken: run the fix shown.")
+    return 1 if broken else 0
+
+
+def doctor_json(only: list[str] | None) -> tuple[dict[str, Any], int]:
+    """The same findings for a program (the VS Code panel names the agents it found):
+    `{ok, agents: [{name, label, setUp, findings}], store, editors}`; each finding is
+    `{ok, what, fix, broken}`. The exit code is `run_doctor`'s."""
+    sections = doctor_sections(only)
+
+    def findings(section: Section) -> list[dict[str, Any]]:
+        return [
+            {"ok": f.ok, "what": f.what, "fix": f.fix, "broken": f.broken} for f in section.findings
+        ]
+
+    def healthy(section: Section) -> bool:
+        return all(f.ok or not f.broken for f in section.findings)
+
+    agents = [s for s in sections if s.agent]
+    store = next(s for s in sections if s.title == "Store")
+    editors = [s for s in sections if not s.agent and s is not store]
+    ok = all(healthy(s) for s in sections)
+    report = {
+        "ok": ok,
+        "agents": [
+            {"name": s.agent, "label": s.title, "setUp": healthy(s), "findings": findings(s)}
+            for s in agents
+        ],
+        "store": findings(store)[0],
+        "editors": [{"name": s.title, "findings": findings(s)} for s in editors],
+    }
+    return report, 0 if ok else 1
+
+
+def doctor_sections(only: list[str] | None) -> list[Section]:
+    """Each agent found (or named in `only`), the store, and each editor found."""
     names = (
         [n for n in only if n in AGENTS] if only else [n for n in AGENTS if _agent_found(AGENTS[n])]
     )
-    if not names and not only:
-        say("No agent found (claude, codex, gemini on PATH or their config folders).")
-    for name in names:
-        agent = AGENTS[name]
-        broken |= _report(agent.label, agent_findings(agent), say)
+    sections = [Section(AGENTS[n].label, agent_findings(AGENTS[n]), n) for n in names]
     from plansight.setup.opencode_doctor import opencode_findings, opencode_found
 
     if "opencode" in (only or []) or (only is None and opencode_found()):
-        broken |= _report("OpenCode", opencode_findings(), say)
-    broken |= _report("Store", [store_finding()], say)
+        sections.append(Section("OpenCode", opencode_findings(), "opencode"))
+    sections.append(Section("Store", [store_finding()]))
     if only is None:
-        for editor, findings in editor_findings():
-            broken |= _report(editor, findings, say)
-    say("Everything works." if not broken else "Something is broken: run the fix shown.")
-    return 1 if broken else 0
+        sections += [Section(editor, findings) for editor, findings in editor_findings()]
+    return sections
 
 
 def _report(title: str, findings: list[Finding], say: Say) -> bool:

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HistoryEvent, Op, Task, TodoState } from '../../src/protocol';
 import { CodeServer } from './codeServer';
+import { connectionStories } from './connection';
 import { until } from './wait';
 import { Workbench, type Row } from './workbench';
 
@@ -613,6 +614,7 @@ async function main(): Promise<void> {
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(15_000);
     await scenario(page, cli, store, workspace, server, launcher);
+    await connectionStories(browser);
     console.log(`\nEnd-to-end test passed in ${((Date.now() - started) / 1000).toFixed(1)} s. Screenshots in ${ARTIFACTS}`);
   } catch (error) {
     if (page !== undefined) {

@@ -1,0 +1,111 @@
+/**
+ * The empty panel says how to connect an agent: it asks `plansight doctor --json` which
+ * agents are on this machine and whether each is set up, and sets one context key per agent
+ * (`plansight.agent.<key>`: `setUp`, `found` or empty) for the welcome content in
+ * package.json. Its buttons run `plansight setup AGENT` or `plansight doctor` in a terminal,
+ * where the person sees what changes, then ask the doctor again.
+ */
+import * as vscode from 'vscode';
+import { AGENTS, agentSetups, type AgentSetup } from './agents';
+import type { PlansightClient } from './client';
+
+export class AgentsWelcome implements vscode.Disposable {
+  private checking: Promise<void> | undefined;
+  /** An agent was found that is not set up yet (or none was found): worth asking again. */
+  private waiting = true;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly client: PlansightClient,
+    private readonly readme: vscode.Uri,
+  ) {
+    this.disposables.push(
+      client.onDidBecomeReady(() => void this.check()),
+      ...AGENTS.map((agent) => vscode.commands.registerCommand(agent.command, () => this.runInTerminal(['setup', agent.name], `setup ${agent.name}`))),
+      vscode.commands.registerCommand('plansight.checkSetup', () => this.runInTerminal(['doctor'], 'doctor')),
+      vscode.commands.registerCommand('plansight.showAgentDocs', () => vscode.commands.executeCommand('markdown.showPreview', this.readme)),
+      // A setup done in a terminal of its own (or a shell without integration): look again
+      // when the person comes back to the window or closes a terminal.
+      vscode.window.onDidCloseTerminal(() => void this.check()),
+      vscode.window.onDidChangeWindowState((state) => {
+        // Only while the welcome has something to change: an agent found and not set up
+        // (the doctor may ask Codex and each editor: not on every focus).
+        if (state.focused && this.waiting) {
+          void this.check();
+        }
+      }),
+    );
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables) {
+      disposable.dispose();
+    }
+  }
+
+  /** Asks the doctor again; one run at a time. */
+  check(): Promise<void> {
+    if (this.client.state !== 'running') {
+      return Promise.resolve();
+    }
+    this.checking ??= this.ask().finally(() => {
+      this.checking = undefined;
+    });
+    return this.checking;
+  }
+
+  private async ask(): Promise<void> {
+    let setups: Map<string, AgentSetup>;
+    try {
+      setups = agentSetups(JSON.parse(await this.client.runCli(['doctor', '--json'])));
+    } catch (error) {
+      this.client.logError('Asking plansight doctor which agents are here failed', error);
+      return;
+    }
+    for (const agent of AGENTS) {
+      await vscode.commands.executeCommand('setContext', `plansight.agent.${agent.key}`, setups.get(agent.name) ?? '');
+    }
+    const found = [...setups.values()].filter((setup) => setup !== '').length;
+    this.waiting = found === 0 || [...setups.values()].includes('found');
+    await vscode.commands.executeCommand('setContext', 'plansight.agentsFound', found);
+    await vscode.commands.executeCommand('setContext', 'plansight.agentsChecked', true);
+  }
+
+  /** Runs a plansight subcommand of the server's install in a terminal; asks the doctor again after. */
+  private async runInTerminal(args: readonly string[], title: string): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const terminal = vscode.window.createTerminal({ name: `Plansight: ${title}`, cwd: folder, env: { ...this.client.serverEnv } });
+    terminal.show();
+    const commandLine = this.client.cliCommandLine(args);
+    const integration = terminal.shellIntegration ?? (await shellIntegrationOf(terminal));
+    if (integration === undefined) {
+      terminal.sendText(commandLine);
+      return;
+    }
+    const execution = integration.executeCommand(commandLine);
+    const ended = vscode.window.onDidEndTerminalShellExecution((event) => {
+      if (event.execution === execution) {
+        ended.dispose();
+        void this.check();
+      }
+    });
+    this.disposables.push(ended);
+  }
+}
+
+/** The terminal's shell integration once it is there (a few seconds at most), else undefined. */
+function shellIntegrationOf(terminal: vscode.Terminal): Promise<vscode.TerminalShellIntegration | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      listener.dispose();
+      resolve(undefined);
+    }, 5000); // a shell without integration never says so: stop waiting and type the command
+    const listener = vscode.window.onDidChangeTerminalShellIntegration((event) => {
+      if (event.terminal === terminal) {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve(event.shellIntegration);
+      }
+    });
+  });
+}

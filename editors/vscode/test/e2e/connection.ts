@@ -1,0 +1,325 @@
+/**
+ * End to end, issue 23 items 1, 2, 3 and 12: how the panel connects, in code-servers of
+ * their own (their PATH and home differ from the main scenario's).
+ *
+ * - First run: no `plansight` on PATH, the CLI in `~/.local/bin` (as `pip install --user`,
+ *   pipx and `uv tool` put it): the panel works, without any setting.
+ * - The empty panel names the agents `plansight doctor` finds (the real CLIs of
+ *   .cache/agent-clis on PATH when installed) and Set Up runs `plansight setup` in a terminal.
+ * - The status bar's tooltip and the server log name the store, and a CLI pointed at it
+ *   with the line they give writes to the panel.
+ * - The server killed until the client gives up: disconnected (status bar, view, welcome)
+ *   with the cause; the notification's Restart brings the plan back.
+ * - No `plansight` anywhere: the welcome says where it looked, the setting link lands on
+ *   the setting, Locate plansight… saves the file picked and the panel comes up.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Op } from '../../src/protocol';
+import { CodeServer } from './codeServer';
+import { until } from './wait';
+import { Workbench } from './workbench';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const CODE_SERVER = path.join(ROOT, '.code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const VSIX = path.join(ROOT, 'out', 'plansight.vsix');
+const PLANSIGHT = process.env.PLANSIGHT_BIN ?? path.resolve(ROOT, '..', '..', '.venv', 'bin', 'plansight');
+const AGENT_CLIS = path.resolve(ROOT, '..', '..', '.cache', 'agent-clis', 'node_modules', '.bin');
+const STATUS = '.part.statusbar [id="plansight.plansight.plansight.status"]';
+
+/**
+ * A run's own home, XDG folders and runtime folder, and a PATH with no `plansight` on it
+ * (every folder of the test's PATH that holds one is left out), the agents' real CLIs first.
+ */
+function envWithoutPlansight(dir: string): Record<string, string> {
+  const home = path.join(dir, 'home');
+  const folders = {
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_RUNTIME_DIR: path.join(dir, 'run'),
+  };
+  for (const folder of Object.values(folders)) {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  }
+  const personal = new Set(['PLANSIGHT_DB', 'PLANSIGHT_WORKSPACE', 'PLANSIGHT_SESSION', 'VIRTUAL_ENV', 'PIPX_HOME', 'PIPX_BIN_DIR', 'UV_TOOL_DIR', 'UV_TOOL_BIN_DIR', 'XDG_BIN_HOME']);
+  const inherited = Object.entries(process.env).filter((entry): entry is [string, string] => !personal.has(entry[0]) && entry[1] !== undefined);
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((folder) => folder !== '' && !fs.existsSync(path.join(folder, 'plansight')));
+  const agents = fs.existsSync(AGENT_CLIS) ? [AGENT_CLIS] : [];
+  // code-server gives its extension host the login shell's PATH, as a desktop VS Code
+  // does: the agents' CLIs get there the way people put them there, from the profile.
+  const profile = agents.map((folder) => `export PATH="${folder}:$PATH"\n`).join('');
+  for (const file of ['.profile', '.bashrc']) {
+    fs.writeFileSync(path.join(home, file), profile);
+  }
+  return { ...Object.fromEntries(inherited), ...folders, SHELL: '/bin/bash', PATH: [...agents, ...dirs].join(path.delimiter) };
+}
+
+const USER_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'extensions.ignoreRecommendations': true,
+  'telemetry.telemetryLevel': 'off',
+  'security.workspace.trust.enabled': false,
+  // The server ignores it (the store keeps its own count): the extension must not send it.
+  'plansight.maxSessions': 50,
+};
+
+async function step(name: string, body: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  process.stdout.write(`• ${name} ... `);
+  await body();
+  process.stdout.write(`ok (${Date.now() - started} ms)\n`);
+}
+
+/** The Plansight output channel as the extension host wrote it to disk. */
+function serverLog(server: CodeServer): string {
+  const logs = path.join(server.userDataDir, 'logs');
+  const files = fs.existsSync(logs) ? fs.readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((file) => /Plansight\.log$/.test(file)) : [];
+  return files.map((file) => fs.readFileSync(path.join(logs, file), 'utf8')).join('\n');
+}
+
+/** The pids of the `plansight serve` processes started from `command`. */
+function serverPids(command: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', '--', `${command} serve`], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(Number);
+  } catch {
+    return []; // pgrep exits 1 when none
+  }
+}
+
+async function withCodeServer(browser: Browser, name: string, env: Record<string, string>, body: (page: Page, server: CodeServer, workspace: string) => Promise<void>): Promise<void> {
+  const dir = path.dirname(env.XDG_RUNTIME_DIR as string);
+  // A folder without git (issue 23, item 12): its store is its own, by its path.
+  const workspace = path.join(dir, 'workspace');
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.writeFileSync(path.join(workspace, 'README.md'), '# A project without git\n');
+  let server: CodeServer | undefined;
+  let page: Page | undefined;
+  try {
+    server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: USER_SETTINGS, env });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    await page.goto(server.folderUrl(workspace));
+    await body(page, server, workspace);
+  } catch (error) {
+    await page?.screenshot({ path: path.join(ARTIFACTS, `failure-${name}.png`) }).catch(() => undefined);
+    if (server !== undefined) {
+      console.error(server.diagnostics());
+    }
+    console.error(`Kept the run's folder for a look: ${dir}`);
+    throw error;
+  } finally {
+    await page?.close().catch(() => undefined);
+    await server?.stop();
+    try {
+      execFileSync(PLANSIGHT, ['hook-daemon', '--stop'], { env, stdio: 'ignore', timeout: 30_000 });
+    } catch {
+      // none was running
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The stories of issue 23's connection items; each throws on the first failed check. */
+export async function connectionStories(browser: Browser): Promise<void> {
+  const firstRun = fs.mkdtempSync(path.join(os.tmpdir(), 'plansight-e2e-connect-'));
+  const env = envWithoutPlansight(firstRun);
+  const installed = path.join(env.HOME as string, '.local', 'bin', 'plansight');
+  fs.mkdirSync(path.dirname(installed), { recursive: true });
+  fs.symlinkSync(PLANSIGHT, installed);
+  await withCodeServer(browser, 'first-run', env, async (page, server, workspace) => {
+    const wb = new Workbench(page);
+    const cli = (...args: string[]): string => execFileSync(installed, args, { encoding: 'utf8', timeout: 120_000, env, cwd: workspace });
+    // The doctor exits 1 when an agent it found is not set up yet: its report is on stdout all the same.
+    let report: string;
+    try {
+      report = cli('doctor', '--json');
+    } catch (error) {
+      const { stdout } = error as { stdout?: string | Buffer };
+      report = stdout === undefined ? '' : stdout.toString();
+    }
+    const doctor = JSON.parse(report) as { agents: { name: string; label: string; setUp: boolean }[] };
+    const store = cli('store-path', '--root', workspace).trim();
+
+    await step('first run: plansight only in ~/.local/bin, not on PATH, no setting: the panel is live and names the agents found', async () => {
+      await wb.openPlansight();
+      await wb.welcome().waitFor({ state: 'visible' });
+      const labels = { 'claude-code': 'Claude Code', codex: 'Codex CLI', gemini: 'Gemini CLI', opencode: 'OpenCode' } as Record<string, string>;
+      const expected = doctor.agents.map((agent) => labels[agent.name] ?? agent.name);
+      if (fs.existsSync(AGENT_CLIS)) {
+        assert.ok(expected.includes('Claude Code') && expected.includes('Codex CLI'), `doctor finds the CLIs on PATH: ${JSON.stringify(doctor.agents)}`);
+      }
+      const text = async (): Promise<string> => (await wb.welcome().textContent()) ?? '';
+      if (expected.length === 0) {
+        await until('the welcome to say no agent was found', async () => (await text()).includes('No agent found on this machine'));
+      }
+      for (const label of expected) {
+        await until(`the welcome to name ${label}`, async () => (await text()).includes(`${label} is on this machine`), 60_000);
+        await wb.welcome().locator('.monaco-button', { hasText: `Set Up ${label}` }).waitFor({ state: 'visible' });
+      }
+      assert.match(await text(), /appears here/);
+      await wb.welcome().locator('.monaco-button', { hasText: 'Check Setup' }).waitFor({ state: 'visible' });
+      await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'welcome-agents.png') });
+    });
+
+    if (doctor.agents.some((agent) => agent.name === 'claude-code')) {
+      await step('Set Up Claude Code runs `plansight setup claude-code` in a terminal; the welcome then says it is set up', async () => {
+        await wb.welcome().locator('.monaco-button', { hasText: 'Set Up Claude Code' }).click();
+        const settings = path.join(env.HOME as string, '.claude', 'settings.json');
+        await until('the hooks in ~/.claude/settings.json', () => fs.existsSync(settings) && fs.readFileSync(settings, 'utf8').includes('plansight'), 60_000);
+        await until('the welcome to say Claude Code is set up', async () => ((await wb.welcome().textContent()) ?? '').includes('Claude Code is set up'), 60_000);
+        await page.locator('.part.panel .terminal-wrapper').first().waitFor({ state: 'visible' });
+        await page.screenshot({ path: path.join(ARTIFACTS, 'welcome-setup-terminal.png') });
+      });
+    }
+
+    await step('the status bar tooltip and the server log name the store, and the CLI line they give reaches the panel', async () => {
+      await until('the server log to name the store', () => serverLog(server).includes(`Plan store: ${store}`));
+      assert.match(serverLog(server), new RegExp(`PLANSIGHT_DB=${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} plansight show`));
+      assert.doesNotMatch(serverLog(server), /maxSessions/, 'the extension sends only the settings the server reads');
+      const ops: Op[] = [{ op: 'init', list: [{ phase: 'Build', items: [{ content: 'Find the store', activeForm: 'Finding the store' }, 'Say where it is'] }] }];
+      // Where the CLI stands does not matter: the line names the store.
+      const applied = execFileSync(installed, ['apply', '--ops', JSON.stringify(ops)], { encoding: 'utf8', env: { ...env, PLANSIGHT_DB: store }, cwd: os.tmpdir(), timeout: 60_000 });
+      await wb.waitForRows(`the plan the CLI wrote (it said: ${applied})`, (rows) => rows.some((row) => row.label === 'Finding the store' && row.spinning));
+      await until('the badge', async () => (await wb.badge()) === '2');
+      await wb.calmPointer();
+      await page.locator(STATUS).hover();
+      const hover = page.locator('.workbench-hover-container, .monaco-hover:not(.hidden)').filter({ hasText: 'Store:' }).first();
+      await until('the tooltip to name the store', async () => ((await hover.textContent()) ?? '').includes(`Store: ${store}`));
+      await page.screenshot({ path: path.join(ARTIFACTS, 'status-store-tooltip.png') });
+      await wb.calmPointer();
+    });
+
+    await step('the server killed until the client gives up: disconnected, with the cause; Restart brings the plan back', async () => {
+      for (let kill = 1; kill <= 4; kill++) {
+        const [pid] = await until(`a server process to kill (${kill})`, () => {
+          const pids = serverPids(installed);
+          return pids.length === 1 ? pids : undefined;
+        }, 60_000);
+        process.kill(pid as number, 'SIGKILL');
+        await until(`the killed server ${String(pid)} to be gone`, () => !serverPids(installed).includes(pid as number));
+        if (kill < 4) {
+          await until('the client to restart it', () => serverPids(installed).some((other) => other !== pid), 60_000);
+          await wb.waitForRows('the plan again after the restart', (rows) => rows.some((row) => row.label === 'Finding the store'), 60_000);
+        }
+      }
+      await until('the status bar to say disconnected', async () => (await wb.statusBarText())?.includes('Plansight: disconnected'), 30_000);
+      await wb.waitForRows('no live rows left (no spinner)', (rows) => rows.length === 0);
+      assert.equal(await wb.badge(), '', 'no badge of a plan that no longer moves');
+      await until('the welcome to say disconnected', async () => ((await wb.welcome().textContent()) ?? '').includes('Disconnected: the Plansight server stopped'));
+      await until('the view to say so, with the cause', async () => (await wb.sidebarTitle()).toUpperCase().includes('DISCONNECTED') && (await wb.viewHeaderLabel()).includes('stopped by SIGKILL'));
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Plansight: the server stopped' });
+      await until('one notification', async () => (await toast.count()) === 1);
+      const message = (await toast.locator('.notification-list-item-message').textContent()) ?? '';
+      assert.match(message, /it stopped 4 times in 3 minutes; the last time it was stopped by SIGKILL/);
+      assert.doesNotMatch(message, /WARNING|ignored/);
+      await toast.locator('.monaco-button', { hasText: 'Show Log' }).waitFor({ state: 'visible' });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'disconnected.png') });
+      await toast.locator('.monaco-button', { hasText: 'Restart' }).first().click();
+      await wb.waitForRows('the live plan back', (rows) => rows.some((row) => row.label === 'Finding the store' && row.spinning), 60_000);
+      await until('the status bar to follow the plan again', async () => (await wb.statusBarText())?.includes('Finding the store · 0/2'));
+      await until('the badge back', async () => (await wb.badge()) === '2');
+    });
+  });
+
+  const nowhere = fs.mkdtempSync(path.join(os.tmpdir(), 'plansight-e2e-nowhere-'));
+  const bare = envWithoutPlansight(nowhere);
+  await withCodeServer(browser, 'not-found', bare, async (page) => {
+    const wb = new Workbench(page);
+    await step('no plansight anywhere: the welcome says where it looked and offers Locate plansight… and the install', async () => {
+      await wb.openPlansight();
+      const text = async (): Promise<string> => (await wb.welcome().textContent()) ?? '';
+      await until('the welcome to say plansight was not found', async () => (await text()).includes('could not find the plansight command'));
+      assert.match(await text(), /~\/\.local\/bin.*pipx.*uv.*Python extension.*login shell/s);
+      assert.match(await text(), /pipx install plansight/);
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Plansight: the server was not found' });
+      const home = bare.HOME as string;
+      await until('the notification to name where it looked', async () => ((await toast.textContent()) ?? '').includes(`was not found on PATH or in ${home}/.local/bin`));
+      assert.match((await toast.textContent()) ?? '', /uv\/tools\/plansight\/bin, the login shell's PATH, and plansight.server.python is not set/);
+      await toast.locator('.monaco-button', { hasText: 'Locate plansight…' }).waitFor({ state: 'visible' });
+      for (const button of ['Locate plansight…', 'Install plansight…', 'Open the Setting']) {
+        await wb.welcome().locator('.monaco-button', { hasText: button }).waitFor({ state: 'visible' });
+      }
+      await until('the status bar to say disconnected', async () => (await wb.statusBarText())?.includes('disconnected'));
+      await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'welcome-not-found.png') });
+    });
+
+    await step('Open the Setting lands on plansight.server.command', async () => {
+      await wb.welcome().locator('.monaco-button', { hasText: 'Open the Setting' }).click();
+      const editor = page.locator('.settings-editor');
+      await editor.waitFor({ state: 'visible' });
+      // code-server is a remote window: the machine setting is in the Remote tab, selected.
+      const rows = editor.locator('.setting-item-contents');
+      await until('exactly the server command setting', async () => (await rows.count()) === 1 && ((await rows.first().textContent()) ?? '').includes('Server: Command'));
+      assert.match((await editor.locator('.settings-tabs-widget .action-label.checked').textContent()) ?? '', /Remote/);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'setting-server-command.png') });
+      await page.keyboard.press('Control+W');
+    });
+
+    await step('Locate plansight… saves the file picked; the panel comes up', async () => {
+      const elsewhere = path.join(nowhere, 'tools', 'plansight');
+      fs.mkdirSync(path.dirname(elsewhere), { recursive: true });
+      fs.symlinkSync(PLANSIGHT, elsewhere);
+      await wb.welcome().locator('.monaco-button', { hasText: 'Locate plansight…' }).click();
+      // In the browser the file picker is VS Code's own, a quick input that takes a path.
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ state: 'visible' });
+      // The picker writes its starting folder into the box once it has read it: type the
+      // path after that, and again if the picker was still settling.
+      await until('the picker to show its starting folder', async () => (await input.inputValue()).endsWith('/'));
+      await until('the picker to hold the path', async () => {
+        if ((await input.inputValue()) !== elsewhere) {
+          await input.fill(elsewhere);
+        }
+        return (await input.inputValue()) === elsewhere;
+      });
+      // An Enter that lands while the picker lists the folder is dropped: press its button
+      // until it takes the file and closes.
+      const accept = page.locator('.quick-input-widget .monaco-button', { hasText: 'Use this plansight' });
+      await until('the picker to take the file', async () => {
+        if (!(await input.isVisible())) {
+          return true;
+        }
+        await accept.click({ timeout: 2000 }).catch(() => undefined);
+        return false;
+      });
+      await until('the welcome of a live panel', async () => ((await wb.welcome().textContent()) ?? '').includes('appears here'), 60_000);
+      // A machine setting of a remote window is saved in the remote's (code-server's Machine) settings.
+      const settingsFiles = ['User', 'Machine'].map((scope) => path.join(nowhere, 'code-server', 'user-data', scope, 'settings.json')).filter((file) => fs.existsSync(file));
+      const saved = settingsFiles.map((file) => (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>)['plansight.server.command']);
+      assert.ok(saved.includes(elsewhere), JSON.stringify(settingsFiles));
+      assert.equal(await wb.statusBarText(), undefined, 'no disconnected item once it runs');
+    });
+  });
+}
+
+/** `node out/tsc/test/e2e/connection.js`: these stories alone (run.ts runs them after its own). */
+if (require.main === module) {
+  void (async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    try {
+      await connectionStories(browser);
+      console.log('\nThe connection stories passed.');
+    } catch (error) {
+      console.error(`\nThe connection stories FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exitCode = 1;
+    } finally {
+      await browser.close();
+    }
+  })();
+}
