@@ -283,7 +283,7 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     const before = fs.readdirSync(workspace).sort();
     await wb.runCommand('Plansight: Export Plan as Markdown');
     const exported = cli.run('export', '--format', 'markdown').trimEnd().split('\n');
-    await until('the export in an untitled editor', async () => (await wb.tabs()).some((tab) => tab.startsWith('Untitled')) && JSON.stringify((await wb.editorLines()).slice(0, exported.length)) === JSON.stringify(exported));
+    await until('the export in an untitled editor', async () => ((await page.locator('.tabs-container .tab.active').textContent()) ?? '').includes('Untitled') && JSON.stringify((await wb.editorLines()).slice(0, exported.length)) === JSON.stringify(exported));
     assert.deepEqual(fs.readdirSync(workspace).sort(), before, 'no new file in the workspace folder');
   });
 

@@ -215,7 +215,7 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
   await step('tree stories: Export opens an untitled Markdown document, nothing is written to the workspace (issue 23, item 11)', async () => {
     const before = fs.readdirSync(ctx.workspace, { recursive: true, encoding: 'utf8' }).sort();
     await wb.runCommand('Plansight: Export Plan as Markdown');
-    await until('the export in an untitled editor', async () => (await wb.tabs()).some((tab) => tab.startsWith('Untitled')) && (await wb.editorText()).includes('Fix the flaky integration test in the pipeline'));
+    await until('the export in an untitled editor', async () => ((await page.locator('.tabs-container .tab.active').textContent()) ?? '').includes('Untitled') && (await wb.editorText()).includes('Fix the flaky integration test in the pipeline'));
     assert.deepEqual(fs.readdirSync(ctx.workspace, { recursive: true, encoding: 'utf8' }).sort(), before);
   });
 
