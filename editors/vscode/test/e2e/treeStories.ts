@@ -54,6 +54,9 @@ function contrast(a: string, b: string): number {
 
 const SWITCH = 'The session that commands, the badge and the status bar follow';
 
+/** The stories' own session, untitled, so they read the same after run.ts's scenario or alone. */
+const SESSION = 'tree-stories';
+
 export async function treeStories(ctx: StoryContext): Promise<void> {
   const { page, cli, step } = ctx;
   const wb = new Workbench(page);
@@ -95,9 +98,9 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
           },
         ],
       },
-    ]);
+    ], SESSION);
     await wb.runCommand('Plansight: Switch Session');
-    await wb.pick(SWITCH, 'default');
+    await wb.pick(SWITCH, SESSION);
     await wb.narrowSidebar(ctx.defaultSidebarWidth);
     // Decorations come after the rows (the provider is asked per row).
     const rows = await wb.waitForRows('the plan of 12 with its decorations', (r) => find(r, 'Close the milestone') !== undefined && find(r, 'Profile the slow path in the optimizer')?.badge !== '');
@@ -147,16 +150,16 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
     let rows = await wb.waitForRows('a second session', (r) => find(r, 'reviewer')?.level === 1 && find(r, 'The cache is cold') !== undefined);
     assert.deepEqual(
       rows.filter((r) => r.level === 1).map((r) => r.label),
-      ['reviewer', 'default'],
+      ['reviewer', SESSION],
     );
-    assert.equal(find(rows, 'default')?.expanded, 'true');
+    assert.equal(find(rows, SESSION)?.expanded, 'true');
     assert.equal(find(rows, 'Running the whole build with the release flags')?.expanded, 'true');
     // The older session changes last: it does not move, nothing closes.
-    cli.apply([{ op: 'done', task: 'Update the changelog' }]);
-    rows = await wb.waitForRows('the change drawn in place', (r) => find(r, 'default')?.description === '4/12');
+    cli.apply([{ op: 'done', task: 'Update the changelog' }], SESSION);
+    rows = await wb.waitForRows('the change drawn in place', (r) => find(r, SESSION)?.description === '4/12');
     assert.deepEqual(
       rows.filter((r) => r.level === 1).map((r) => r.label),
-      ['reviewer', 'default'],
+      ['reviewer', SESSION],
     );
     assert.equal(find(rows, 'The cache is cold')?.level, 4);
     cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Run the fuzzer'] }] }], 'tester');
@@ -164,13 +167,13 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
     rows = await wb.waitForRows('one session in, one out', (r) => find(r, 'tester')?.level === 1 && find(r, 'reviewer') === undefined);
     assert.deepEqual(
       rows.filter((r) => r.level === 1).map((r) => r.label),
-      ['tester', 'default'],
+      ['tester', SESSION],
     );
     assert.equal(find(rows, 'Running the whole build with the release flags')?.expanded, 'true', 'the expanded task stays expanded');
     assert.ok(find(rows, 'The cache is cold') !== undefined, 'its note still shows');
     // The status bar and the title stay on the session chosen, not the one changed last.
     await until('the status bar on the chosen session', async () => (await wb.statusBarText())?.endsWith(' · 4/12'));
-    await until('the header on the chosen session', async () => (await wb.sidebarTitle()).toUpperCase() === 'PLANSIGHT: 4/12 · 33% · DEFAULT');
+    await until('the header on the chosen session', async () => (await wb.sidebarTitle()).toUpperCase() === `PLANSIGHT: 4/12 · 33% · ${SESSION.toUpperCase()}`);
     await wb.calmPointer();
     await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-stable.png') });
     cli.run('clear', '--session', 'tester');
@@ -203,13 +206,13 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
     await wb.answer('What is to be done', 'Run the build with the release flags');
     await wb.answer('What the panel shows while it runs', 'Running the build with the release flags');
     await wb.answer('A longer explanation of "Run the build with the release flags"', '');
-    await until('the CLI to read both forms', () => cli.find('Run the build with the release flags')?.activeForm === 'Running the build with the release flags');
+    await until('the CLI to read both forms', () => cli.find('Run the build with the release flags', SESSION)?.activeForm === 'Running the build with the release flags');
     await wb.waitForRows('the new label', (r) => find(r, 'Running the build with the release flags')?.spinning === true);
 
     // Typing what the row shows finds the task.
     await wb.runCommand('Plansight: Complete');
     await wb.pick('The task to complete', 'Running the build with');
-    await until('the CLI to read it completed', () => cli.find('Run the build with the release flags')?.status === 'completed');
+    await until('the CLI to read it completed', () => cli.find('Run the build with the release flags', SESSION)?.status === 'completed');
   });
 
   await step('tree stories: Export opens an untitled Markdown document, nothing is written to the workspace (issue 23, item 11)', async () => {
@@ -222,17 +225,17 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
   await step('tree stories: a cleared session stays with Undo at hand; Undo from its row brings the tasks back (issue 23, item 10)', async () => {
     cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Keep me company'] }] }], 'neighbour');
     await wb.waitForRows('two sessions', (r) => find(r, 'neighbour')?.level === 1);
-    await wb.contextMenu('default', 'Clear Todos');
+    await wb.contextMenu(SESSION, 'Clear Todos');
     await wb.dialogButton('Clear');
-    await until('the CLI to read it empty', () => cli.show().progress.total === 0);
-    await wb.waitForRows('the cleared row', (r) => find(r, 'default')?.description === 'cleared' && find(r, 'neighbour') !== undefined);
+    await until('the CLI to read it empty', () => cli.show(SESSION).progress.total === 0);
+    await wb.waitForRows('the cleared row', (r) => find(r, SESSION)?.description === 'cleared' && find(r, 'neighbour') !== undefined);
     await wb.calmPointer();
     await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-cleared-beside.png') });
-    await wb.contextMenu('default', 'Undo Last Change');
-    await until('the CLI to read the tasks back', () => cli.show().progress.total === 12);
-    await wb.waitForRows('the tasks back under their session', (r) => find(r, 'default')?.description === '5/12');
+    await wb.contextMenu(SESSION, 'Undo Last Change');
+    await until('the CLI to read the tasks back', () => cli.show(SESSION).progress.total === 12);
+    await wb.waitForRows('the tasks back under their session', (r) => find(r, SESSION)?.description === '5/12');
     cli.run('clear', '--session', 'neighbour');
-    cli.run('clear');
+    cli.run('clear', '--session', SESSION);
     await wb.waitForRows('an empty tree', (r) => r.length === 0);
   });
 }
