@@ -26,9 +26,12 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   private drawnSessions = new Map<string, PlanNode>();
   /** The root ids last drawn: when they change, the whole tree is redrawn. */
   private drawnRoots: readonly string[] = [];
-  /** Session rows the person opened or closed, so a row drawn anew starts as they left it. */
-  private readonly openSessions = new Set<string>();
-  private readonly closedSessions = new Set<string>();
+  /**
+   * The ids of rows the person opened or closed: a row drawn anew (a task that moved under
+   * a session row when a second session appeared) starts as they left it.
+   */
+  private readonly openRows = new Set<string>();
+  private readonly closedRows = new Set<string>();
 
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
@@ -58,7 +61,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     // VS Code hands back the object it was given; the tree may hold a newer one by now.
     const node = this.tree.getNode(element.id) ?? element;
     const view = viewOf(node, { formatTime: (iso) => new Date(iso).toLocaleString() });
-    const item = new vscode.TreeItem(view.label, COLLAPSIBLE[view.collapsible]);
+    const remembered = this.openRows.has(node.id) ? 'expanded' : this.closedRows.has(node.id) ? 'collapsed' : view.collapsible;
+    const item = new vscode.TreeItem(view.label, COLLAPSIBLE[view.collapsible === 'none' ? 'none' : remembered]);
     item.id = node.id;
     item.description = view.description;
     item.contextValue = view.contextValue;
@@ -116,10 +120,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   }
 
   private remember(element: PlanNode, open: boolean): void {
-    if (element.kind === 'session') {
-      (open ? this.openSessions : this.closedSessions).add(element.session);
-      (open ? this.closedSessions : this.openSessions).delete(element.session);
-    }
+    (open ? this.openRows : this.closedRows).add(element.id);
+    (open ? this.closedRows : this.openRows).delete(element.id);
   }
 
   private render(update: PlanUpdate): void {
@@ -127,11 +129,14 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const previous = this.tree;
     const active = plans.activeSession();
     // A session drawn alone had its tasks in sight: when another appears, its row starts
-    // open, as does the followed one; then rows stay as the person left them.
+    // open, as do the followed one and one that appears beside others (news); at the first
+    // listing only the followed one. Then rows stay as the person left them.
     const lone = previous.roots.length > 0 && previous.roots.every((root) => root.kind !== 'session') ? previous.roots[0]?.session : undefined;
+    const appeared = (session: string): boolean => !previous.isEmpty && !previous.roots.some((root) => root.session === session);
     this.tree = PlanTree.build(plans.sessions(), {
       kept: plans.kept,
-      expanded: (session) => !this.closedSessions.has(session) && (this.openSessions.has(session) || session === active || session === lone),
+      expanded: (session) =>
+        !this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session)),
     });
     this.refresh(update.session);
 

@@ -12,6 +12,10 @@ export interface Row {
   readonly iconColor: string;
   readonly level: number;
   readonly expanded: string | null;
+  /** The decoration badge at the row's end (a task's priority), '' when none. */
+  readonly badge: string;
+  /** The colour the label is drawn in. */
+  readonly labelColor: string;
 }
 
 const SIDEBAR = '.part.sidebar';
@@ -48,6 +52,16 @@ export class Workbench {
           iconColor: icon?.style.color ?? '',
           level: Number(row.getAttribute('aria-level')),
           expanded: row.getAttribute('aria-expanded'),
+          // A file decoration's badge is drawn as the label's ::after content.
+          badge: (() => {
+            const label = row.querySelector('.monaco-icon-label');
+            const content = label === null ? 'none' : getComputedStyle(label, '::after').content;
+            return content === 'none' || content === 'normal' ? '' : content.replace(/^"|"$/g, '');
+          })(),
+          labelColor: (() => {
+            const name = row.querySelector('.label-name');
+            return name === null ? '' : getComputedStyle(name).color;
+          })(),
         };
       }),
     );
@@ -218,6 +232,36 @@ export class Workbench {
     await this.page.mouse.move(box.x + width, box.y + box.height / 2, { steps: 5 });
     await this.page.mouse.up();
     await until('the side bar to widen', async () => ((await this.sidebar.boundingBox())?.width ?? 0) >= width - 2);
+  }
+
+  /** The side bar's width in pixels. */
+  async sidebarWidth(): Promise<number> {
+    return (await this.sidebar.boundingBox())?.width ?? 0;
+  }
+
+  /** Drags the side bar's edge back to `width` pixels (narrower than now). */
+  async narrowSidebar(width: number): Promise<void> {
+    const box = await this.sidebar.boundingBox();
+    if (box === null || box.width <= width + 1) {
+      return;
+    }
+    await this.page.mouse.move(box.x + box.width, box.y + box.height / 2);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + width, box.y + box.height / 2, { steps: 5 });
+    await this.page.mouse.up();
+    await until('the side bar to narrow', async () => Math.abs((await this.sidebarWidth()) - width) <= 2);
+  }
+
+  /** The labels of the open quick pick's rows, in the list's order, once its placeholder is `placeholder`. */
+  async quickPickLabels(placeholder: string): Promise<string[]> {
+    const widget = this.page.locator(QUICK_INPUT);
+    const input = widget.locator('.quick-input-box input');
+    const rows = widget.locator('.monaco-list-row');
+    await until(`a quick pick "${placeholder}"`, async () => (await widget.isVisible()) && (await input.getAttribute('placeholder')) === placeholder && (await rows.count()) > 0);
+    // The list reuses its row elements: their order in the page is not the list's.
+    return (await rows.evaluateAll((found) => found.map((row): [number, string] => [Number(row.getAttribute('data-index')), (row.querySelector('.label-name')?.textContent ?? '').trim()])))
+      .sort(([a], [b]) => a - b)
+      .map(([, label]) => label);
   }
 
   /** Moves the mouse off the view so no item's tooltip covers the row to click next. */
