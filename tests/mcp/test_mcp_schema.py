@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from plansight.mcp.tool_schemas import input_schema
-from plansight.mcp.tools import HINTS, TOOL_TEXT, input_schemas
+from plansight.mcp.tools import (
+    HINTS,
+    SCHEMAS_FILE,
+    TOOL_TEXT,
+    derived_schemas,
+    generated_text,
+    input_schemas,
+)
 from plansight.protocol.registry import BY_TOOL, Request, Tool
 from plansight.protocol.requests import OP_SHAPES, IngestParams
 from plansight.protocol.shape import camel
@@ -19,7 +26,7 @@ BY_HAND = Path(__file__).resolve().parents[1] / "fixtures" / "mcp" / "tool_schem
 
 
 def test_every_field_of_every_op_is_in_the_todo_tools_schema() -> None:
-    todo = input_schemas()["todo"]
+    todo = derived_schemas()["todo"]
     offered = set(todo["properties"]["ops"]["items"]["properties"])
     for shape in OP_SHAPES:
         for field in dataclasses.fields(shape):
@@ -45,7 +52,7 @@ def _comparable(schema: Any) -> Any:
 def test_the_derived_schemas_say_what_the_hand_written_ones_said() -> None:
     by_hand = json.loads(BY_HAND.read_text(encoding="utf-8"))
     del by_hand["_source"]
-    derived = input_schemas()
+    derived = derived_schemas()
     assert set(derived) == set(by_hand) == set(BY_TOOL) == set(TOOL_TEXT)
     for name, schema in by_hand.items():
         assert _comparable(derived[name]) == _comparable(schema), name
@@ -80,3 +87,10 @@ def test_hints_only_narrow_what_the_shapes_allow() -> None:
             if hint.get("nullable"):
                 field = camel(path.rsplit(".", 1)[-1])
                 assert f'"{field}": {{"anyOf": [' in raw and '{"type": "null"}' in raw, path
+
+
+def test_the_generated_schemas_are_the_derived_ones() -> None:
+    """The MCP server reads them from the file: regenerate it with
+    `python -m plansight.mcp.tools` after a shape changes."""
+    assert SCHEMAS_FILE.read_text(encoding="utf-8") == generated_text()
+    assert input_schemas() == derived_schemas()

@@ -5,7 +5,9 @@ the schemas themselves derive from the requests' shapes (`mcp/tool_schemas.py`).
 
 from __future__ import annotations
 
+import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from plansight.mcp.tool_schemas import input_schema
@@ -177,7 +179,28 @@ if set(TOOL_TEXT) != set(BY_TOOL) or set(HINTS) != set(BY_TOOL):
     raise ImportError("the MCP tools' prose and the registry's tools differ")
 
 
+# The derived schemas as generated (`python -m plansight.mcp.tools`): reading them costs
+# a millisecond where deriving them costs pydantic's schema building (a few hundred ms on
+# a loaded machine) in the way of a client's first `tools/list`, before any store is open.
+# tests/mcp/test_mcp_schema.py fails when the file differs from the derivation.
+SCHEMAS_FILE = Path(__file__).with_name("tool_schemas.json")
+
+
+def derived_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's input schema, derived from its request's params shape and its hints."""
+    return {name: input_schema(BY_TOOL[name], HINTS[name]) for name in TOOL_TEXT}
+
+
 @cache
 def input_schemas() -> dict[str, dict[str, Any]]:
-    """Each tool's input schema, derived once (pydantic builds them: on first use)."""
-    return {name: input_schema(BY_TOOL[name], HINTS[name]) for name in TOOL_TEXT}
+    """Each tool's input schema, as generated into `SCHEMAS_FILE`."""
+    schemas: dict[str, dict[str, Any]] = json.loads(SCHEMAS_FILE.read_text(encoding="utf-8"))
+    return schemas
+
+
+def generated_text() -> str:
+    return json.dumps(derived_schemas(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    SCHEMAS_FILE.write_text(generated_text(), encoding="utf-8")
