@@ -311,6 +311,7 @@ def request_handlers() -> dict[str, Handler]:
     first use, with the request shapes and the service, so that `initialize` is answered
     without them."""
     from plansight.protocol.registry import REQUESTS, Request
+    from plansight.protocol.requests import GetParams
 
     def change(request: Request) -> Handler:
         shape, name = request.params, request.service
@@ -332,8 +333,6 @@ def request_handlers() -> dict[str, Handler]:
     def get(ls: PlansightServer, raw: dict[str, Any]) -> Any:
         # `get` answers the state encoded once per version (`encoded_state`), pushes too.
         return Encoded(ls.encoded_state(GetParams.validate(raw).session)[1])
-
-    from plansight.protocol.requests import GetParams
 
     handlers = {r.method: change(r) if r.changes else read(r) for r in REQUESTS}
     handlers["plansight/get"] = get
