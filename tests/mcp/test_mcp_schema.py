@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from plansight.mcp.tool_schemas import input_schema
 from plansight.mcp.tools import (
     HINTS,
@@ -18,7 +20,7 @@ from plansight.mcp.tools import (
     generated_text,
     input_schemas,
 )
-from plansight.protocol.registry import BY_TOOL, Request, Tool
+from plansight.protocol.registry import BY_TOOL, Tool
 from plansight.protocol.requests import OP_SHAPES, IngestParams
 from plansight.protocol.shape import camel
 
@@ -79,14 +81,16 @@ def test_a_tools_schema_follows_its_shape() -> None:
 
 
 def test_hints_only_narrow_what_the_shapes_allow() -> None:
-    """A hint's `nullable` is where the shape's field may be null."""
-    for name, hints in HINTS.items():
-        request: Request = BY_TOOL[name]
-        raw = json.dumps(request.params.json_schema())
-        for path, hint in hints.items():
-            if hint.get("nullable"):
-                field = camel(path.rsplit(".", 1)[-1])
-                assert f'"{field}": {{"anyOf": [' in raw and '{"type": "null"}' in raw, path
+    """A hint makes a field nullable only where its shape allows a null, and sets no type."""
+    write = BY_TOOL["todo_write"]
+    with pytest.raises(ValueError, match="cannot be null"):
+        input_schema(write, {"todos[].content": {"nullable": True}})
+    with pytest.raises(ValueError, match="may not set 'type'"):
+        input_schema(write, {"todos[].content": {"type": "integer"}})
+    schema = input_schema(write, {"todos[].owner": {"nullable": True}})
+    assert schema["properties"]["todos"]["items"]["properties"]["owner"] == {
+        "type": ["string", "null"]
+    }
 
 
 def test_the_generated_schemas_are_the_derived_ones() -> None:

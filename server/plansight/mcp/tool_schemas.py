@@ -21,6 +21,7 @@ Schema = dict[str, Any]
 # What a hint may set: prose and narrowing only, never a type of its own.
 HINT_KEYS = frozenset({"description", "minLength", "additionalProperties", "required", "nullable"})
 _DROPPED = ("title", "default", "discriminator")
+_NULLABLE = "x-nullable"  # marks, while laying hints, where the shape allows a null
 
 
 def input_schema(request: Request, hints: dict[str, Schema]) -> Schema:
@@ -40,6 +41,7 @@ def input_schema(request: Request, hints: dict[str, Schema]) -> Schema:
         schema["required"] = required
     for path, hint in hints.items():
         _lay(schema, path, hint)
+    _unmark(schema)
     return schema
 
 
@@ -51,7 +53,7 @@ def _flat(node: Schema, defs: dict[str, Schema]) -> Schema:
     if "anyOf" in node:
         members = [member for member in node["anyOf"] if member != {"type": "null"}]
         if len(members) == 1:  # optional: left out means null
-            return _flat(members[0], defs)
+            return {**_flat(members[0], defs), _NULLABLE: True}
         return {"anyOf": [_flat(member, defs) for member in members]}
     flat = {key: value for key, value in node.items() if key not in _DROPPED}
     if "properties" in flat:
@@ -99,12 +101,24 @@ def _lay(schema: Schema, path: str, hint: Schema) -> None:
         if key not in HINT_KEYS:
             raise ValueError(f"a hint may not set {key!r} ({path})")
         if key == "nullable":
+            if value and not node.get(_NULLABLE):
+                raise ValueError(f"{path} cannot be null in its shape")
             if value:
                 node["type"] = [node["type"], "null"]
                 if "enum" in node:
                     node["enum"] = [*node["enum"], None]
         else:
             node[key] = value
+
+
+def _unmark(node: Any) -> None:
+    if isinstance(node, dict):
+        node.pop(_NULLABLE, None)
+        for value in node.values():
+            _unmark(value)
+    elif isinstance(node, list):
+        for value in node:
+            _unmark(value)
 
 
 def _steps(path: str) -> list[str]:
