@@ -49,7 +49,7 @@ class Request:
     service: str  # the `PlanService` method: `(params)` for a read, `(params, raw)` for a change
     changes: bool  # it changes a plan: the service returns an Outcome, a didChange follows
     command: str | None = None  # the CLI command that sends it (arguments: `cli/main.py`)
-    relayed: bool = False  # that command is answered by the warm hook process too
+    relayed: bool = False  # a read's command the warm hook process answers too (a change's always)
     tool: Tool | None = None  # the MCP tool that sends it
 
     @property
