@@ -42,10 +42,10 @@ from plansight.protocol.requests import (
     ImportParams,
     IngestParams,
     RestoreParams,
+    SessionsParams,
     UndoParams,
     WriteParams,
 )
-from plansight.protocol.shape import WireShape
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
 from plansight.store.base import KEPT_SESSIONS, ChangeEvent, SessionEdit, SessionSummary, TodoStore
@@ -139,7 +139,7 @@ class PlanService:
     def get(self, params: GetParams) -> Json:
         return state_json(self.store.load(params.session))
 
-    def sessions(self) -> Json:
+    def sessions(self, params: SessionsParams | None = None) -> Json:
         return {"sessions": [session_info_json(info) for info in self.store.summaries()]}
 
     def export(self, params: ExportParams) -> Json:
@@ -507,20 +507,6 @@ class PlanService:
             _with_notices(summarize(plan, errors, headline, removed), told + (notices or []))
         )
         return Outcome(plan, summary, errors, changed, origin, completed, removed, kept_line)
-
-
-# Every request that changes a plan: the shape of its params and the service's method,
-# the one table each face answers them from.
-ChangeRun = Callable[[PlanService, Any, Json], Outcome]
-CHANGES: dict[str, tuple[type[WireShape], ChangeRun]] = {
-    "plansight/apply": (ApplyParams, PlanService.apply),
-    "plansight/write": (WriteParams, PlanService.write),
-    "plansight/clear": (ClearParams, PlanService.clear),
-    "plansight/import": (ImportParams, PlanService.import_markdown),
-    "plansight/restore": (RestoreParams, PlanService.restore),
-    "plansight/ingest": (IngestParams, PlanService.ingest),
-    "plansight/undo": (UndoParams, PlanService.undo),
-}
 
 
 def _go_back(plan: Plan, record: Record) -> None:

@@ -397,11 +397,11 @@ def _session_args(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 
 def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> int:
-    from plansight.service import CHANGES
+    """A changing request, validated and run as the registry says (`protocol/registry.py`)."""
+    from plansight.protocol.registry import BY_METHOD
 
-    service = _service(args)
-    shape, run = CHANGES[method]
-    outcome = run(service, shape.validate(params), params)
+    request = BY_METHOD[method]
+    outcome = getattr(_service(args), request.service)(request.params.validate(params), params)
     return _print_result(outcome.result, args.json)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from plansight.core.model import SEEN_FIELDS, Origin, Plan
+from plansight.core.model import ATTRIBUTES, SEEN_FIELDS, Origin, Plan
 
 _STATUS_VERBS = {
     "pending": "marked {} pending",
@@ -193,4 +193,17 @@ FIELD_WORDS: dict[str, Words] = {
         f'gave {q} the agent\'s id "{new}"' if new else f"took the agent's id from {q}"
     ],
 }
+
+
+def _attribute_words(label: str) -> Words:
+    """A text attribute's change, said by its label (`Estimate` -> "the estimate")."""
+    what = label.lower()
+    return lambda old, new, q, _: [
+        f'set the {what} of {q} to "{new}"' if new else f"cleared the {what} of {q}"
+    ]
+
+
+# A text attribute without words of its own (`core.model.attribute`) is said this way.
+for _name, _label in ATTRIBUTES.items():
+    FIELD_WORDS.setdefault(_name, _attribute_words(_label))
 WORDED_ELSEWHERE = frozenset({"id", "content", "status"})

@@ -12,7 +12,7 @@ from plansight.core.limits import (
     note_count_problem,
     note_problem,
 )
-from plansight.core.model import TaskStatus
+from plansight.core.model import ATTRIBUTES, TaskStatus
 from plansight.core.settings import Settings
 from plansight.protocol.requests import Item, ItemSpec, UpdateOp, WriteItem
 from plansight.protocol.text import clean_content, clean_note
@@ -40,7 +40,7 @@ def clean_notes(notes: list[str], content: str, settings: Settings) -> tuple[lis
 
 
 def clean_owner(owner: str | None) -> str | None:
-    """An owner is a name on one line; an empty one is no owner."""
+    """An owner (any text attribute) is a name on one line; an empty one is none."""
     return clean_content(owner) or None if owner is not None else None
 
 
@@ -58,8 +58,9 @@ def optional_fields(
         fields["description"] = description
     if "priority" in named:
         fields["priority"] = item.priority
-    if "owner" in named:
-        fields["owner"] = clean_owner(item.owner)
+    for name in ATTRIBUTES:  # owner, and any text attribute of `Task`
+        if name in named:
+            fields[name] = clean_owner(getattr(item, name))
     return fields, problems
 
 

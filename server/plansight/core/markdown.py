@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from plansight.core.model import DEFAULT_PHASE, PRIORITIES, Plan, Task, TaskStatus
+from plansight.core.model import ATTRIBUTES, DEFAULT_PHASE, PRIORITIES, Plan, Task, TaskStatus
 from plansight.core.rebuild import Entry, PhaseEntries
 from plansight.protocol.text import clean_content
 
@@ -50,11 +50,15 @@ _PHASE_HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _TOP_HEADING = re.compile(r"^#\s+(.*)$")
 _TASK = re.compile(r"^\s{0,3}[-*+]\s+\[(.?)\]\s+(.*)$")
 _NOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
-_ATTRIBUTE = re.compile(r"^  (Priority|Owner|Waits for): (.*)$")
+# The text attributes of `Task` (`Owner`...) by their label.
+_LABELLED = {label: name for name, label in ATTRIBUTES.items()}
+_ATTRIBUTE = re.compile(
+    r"^  (Priority|" + "|".join(map(re.escape, _LABELLED)) + r"|Waits for): (.*)$"
+)
 _DESCRIPTION = "  "
 _CONTINUATION = "    "
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
-_CLEARED: dict[str, object] = {"description": "", "priority": None, "owner": None}
+_CLEARED: dict[str, object] = {"description": "", "priority": None} | dict.fromkeys(ATTRIBUTES)
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?:\s*#(\d+))?')
 # A description line starting with one of these could be read as a task, a note, a comment, a
 # heading or an escape: it is written with a leading `\`.
@@ -89,8 +93,10 @@ def _attributes(task: Task, by_id: dict[str, Task], tasks: list[Task]) -> list[s
     lines = []
     if task.priority:
         lines.append(f"  Priority: {task.priority}")
-    if task.owner:
-        lines.append(f"  Owner: {task.owner}")
+    for name, label in ATTRIBUTES.items():
+        value = getattr(task, name)
+        if value:
+            lines.append(f"  {label}: {value}")
     blockers = [by_id[i] for i in task.blocked_by if i in by_id]
     if blockers:
         lines.append("  Waits for: " + ", ".join(_reference(b, tasks) for b in blockers))
@@ -237,8 +243,8 @@ def _read_attribute(
         if value not in PRIORITIES:
             return f'unknown priority "{value}" (high, medium or low)'
         entry.fields["priority"] = value
-    elif key == "Owner":
-        entry.fields["owner"] = clean_content(value) or None
+    elif key in _LABELLED:
+        entry.fields[_LABELLED[key]] = clean_content(value) or None
     else:
         refs = [
             (re.sub(r"\\(.)", r"\1", content), int(ordinal or 1))

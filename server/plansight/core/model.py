@@ -25,6 +25,14 @@ FINISHED: frozenset[str] = frozenset({"completed", "abandoned"})
 STAMP = {"stamp": True}
 INTERNAL = {"stamp": True, "wire": False}
 
+
+def attribute(label: str) -> dict[str, Any]:
+    """A text attribute: one clean line or none (`str | None`), set by any item that names
+    it (write, append, init, update), shown in markdown as `  Label: value` and read back,
+    its change worded in the history. A field of this kind flows with no other code."""
+    return {"attribute": label}
+
+
 _last_rank = 0
 
 
@@ -55,7 +63,7 @@ class Task:
     description: str = ""
     priority: Priority | None = None
     blocked_by: list[str] = field(default_factory=list)
-    owner: str | None = None
+    owner: str | None = field(default=None, metadata=attribute("Owner"))
     files: list[str] = field(default_factory=list)
     external_id: str | None = None
     # (v3) Who added the task: a full replacement of the agent never removes a person's.
@@ -102,6 +110,10 @@ TASK_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task))
 WIRE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task) if f.metadata.get("wire", True))
 STAMP_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task) if f.metadata.get("stamp"))
 SEEN_FIELDS: tuple[str, ...] = tuple(n for n in TASK_FIELDS if n not in STAMP_FIELDS)
+# Each text attribute's field name and its markdown label, in the field order.
+ATTRIBUTES: dict[str, str] = {
+    f.name: f.metadata["attribute"] for f in fields(Task) if "attribute" in f.metadata
+}
 LIST_FIELDS: frozenset[str] = frozenset(
     f.name for f in fields(Task) if str(f.type).startswith("list[")
 )

@@ -20,24 +20,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from plansight.core.changes import Snapshot, describe_changes, snapshot
-from plansight.core.model import Phase, Plan, Task
+from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
+from plansight.protocol.shape import camel
 
-# The Task fields a full replacement may change, merged one by one ("phase" as well).
-MERGED_FIELDS: tuple[str, ...] = (
-    "content",
-    "active_form",
-    "status",
-    "notes",
-    "description",
-    "priority",
-    "blocked_by",
-    "owner",
-    "files",
-    "external_id",
-)
+# The Task fields a full replacement may change, merged one by one ("phase" as well):
+# every field a reader sees but the id and who created the task.
+MERGED_FIELDS: tuple[str, ...] = tuple(n for n in SEEN_FIELDS if n not in ("id", "created_by"))
 # What moves with the status: they follow the side whose status won.
 _STATUS_STAMPS = ("started_at", "completed_at", "started_rank")
-_WIRE_NAMES = {"active_form": "activeForm", "blocked_by": "blockedBy", "external_id": "externalId"}
 KEPT_LINE = "Kept the user's changes your list does not have: "
 
 
@@ -267,7 +257,7 @@ def _ids(ids: Iterable[str], result_id: dict[str, str]) -> list[str]:
 
 
 def _wire(name: str) -> str:
-    return _WIRE_NAMES.get(name, name)
+    return camel(name)
 
 
 def _lay_out(current: Plan, mine: Plan, merged: dict[str, _Result], kept: list[_Result]) -> None:

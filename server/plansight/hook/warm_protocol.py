@@ -11,11 +11,14 @@ import os
 
 MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
 MAX_REPLY_BYTES = 16 * 1024 * 1024
-# One-shot commands agents and scripts run in a loop, answered by the warm process too;
-# never the long-running or interactive ones (serve, mcp, watch, show, demo, setup).
+# One-shot commands agents and scripts run in a loop, answered by the warm process too:
+# every command that changes a plan, and the reads flagged `relayed`; never the
+# long-running or interactive ones (serve, mcp, watch, show, demo, setup). Derived from
+# the registry (`protocol/registry.py`, `RELAYABLE_COMMANDS`) and written out here only
+# because a relay's start-up cannot import it; a test holds the two equal.
 RELAYED_COMMANDS = frozenset(
-    {"apply", "write", "ingest", "clear", "import", "context", "history", "restore", "undo"}
-    | {"export", "sessions"}
+    {"apply", "write", "ingest", "clear", "import", "restore", "undo"}
+    | {"context", "history", "export", "sessions"}
 )
 Reply = tuple[int, bytes, bytes]  # exit code, stdout, stderr
 

@@ -47,8 +47,6 @@ PRIVATE_METHODS: tuple[tuple[type, str, tuple[str, ...]], ...] = (
 )
 # Attributes a protocol object has once made: the header switch `set_writer` keeps.
 PRIVATE_ATTRIBUTES = ("_include_headers",)
-# pygls's test of a handler that runs in its thread pool (pygls.feature_manager).
-THREAD_TEST = "is_thread_function"
 
 _HEADER = b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
 
@@ -85,8 +83,6 @@ def problems() -> list[str]:
             signature = ()
         if signature != parameters:
             found.append(f"{owner.__name__}.{name} takes {signature}, not {parameters}")
-    if not callable(getattr(pygls.feature_manager, THREAD_TEST, None)):
-        found.append(f"pygls.feature_manager.{THREAD_TEST} is gone")
     return found
 
 
@@ -128,20 +124,6 @@ class FencedProtocol(LanguageServerProtocol):
     def answer_request(self, msg_id: Any, method_name: str, params: Any) -> bool:
         """Answer a request without pygls's message objects; False to leave it to pygls."""
         return False
-
-    def synchronous_handlers(self, prefix: str) -> dict[str, Callable[[Any], Any]]:
-        """The registered handlers of methods under `prefix` that pygls would run in
-        place (not coroutines, threads or generators): the ones `answer_request` may run
-        itself, exactly as pygls would."""
-        is_thread_function: Callable[[Any], bool] = getattr(pygls.feature_manager, THREAD_TEST)
-        return {
-            method: handler
-            for method, handler in self.fm.features.items()
-            if method.startswith(prefix)
-            and not asyncio.iscoroutinefunction(handler)
-            and not is_thread_function(handler)
-            and not inspect.isgeneratorfunction(handler)
-        }
 
     def send_result(self, msg_id: Any, result: Any) -> None:
         """Answer `msg_id` with `result`; an `Encoded` result goes out as its bytes."""

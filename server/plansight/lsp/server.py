@@ -41,24 +41,22 @@ log = logging.getLogger(__name__)
 
 class PlansightProtocol(FencedProtocol):
     def answer_request(self, msg_id: Any, method_name: str, params: Any) -> bool:
-        """Plansight's own requests run their (synchronous) handler and answer at once.
+        """Plansight's own requests run their (synchronous) handler, from the registry's
+        table (`request_handlers`), and answer at once.
 
         That is what pygls does for a synchronous handler, minus the per-request Future,
         lock and checks it needs for other kinds of handlers: a third of a `get`. The
         errors are answered and reported as pygls answers and reports them."""
-        handlers = self.__dict__.get("_plansight_handlers")
-        if handlers is None:  # features are all registered by the first request
-            handlers = self.__dict__["_plansight_handlers"] = self.synchronous_handlers(
-                "plansight/"
-            )
-        handler = handlers.get(method_name)
+        if not method_name.startswith("plansight/"):
+            return False  # `initialize` above all: answered before the table loads
+        handler = request_handlers().get(method_name)
         if handler is None:
             return False
         server = cast("PlansightServer", self.owner)
         server.answering = True
         error: JsonRpcException | None = None
         try:
-            result = handler(params)
+            result = handler(server, params if isinstance(params, dict) else {})
         except JsonRpcException as exc:
             error = exc
         except Exception as exc:  # handlers map their own failures; this is a last guard
@@ -308,37 +306,36 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
 
 @cache
 def request_handlers() -> dict[str, Handler]:
-    """Each request's handler: loaded on first use, with the request models and the service,
-    so that `initialize` is answered without them."""
-    from plansight.protocol.requests import ContextParams, ExportParams, GetParams, HistoryParams
-    from plansight.service import CHANGES
+    """Each request's handler, from the registry (`protocol/registry.py`): its params
+    validated, its service method called, a change answered with its push. Loaded on
+    first use, with the request shapes and the service, so that `initialize` is answered
+    without them."""
+    from plansight.protocol.registry import REQUESTS, Request
+    from plansight.protocol.requests import GetParams
 
-    def change(
-        model: type[Any], run: Callable[[PlanService, Any, dict[str, Any]], Outcome]
-    ) -> Callable[[PlansightServer, dict[str, Any]], Any]:
+    def change(request: Request) -> Handler:
+        shape, name = request.params, request.service
+
         def handle(ls: PlansightServer, raw: dict[str, Any]) -> Any:
-            params = model.validate(raw)
-            outcome = run(ls.require_service(), params, raw)
+            outcome = getattr(ls.require_service(), name)(shape.validate(raw), raw)
             return ls.answer_change(outcome)
 
         return handle
 
-    handlers: dict[str, Callable[[PlansightServer, dict[str, Any]], Any]] = {
-        method: change(shape, run) for method, (shape, run) in CHANGES.items()
-    }
-    handlers |= {
-        "plansight/history": lambda ls, raw: ls.require_service().history(
-            HistoryParams.validate(raw)
-        ),
-        "plansight/get": lambda ls, raw: Encoded(
-            ls.encoded_state(GetParams.validate(raw).session)[1]
-        ),
-        "plansight/sessions": lambda ls, raw: ls.require_service().sessions(),
-        "plansight/export": lambda ls, raw: ls.require_service().export(ExportParams.validate(raw)),
-        "plansight/context": lambda ls, raw: ls.require_service().context(
-            ContextParams.validate(raw)
-        ),
-    }
+    def read(request: Request) -> Handler:
+        shape, name = request.params, request.service
+
+        def handle(ls: PlansightServer, raw: dict[str, Any]) -> Any:
+            return getattr(ls.require_service(), name)(shape.validate(raw))
+
+        return handle
+
+    def get(ls: PlansightServer, raw: dict[str, Any]) -> Any:
+        # `get` answers the state encoded once per version (`encoded_state`), pushes too.
+        return Encoded(ls.encoded_state(GetParams.validate(raw).session)[1])
+
+    handlers = {r.method: change(r) if r.changes else read(r) for r in REQUESTS}
+    handlers["plansight/get"] = get
     return handlers
 
 

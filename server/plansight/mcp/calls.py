@@ -16,8 +16,9 @@ from plansight.core.model import Plan
 from plansight.core.summary import summarize
 from plansight.mcp.native import NATIVE_TOOLS
 from plansight.mcp.replies import ToolReply, store_fault_text
-from plansight.mcp.tools import TODO, TODO_INGEST, TODO_READ, TODO_WRITE
-from plansight.protocol.requests import ApplyParams, GetParams, IngestParams, WriteParams
+from plansight.mcp.tools import input_schemas
+from plansight.protocol.registry import BY_TOOL, Request
+from plansight.protocol.requests import IngestParams
 from plansight.service import Outcome, PlanService
 from plansight.store import StoreError
 from plansight.validation import validation_errors
@@ -40,14 +41,9 @@ class PlanTools:
 
     def call(self, name: str, arguments: dict[str, Any], session: str) -> ToolReply:
         try:
-            if name == TODO_WRITE:
-                return self._write(arguments, session)
-            if name == TODO:
-                return self._apply(arguments, session)
-            if name == TODO_READ:
-                return self._read(session)
-            if name == TODO_INGEST:
-                return self._ingest(arguments, session)
+            request = BY_TOOL.get(name)
+            if request is not None:
+                return self._send(request, arguments, session)
             if name in NATIVE_TOOLS:
                 return self._native(NATIVE_TOOLS[name].format, arguments, session)
             raise ValueError(f"unknown tool {name!r}")
@@ -59,15 +55,17 @@ class PlanTools:
         except StoreError as exc:
             return ToolReply(store_fault_text(exc), is_error=True)
 
-    def _write(self, arguments: dict[str, Any], session: str) -> ToolReply:
-        request = _request(arguments, "todos", session)
-        outcome = self.service.write(WriteParams.validate(request), request)
-        return self._changed(outcome, session)
-
-    def _apply(self, arguments: dict[str, Any], session: str) -> ToolReply:
-        request = _request(arguments, "ops", session)
-        outcome = self.service.apply(ApplyParams.validate(request), request)
-        return self._changed(outcome, session)
+    def _send(self, request: Request, arguments: dict[str, Any], session: str) -> ToolReply:
+        """The tool's request, as the registry declares it, from the model's arguments."""
+        raw = _params(request, arguments, session)
+        params = request.params.validate(raw)
+        answer = getattr(self.service, request.service)
+        if request.changes:
+            return self._changed(answer(params, raw), session)
+        # The one read tool, todo_read: the list in words, its state as structured content.
+        state = answer(params)
+        text = read_text(self.service.load(session))
+        return ToolReply(self._with_news(text, session), state=state)
 
     def _changed(self, outcome: Outcome, session: str) -> ToolReply:
         text = outcome.summary
@@ -75,14 +73,6 @@ class PlanTools:
             # "Task not found" in an empty list is a puzzle unless it says which list.
             text += f"\n\n{_where(session)}"
         return ToolReply(self._with_news(text, session), outcome.is_error)
-
-    def _ingest(self, arguments: dict[str, Any], session: str) -> ToolReply:
-        request = _request(arguments, "payload", session)
-        for key in ("format", "title"):
-            if key in arguments:
-                request[key] = arguments[key]
-        outcome = self.service.ingest(IngestParams.validate(request), request)
-        return self._changed(outcome, session)
 
     def _native(self, format_name: str, arguments: dict[str, Any], session: str) -> ToolReply:
         """The agent's own tool: its arguments are the payload of its format."""
@@ -99,11 +89,6 @@ class PlanTools:
             errors = [FieldError(_unwrapped(e.path), e.message) for e in exc.errors]
             raise RequestRefused(errors) from None
         return self._changed(outcome, session)
-
-    def _read(self, session: str) -> ToolReply:
-        state = self.service.get(GetParams(session=session))
-        text = read_text(self.service.load(session))
-        return ToolReply(self._with_news(text, session), state=state)
 
     def _with_news(self, text: str, session: str) -> str:
         """A terminal agent never calls `plansight/context`: its tool results tell it what
@@ -122,19 +107,25 @@ class PlanTools:
         return ToolReply(unfenced(f"{text}\n\n{_where(session)}"), is_error=True)
 
 
-def _request(arguments: dict[str, Any], key: str, session: str) -> dict[str, Any]:
-    """The service's params from the tool's arguments: a missing key stays missing, so
-    the refusal says `Field required`."""
-    request: dict[str, Any] = {}
-    if key in arguments:
+def _params(request: Request, arguments: dict[str, Any], session: str) -> dict[str, Any]:
+    """The service's params from the tool's arguments (the registry's `Tool.arguments`):
+    a missing key stays missing, so the refusal says `Field required`."""
+    assert request.tool is not None
+    offered = input_schemas()[request.tool.name]["properties"]
+    params: dict[str, Any] = {}
+    for key in request.tool.arguments:
+        if key not in arguments:
+            continue
         value = arguments[key]
-        if isinstance(value, str):
+        if isinstance(value, str) and offered[key].get("type") in ("array", "object"):
             # Some models send a nested array as its JSON text; what it holds is still checked.
             with contextlib.suppress(ValueError):
                 value = json.loads(value)
-        request[key] = value
-    request.update(session=session, origin="agent")
-    return request
+        params[key] = value
+    params["session"] = session
+    if "origin" in request.params.__dataclass_fields__:  # type: ignore[attr-defined]
+        params["origin"] = "agent"
+    return params
 
 
 def _where(session: str) -> str:

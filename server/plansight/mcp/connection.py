@@ -35,22 +35,9 @@ from plansight.mcp.session import (
     lock_dir_for,
     recent_sessions_of,
 )
-from plansight.mcp.tools import (
-    INSTRUCTIONS,
-    TODO,
-    TODO_DESCRIPTION,
-    TODO_INGEST,
-    TODO_INGEST_DESCRIPTION,
-    TODO_INGEST_SCHEMA,
-    TODO_READ,
-    TODO_READ_DESCRIPTION,
-    TODO_READ_SCHEMA,
-    TODO_SCHEMA,
-    TODO_WRITE,
-    TODO_WRITE_DESCRIPTION,
-    TODO_WRITE_SCHEMA,
-)
-from plansight.protocol.models import TodoState
+from plansight.mcp.tools import INSTRUCTIONS, TOOL_TEXT, input_schemas
+from plansight.protocol.models import REQUESTS
+from plansight.protocol.registry import BY_TOOL
 from plansight.protocol.requests import ExportParams
 from plansight.store.errors import StoreError
 
@@ -77,49 +64,31 @@ def tool_list(agent: str | None = None) -> list[types.Tool]:
         )
         for tool in AGENT_TOOLS.get(agent or "", ())
     ]
-    return [
-        types.Tool(
-            name=TODO_WRITE,
-            title="Write the todo list",
-            description=TODO_WRITE_DESCRIPTION,
-            input_schema=TODO_WRITE_SCHEMA,
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, open_world_hint=False
-            ),
-        ),
-        types.Tool(
-            name=TODO,
-            title="Change the todo list",
-            description=TODO_DESCRIPTION,
-            input_schema=TODO_SCHEMA,
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, open_world_hint=False
-            ),
-        ),
-        types.Tool(
-            name=TODO_READ,
-            title="Read the todo list",
-            description=TODO_READ_DESCRIPTION,
-            input_schema=TODO_READ_SCHEMA,
-            output_schema=_todo_state_schema(),
-            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
-        ),
-        types.Tool(
-            name=TODO_INGEST,
-            title="Show a plan in another agent's format",
-            description=TODO_INGEST_DESCRIPTION,
-            input_schema=TODO_INGEST_SCHEMA,
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, open_world_hint=False
-            ),
-        ),
-        *native,
-    ]
+    schemas = input_schemas()
+    own = []
+    for name, (title, description) in TOOL_TEXT.items():
+        request = BY_TOOL[name]
+        own.append(
+            types.Tool(
+                name=name,
+                title=title,
+                description=description,
+                input_schema=schemas[name],
+                # A read answers its result as structured content too.
+                output_schema=None if request.changes else _result_schema(request.method),
+                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+                if not request.changes
+                else types.ToolAnnotations(
+                    read_only_hint=False, destructive_hint=True, open_world_hint=False
+                ),
+            )
+        )
+    return [*own, *native]
 
 
 @cache
-def _todo_state_schema() -> dict[str, Any]:
-    return TodoState.model_json_schema(by_alias=True, mode="serialization")
+def _result_schema(method: str) -> dict[str, Any]:
+    return REQUESTS[method][1].model_json_schema(by_alias=True, mode="serialization")
 
 
 class PlanConnection:
@@ -214,7 +183,7 @@ class PlanConnection:
     async def call_tool(
         self, ctx: Context, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in (TODO_WRITE, TODO, TODO_READ, TODO_INGEST, *NATIVE_TOOLS):
+        if params.name not in BY_TOOL and params.name not in NATIVE_TOOLS:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         try:
             session = self.session(ctx)

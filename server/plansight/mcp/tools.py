@@ -1,11 +1,17 @@
-"""What the model reads about the plan tools: their names, guidance and input schemas."""
+"""What the model reads about the plan tools: their names, titles, guidance and the hints
+laid over their input schemas. Prose for models, kept here as data; which request each
+tool sends and which arguments it takes are the registry's (`protocol/registry.py`), and
+the schemas themselves derive from the requests' shapes (`mcp/tool_schemas.py`)."""
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from plansight.core.model import PRIORITIES, STATUSES
-from plansight.protocol.requests import FORMATS, OP_NAMES
+from plansight.mcp.tool_schemas import input_schema
+from plansight.protocol.registry import BY_TOOL
 
 TODO_WRITE = "todo_write"
 TODO = "todo"
@@ -107,153 +113,94 @@ status}]}; roo-todos {todos: "[ ] one item a line"}; markdown {text}. The result
 list as saved; an error result says what was wrong and that nothing changed."""
 
 
-# Claude Code's TodoWrite input, so a model trained on that tool sends what it knows.
-TODO_WRITE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "todos": {
-            "type": "array",
-            "description": "The updated todo list",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "content": {"type": "string", "minLength": 1},
-                    "status": {"type": "string", "enum": list(STATUSES)},
-                    "activeForm": {"type": "string", "minLength": 1},
-                    # Protocol 2's optional fields; a field left out keeps its value.
-                    "description": {"type": "string", "description": "A longer explanation"},
-                    "priority": {"type": ["string", "null"], "enum": [*PRIORITIES, None]},
-                    "blockedBy": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": "Ids or contents of the tasks it waits for",
-                    },
-                    "owner": {
-                        "type": ["string", "null"],
-                        "description": "The agent or subagent working on it",
-                    },
-                    "id": {"type": "string", "description": "The task's id, to keep it"},
-                    "phase": {"type": "string", "description": "Its phase (default Todos)"},
-                    "notes": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["content", "status", "activeForm"],
-                "additionalProperties": False,
-            },
-        }
+# Each tool's title and description, in the order the tool list gives them.
+TOOL_TEXT: dict[str, tuple[str, str]] = {
+    TODO_WRITE: ("Write the todo list", TODO_WRITE_DESCRIPTION),
+    TODO: ("Change the todo list", TODO_DESCRIPTION),
+    TODO_READ: ("Read the todo list", TODO_READ_DESCRIPTION),
+    TODO_INGEST: ("Show a plan in another agent's format", TODO_INGEST_DESCRIPTION),
+}
+
+# What the schemas derived from the shapes do not say: descriptions for models, and hints
+# that only narrow (a path's steps: a property, `[]` an array's items, a number an anyOf
+# member; `nullable`: a null means something there).
+_ITEM_HINTS: dict[str, dict[str, Any]] = {
+    "0": {"description": "The task's content"},
+    "1.content": {"description": "Imperative: Run the tests"},
+    "1.activeForm": {"description": "Present continuous: Running the tests"},
+}
+HINTS: dict[str, dict[str, dict[str, Any]]] = {
+    # Claude Code's TodoWrite input, so a model trained on that tool sends what it knows.
+    TODO_WRITE: {
+        "": {"additionalProperties": False},
+        "todos": {"description": "The updated todo list"},
+        "todos[]": {"additionalProperties": False},
+        "todos[].content": {"minLength": 1},
+        "todos[].activeForm": {"minLength": 1},
+        # Protocol 2's optional fields; a field left out keeps its value.
+        "todos[].description": {"description": "A longer explanation"},
+        "todos[].priority": {"nullable": True},
+        "todos[].blockedBy": {"description": "Ids or contents of the tasks it waits for"},
+        "todos[].owner": {"nullable": True, "description": "The agent or subagent working on it"},
+        "todos[].id": {"description": "The task's id, to keep it"},
+        "todos[].phase": {"description": "Its phase (default Todos)"},
     },
-    "required": ["todos"],
-    "additionalProperties": False,
-}
-
-_ITEM: dict[str, Any] = {
-    "anyOf": [
-        {"type": "string", "description": "The task's content"},
-        {
-            "type": "object",
-            "properties": {
-                "content": {"type": "string", "description": "Imperative: Run the tests"},
-                "activeForm": {
-                    "type": "string",
-                    "description": "Present continuous: Running the tests",
-                },
-                "status": {"type": "string", "enum": list(STATUSES)},
-                "notes": {"type": "array", "items": {"type": "string"}},
-                "description": {"type": "string"},
-                "priority": {"type": "string", "enum": list(PRIORITIES)},
-                "blockedBy": {"type": "array", "items": {"type": "string"}},
-                "owner": {"type": "string"},
-            },
-            "required": ["content"],
-        },
-    ]
-}
-
-# Flat on purpose: some clients cannot handle `$ref` or `oneOf` in a tool's schema.
-TODO_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "ops": {
-            "type": "array",
-            "minItems": 1,
-            "description": "The operations, applied in order",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "op": {"type": "string", "enum": list(OP_NAMES)},
-                    "task": {"type": "string", "description": "The target task's exact content"},
-                    "id": {"type": "string", "description": "The target task's id"},
-                    "phase": {"type": "string", "description": "A phase name"},
-                    "text": {"type": "string", "description": "The note (op note)"},
-                    "reason": {"type": "string", "description": "Why (op block)"},
-                    "content": {"type": "string", "description": "New content (op update)"},
-                    "activeForm": {"type": "string", "description": "New activeForm (op update)"},
-                    "description": {"type": "string", "description": "(op update)"},
-                    "priority": {
-                        "type": ["string", "null"],
-                        "enum": [*PRIORITIES, None],
-                        "description": "(op update; null clears)",
-                    },
-                    "owner": {
-                        "type": ["string", "null"],
-                        "description": "(op update; null clears)",
-                    },
-                    "status": {
-                        "type": "string",
-                        "enum": list(STATUSES),
-                        "description": "(op update)",
-                    },
-                    "blockedBy": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": "Ids or contents of the tasks it waits for (op update)",
-                    },
-                    "addFiles": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": "Workspace-relative paths it changed (op update)",
-                    },
-                    "notes": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": "The task's notes, replacing them all (op update)",
-                    },
-                    "items": {
-                        "type": "array",
-                        "items": _ITEM,
-                        "description": "The tasks to add (op append)",
-                    },
-                    "list": {
-                        "type": "array",
-                        "description": "The whole new list (op init)",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "phase": {"type": "string"},
-                                "items": {"type": "array", "items": _ITEM},
-                            },
-                            "required": ["phase", "items"],
-                        },
-                    },
-                },
-                "required": ["op"],
-            },
-        }
+    TODO: {
+        "ops": {"description": "The operations, applied in order"},
+        "ops[].task": {"description": "The target task's exact content"},
+        "ops[].id": {"description": "The target task's id"},
+        "ops[].phase": {"description": "A phase name"},
+        "ops[].text": {"description": "The note (op note)"},
+        "ops[].reason": {"description": "Why (op block)"},
+        "ops[].content": {"description": "New content (op update)"},
+        "ops[].activeForm": {"description": "New activeForm (op update)"},
+        "ops[].description": {"description": "(op update)"},
+        "ops[].priority": {"nullable": True, "description": "(op update; null clears)"},
+        "ops[].owner": {"nullable": True, "description": "(op update; null clears)"},
+        "ops[].status": {"description": "(op update)"},
+        "ops[].blockedBy": {"description": "Ids or contents of the tasks it waits for (op update)"},
+        "ops[].addFiles": {"description": "Workspace-relative paths it changed (op update)"},
+        "ops[].notes": {"description": "The task's notes, replacing them all (op update)"},
+        "ops[].items": {"description": "The tasks to add (op append)"},
+        **{f"ops[].items[].{path}": hint for path, hint in _ITEM_HINTS.items()},
+        "ops[].list": {"description": "The whole new list (op init)"},
+        "ops[].list[]": {"required": ["phase", "items"]},
+        **{f"ops[].list[].items[].{path}": hint for path, hint in _ITEM_HINTS.items()},
     },
-    "required": ["ops"],
-}
-
-TODO_READ_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {},
-    "additionalProperties": False,
-}
-
-TODO_INGEST_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "format": {"type": "string", "enum": list(FORMATS), "description": "The payload's format"},
-        "payload": {"type": "object", "description": "The agent's plan tool input, unchanged"},
-        "title": {"type": "string", "description": "A title for the plan"},
+    TODO_READ: {"": {"additionalProperties": False}},
+    TODO_INGEST: {
+        "format": {"description": "The payload's format"},
+        "payload": {"description": "The agent's plan tool input, unchanged"},
+        "title": {"description": "A title for the plan"},
     },
-    "required": ["format", "payload"],
 }
+
+if set(TOOL_TEXT) != set(BY_TOOL) or set(HINTS) != set(BY_TOOL):
+    raise ImportError("the MCP tools' prose and the registry's tools differ")
+
+
+# The derived schemas as generated (`python -m plansight.mcp.tools`): reading them costs
+# a millisecond where deriving them costs pydantic's schema building (a few hundred ms on
+# a loaded machine) in the way of a client's first `tools/list`, before any store is open.
+# tests/mcp/test_mcp_schema.py fails when the file differs from the derivation.
+SCHEMAS_FILE = Path(__file__).with_name("tool_schemas.json")
+
+
+def derived_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's input schema, derived from its request's params shape and its hints."""
+    return {name: input_schema(BY_TOOL[name], HINTS[name]) for name in TOOL_TEXT}
+
+
+@cache
+def input_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's input schema, as generated into `SCHEMAS_FILE`."""
+    schemas: dict[str, dict[str, Any]] = json.loads(SCHEMAS_FILE.read_text(encoding="utf-8"))
+    return schemas
+
+
+def generated_text() -> str:
+    return json.dumps(derived_schemas(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    SCHEMAS_FILE.write_text(generated_text(), encoding="utf-8")

@@ -6,9 +6,11 @@
 - `transport`: how big a message may be, how deep it may nest, which ids are ids;
 - `requests`: every request, op and item as a plain dataclass (`shape`: how pydantic
   validates them, only when a face asks);
-- `models`: the pydantic models of every result and notification, and the request table.
-  With `requests`, the one source of names and shapes (the JSON Schema, the TypeScript
-  types and the Lua names are generated from them or checked against them).
+- `models`: the pydantic models of every result and notification;
+- `registry`: each request once (its params, result, service method and faces), from
+  which the language server, the CLI, the MCP tools and the JSON Schema derive.
+  With `requests` and `models`, the one source of names and shapes (the JSON Schema, the
+  TypeScript types and the Lua names are generated from them or checked against them).
 
 Kept light on purpose: only `models` imports pydantic, so the one-shot commands
 (`plansight hook`) never pay for it.

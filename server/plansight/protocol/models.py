@@ -1,5 +1,5 @@
-"""The wire contract's results and notifications as pydantic models, and the table of
-every request (its params shape from `plansight.protocol.requests`, its result model).
+"""The wire contract's results and notifications as pydantic models, and each request's
+params shape and result model (`REQUESTS`, from `plansight.protocol.registry`).
 
 Result models describe what the server sends and generate the JSON Schema (`plansight
 schema`). Results themselves are built as plain dicts by `plansight.wire` because that is
@@ -17,20 +17,7 @@ from plansight.protocol.methods import DID_CHANGE as DID_CHANGE
 from plansight.protocol.methods import DID_PRUNE as DID_PRUNE
 from plansight.protocol.methods import METHODS as METHODS
 from plansight.protocol.methods import PROTOCOL_VERSION as PROTOCOL_VERSION
-from plansight.protocol.requests import (
-    ApplyParams,
-    ClearParams,
-    ContextParams,
-    ExportParams,
-    GetParams,
-    HistoryParams,
-    ImportParams,
-    IngestParams,
-    RestoreParams,
-    SessionsParams,
-    UndoParams,
-    WriteParams,
-)
+from plansight.protocol.registry import REQUESTS as REGISTRY
 from plansight.protocol.shape import WireShape, camel
 from plansight.protocol.vocabulary import Origin, Priority, TaskStatus
 
@@ -150,22 +137,17 @@ class DidChangeParams(TodoState):
     removed_tasks: list[Completion]
 
 
+def _result_model(name: str) -> type[WireModel]:
+    model = globals().get(name)
+    if not (isinstance(model, type) and issubclass(model, WireModel)):
+        raise ImportError(f"the registry names a result model {name!r} that is not here")
+    return model
+
+
+# Each request's params shape and result model, from the registry (`protocol/registry.py`).
 REQUESTS: dict[str, tuple[type[WireShape], type[WireModel]]] = {
-    "plansight/apply": (ApplyParams, ApplyResult),
-    "plansight/write": (WriteParams, ApplyResult),
-    "plansight/get": (GetParams, TodoState),
-    "plansight/sessions": (SessionsParams, SessionsResult),
-    "plansight/clear": (ClearParams, ApplyResult),
-    "plansight/export": (ExportParams, TextResult),
-    "plansight/import": (ImportParams, ApplyResult),
-    "plansight/context": (ContextParams, ContextResult),
-    "plansight/history": (HistoryParams, HistoryResult),
-    "plansight/restore": (RestoreParams, ApplyResult),
-    "plansight/ingest": (IngestParams, ApplyResult),
-    "plansight/undo": (UndoParams, ApplyResult),
+    request.method: (request.params, _result_model(request.result)) for request in REGISTRY
 }
-if tuple(REQUESTS) != METHODS:  # the names the server announces before it loads this module
-    raise ImportError("plansight.protocol.methods.METHODS differs from the requests here")
 
 
 class DidPruneParams(WireModel):

@@ -1,0 +1,142 @@
+"""Every request of the contract, declared once: its method, its params shape, its result
+model, the service method that answers it, whether it changes a plan, and the faces that
+offer it. The language server's handlers, the CLI's changing commands, the warm hook
+process's relayed commands, the MCP tools (their list, input schemas and dispatch) and
+the JSON Schema (`plansight schema`, and from it the TypeScript types) derive from here.
+
+Plain data, no pydantic: the result model and the service method are named, not
+imported (`protocol` sits below both); `protocol/models.py` resolves the one, the faces
+`getattr` the other, and tests check both names exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plansight.protocol.methods import METHODS
+from plansight.protocol.requests import (
+    ApplyParams,
+    ClearParams,
+    ContextParams,
+    ExportParams,
+    GetParams,
+    HistoryParams,
+    ImportParams,
+    IngestParams,
+    RestoreParams,
+    SessionsParams,
+    UndoParams,
+    WriteParams,
+)
+from plansight.protocol.shape import WireShape
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """An MCP tool over a request. The model sends `arguments` (the params' wire names);
+    the MCP server adds the session and `origin: "agent"`. Its title and description are
+    prose for models: `mcp/tools.py` keeps them, by `name`."""
+
+    name: str
+    arguments: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    method: str
+    params: type[WireShape]
+    result: str  # its result model's name in `protocol/models.py`
+    service: str  # the `PlanService` method: `(params)` for a read, `(params, raw)` for a change
+    changes: bool  # it changes a plan: the service returns an Outcome, a didChange follows
+    command: str | None = None  # the CLI command that sends it (arguments: `cli/main.py`)
+    relayed: bool = False  # a read's command the warm hook process answers too (a change's always)
+    tool: Tool | None = None  # the MCP tool that sends it
+
+    @property
+    def relayable(self) -> bool:
+        """A command agents and scripts run in a loop: every change, and the reads flagged."""
+        return self.command is not None and (self.changes or self.relayed)
+
+
+def _change(
+    method: str,
+    params: type[WireShape],
+    service: str,
+    command: str | None = None,
+    tool: Tool | None = None,
+) -> Request:
+    """A request that changes a plan: it answers an ApplyResult."""
+    return Request(method, params, "ApplyResult", service, True, command=command, tool=tool)
+
+
+REQUESTS: tuple[Request, ...] = (
+    _change("plansight/apply", ApplyParams, "apply", command="apply", tool=Tool("todo", ("ops",))),
+    _change(
+        "plansight/write",
+        WriteParams,
+        "write",
+        command="write",
+        tool=Tool("todo_write", ("todos",)),
+    ),
+    Request("plansight/get", GetParams, "TodoState", "get", False, tool=Tool("todo_read", ())),
+    Request(
+        "plansight/sessions",
+        SessionsParams,
+        "SessionsResult",
+        "sessions",
+        False,
+        command="sessions",
+        relayed=True,
+    ),
+    _change("plansight/clear", ClearParams, "clear", command="clear"),
+    Request(
+        "plansight/export",
+        ExportParams,
+        "TextResult",
+        "export",
+        False,
+        command="export",
+        relayed=True,
+    ),
+    _change("plansight/import", ImportParams, "import_markdown", command="import"),
+    Request(
+        "plansight/context",
+        ContextParams,
+        "ContextResult",
+        "context",
+        False,
+        command="context",
+        relayed=True,
+    ),
+    Request(
+        "plansight/history",
+        HistoryParams,
+        "HistoryResult",
+        "history",
+        False,
+        command="history",
+        relayed=True,
+    ),
+    _change("plansight/restore", RestoreParams, "restore", command="restore"),
+    _change(
+        "plansight/ingest",
+        IngestParams,
+        "ingest",
+        command="ingest",
+        tool=Tool("todo_ingest", ("format", "payload", "title")),
+    ),
+    _change("plansight/undo", UndoParams, "undo", command="undo"),
+)
+
+BY_METHOD: dict[str, Request] = {request.method: request for request in REQUESTS}
+BY_TOOL: dict[str, Request] = {
+    request.tool.name: request for request in REQUESTS if request.tool is not None
+}
+# The one-shot commands the warm hook process answers (`hook/warm_protocol.py` keeps them
+# as a literal, for the relay's start-up; a test holds it to this).
+RELAYABLE_COMMANDS: frozenset[str] = frozenset(
+    request.command for request in REQUESTS if request.relayable and request.command is not None
+)
+
+if tuple(BY_METHOD) != METHODS:  # what the server announces before it loads this module
+    raise ImportError("plansight.protocol.methods.METHODS differs from the registry")
