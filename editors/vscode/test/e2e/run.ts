@@ -440,16 +440,19 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await wb.waitForRows('the task gone', (r) => find(r, 'Fix the flaky test') === undefined);
 
     await wb.runCommand('Plansight: Undo Last Change');
+    // First, while it shows: the status bar's word lasts 8 s, and each CLI read below
+    // takes seconds on a loaded machine.
+    await until('the undo said in words', async () => ((await page.locator('.part.statusbar').textContent()) ?? '').includes('Undid the last change: added "Fix the flaky test"'));
     await until('the CLI to read it back', () => cli.find('Fix the flaky test')?.notes.includes('Needs the CI logs') === true);
     await wb.waitForRows('the task back', (r) => find(r, 'Fix the flaky test')?.icon === 'debug-pause');
     const newest = cli.history()[0];
     assert.equal(newest?.origin, 'user');
     assert.equal(newest.method, 'plansight/undo');
-    await until('the undo said in words', async () => ((await page.locator('.part.statusbar').textContent()) ?? '').includes('Undid the last change: added "Fix the flaky test"'));
   });
 
   await step('Undo Last Change again steps back one more change (protocol 3), never back and forth', async () => {
     await wb.runCommand('Plansight: Undo Last Change');
+    await until('the second undo said in words', async () => ((await page.locator('.part.statusbar').textContent()) ?? '').includes('Undid the last change: made "Tag the release" wait for "Run the build"'));
     // The change before the removal: the second dependency Depends On added.
     await until('the CLI to read the dependency undone', () => cli.find('Tag the release')?.blockedBy.length === 1);
     assert.equal(cli.find('Fix the flaky test')?.status, 'blocked', 'the removal stays undone');
@@ -461,7 +464,6 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
       ],
     );
     await wb.waitForRows('the waiting text without the changelog', (r) => find(r, 'Tag the release')?.description === 'waits for "Run the build"');
-    await until('the second undo said in words', async () => ((await page.locator('.part.statusbar').textContent()) ?? '').includes('Undid the last change: made "Tag the release" wait for "Run the build"'));
   });
 
   await step('Edit Note and Delete Note on a note row (the update op\'s notes)', async () => {
