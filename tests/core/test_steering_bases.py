@@ -12,7 +12,8 @@ import pytest
 
 from plansight.agent_bases import AgentBases
 from plansight.core.model import Phase, Plan, Task
-from plansight.service import CHANGES, PlanService
+from plansight.protocol.registry import BY_METHOD
+from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.base import TodoStore
 from plansight.store.rules import HISTORY_KEPT
@@ -87,8 +88,9 @@ def stores(store_location: str) -> Iterator[tuple[TodoStore, TodoStore]]:
 def run(service: PlanService, session: str, step: tuple[str, Json]) -> Json:
     method, params = step
     request = {**params, "session": session}
-    shape, change = CHANGES[method]
-    return change(service, shape.validate(request), request).result
+    declared = BY_METHOD[method]
+    change = getattr(service, declared.service)
+    return change(declared.params.validate(request), request).result
 
 
 def seen(result: Json) -> Json:
