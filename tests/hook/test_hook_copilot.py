@@ -133,3 +133,16 @@ def test_vs_codes_manage_todo_list_arrives(machine: Replay) -> None:
     }
     log = machine.log()
     assert "event=PostToolUse tool=manage_todo_list session=copilot:vscode-session-1" in log
+
+
+def test_a_resumed_copilot_session_is_told_the_whole_plan(machine: Replay) -> None:
+    """`copilot --resume` runs SessionStart with `source` `resume` (the SDK's
+    SessionStartHookInput: new | startup | resume): told whole, in both reply fields."""
+    machine.replay("copilot", "UserPromptSubmit")
+    _sql(machine, "PostToolUse-sql-insert-todos")
+    reply = machine.replay("copilot", "SessionStart", source="resume")
+    told = reply["additionalContext"]
+    assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told
+    assert reply["hookSpecificOutput"]["additionalContext"] == told
+    counts = machine.replay("copilot", "SessionStart", source="startup")["additionalContext"]
+    assert "0/2 completed" in counts and "[ ] Fix the session check" not in counts
