@@ -15,7 +15,7 @@ from typing import Any
 from plansight.hook.relay import running_pid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hooks"
-AGENTS = ("claude-code", "codex", "gemini")
+AGENTS = ("claude-code", "codex", "gemini", "copilot")
 
 
 def fixture_names(agent: str) -> list[str]:

@@ -108,7 +108,7 @@ def _apply(agent: str, remove: bool) -> None:
             write_atomically(change.path, change.after)
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "gemini", "codex"])
+@pytest.mark.parametrize("agent", ["claude-code", "gemini", "codex", "copilot"])
 def test_random_configs_are_edited_safely_and_given_back_byte_for_byte(
     agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, figures: Counter[str]
 ) -> None:
@@ -119,6 +119,7 @@ def test_random_configs_are_edited_safely_and_given_back_byte_for_byte(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
     for round_ in range(CONFIGS):
         home = tmp_path / f"home{round_}"
         monkeypatch.setenv("HOME", str(home))
@@ -127,7 +128,10 @@ def test_random_configs_are_edited_safely_and_given_back_byte_for_byte(
             path = home / ".codex" / "config.toml"
             text, safe = _toml(rng)
         else:
-            path = home / (".claude" if agent == "claude-code" else ".gemini") / "settings.json"
+            folder = {"claude-code": ".claude", "gemini": ".gemini", "copilot": ".copilot"}[agent]
+            # Copilot's hooks go to a file of Plansight's own: the person's file is its MCP one.
+            name = "mcp-config.json" if agent == "copilot" else "settings.json"
+            path = home / folder / name
             settings = _persons_settings(rng, agent)
             text = json.dumps(settings, indent=rng.choice([None, 2, 4, "\t"]), ensure_ascii=False)
             text += "\n" if rng.random() < 0.7 else ""

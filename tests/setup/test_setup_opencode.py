@@ -126,3 +126,23 @@ def test_doctor_says_what_opencode_lacks_and_then_that_it_works(home: Path, proj
     assert run(home, project, "setup", "opencode").returncode == 0
     after = run(home, project, "doctor", "opencode")
     assert "✓ MCP server registered" in after.stdout and "✓ plan plugin" in after.stdout
+
+
+def test_a_jsonc_config_with_trailing_commas_is_changed_and_keeps_them(
+    home: Path, project: Path
+) -> None:
+    """OpenCode reads its config with trailing commas allowed (jsonc-parser's
+    `allowTrailingComma: true` in 1.18.33): setup accepts them, keeps them, and
+    `--remove` gives the person's bytes back."""
+    config = _config(home)
+    config.parent.mkdir(parents=True)
+    persons = '{\n  // mine\n  "theme": "opencode",\n  "autoupdate": false,\n}\n'
+    config.write_text(persons)
+    done = run(home, project, "setup", "opencode")
+    assert done.returncode == 0, done.stderr
+    text = config.read_text()
+    assert '"autoupdate": false,\n' in text and '"mcp": {' in text
+    assert text.rstrip().endswith(",\n}") and "// mine" in text
+    removed = run(home, project, "setup", "opencode", "--remove")
+    assert removed.returncode == 0, removed.stderr
+    assert config.read_text() == persons

@@ -240,7 +240,7 @@ def _parser() -> argparse.ArgumentParser:
     hook = commands.add_parser(
         "hook", help="read one agent hook event on stdin (what `plansight setup` installs)"
     )
-    hook.add_argument("agent", choices=("claude-code", "codex", "gemini"))
+    hook.add_argument("agent", choices=("claude-code", "codex", "gemini", "copilot"))
 
     # Started by `plansight hook` itself; `plansight.cli.entry` runs it before this parser
     # is built when it has no argument or only `--stop`: here for `--help` and bad ones.
@@ -259,7 +259,8 @@ def _parser() -> argparse.ArgumentParser:
         "setup", help="install Plansight into an agent's hooks or an editor, in one line"
     )
     setup.add_argument(
-        "target", choices=("claude-code", "codex", "gemini", "opencode", "vscode", "nvim")
+        "target",
+        choices=("claude-code", "codex", "gemini", "opencode", "copilot", "vscode", "nvim"),
     )
     setup.add_argument(
         "--scope",
@@ -281,8 +282,8 @@ def _parser() -> argparse.ArgumentParser:
         "agents",
         nargs="*",
         metavar="AGENT",
-        help="only these agents, claude-code, codex, gemini or opencode (and the store); "
-        "default: every agent and editor found",
+        help="only these agents, claude-code, codex, gemini, opencode or copilot (and the "
+        "store); default: every agent and editor found",
     )
     doctor.add_argument(
         "--json",
@@ -667,11 +668,14 @@ def _doctor(args: argparse.Namespace) -> int:
 
     # Checked here: argparse's `choices` refuses an empty `nargs="*"` list.
     unknown = [
-        name for name in args.agents if name not in ("claude-code", "codex", "gemini", "opencode")
+        name
+        for name in args.agents
+        if name not in ("claude-code", "codex", "gemini", "opencode", "copilot")
     ]
     if unknown:
         raise BadInput(
-            f"doctor: unknown agent {unknown[0]!r} (claude-code, codex, gemini or opencode)"
+            f"doctor: unknown agent {unknown[0]!r} "
+            "(claude-code, codex, gemini, opencode or copilot)"
         )
     if args.json:
         report, code = doctor_json(args.agents or None)

@@ -128,4 +128,23 @@ GEMINI = Agent(
     clear_reads_context=False,
 )
 
-AGENTS: dict[str, Agent] = {agent.name: agent for agent in (CLAUDE_CODE, CODEX, GEMINI)}
+COPILOT = Agent(
+    name="copilot",
+    label="GitHub Copilot",
+    # Copilot CLI (1.0.102) runs a hook file's Claude-style events (`SessionStart`,
+    # `UserPromptSubmit`, `PostToolUse`) with Claude-style input (`hook_event_name`,
+    # `session_id`, `tool_name`, `tool_input`, `tool_result`); VS Code's agent mode reads the
+    # same files and events (its hooks documentation: `sessionId`, `hookEventName`).
+    # Copilot CLI plans in its session database: the `sql` tool writes the `todos` table
+    # (`hook/copilot_todos.py` reads it back); VS Code's agent plans with manage_todo_list.
+    plan_tools={"sql": "vscode-todos", "manage_todo_list": "vscode-todos"},
+    session_start="SessionStart",
+    prompt="UserPromptSubmit",
+    after_tool="PostToolUse",
+    # Copilot CLI's `create` and `edit` reach hooks under Claude's names, with a `path`.
+    edit_tools=frozenset({"Edit", "Write"}),
+    # SessionStart's `source`: new | startup | resume (the SDK's SessionStartHookInput).
+    lost_context_sources=frozenset({"resume"}),
+)
+
+AGENTS: dict[str, Agent] = {agent.name: agent for agent in (CLAUDE_CODE, CODEX, GEMINI, COPILOT)}

@@ -20,8 +20,9 @@ def edited_paths(tool_name: str, tool_input: Any) -> list[str]:
         patch = tool_input.get("command", tool_input.get("input"))
         return _patch_paths(patch) if isinstance(patch, str) else []
     # Claude Code: Edit / MultiEdit / Write take `file_path`, NotebookEdit `notebook_path`;
-    # Gemini CLI: replace / write_file take `file_path`.
-    for key in ("file_path", "notebook_path"):
+    # Gemini CLI: replace / write_file take `file_path`; Copilot CLI's Edit / Write (its
+    # `edit` and `create`) take `path`.
+    for key in ("file_path", "notebook_path", "path"):
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             return [value]

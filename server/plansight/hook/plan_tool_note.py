@@ -16,6 +16,7 @@ NATIVE_PLAN_TOOLS = {
     "claude-code": "TaskCreate/TaskUpdate (or TodoWrite)",
     "codex": "update_plan",
     "gemini": "write_todos",
+    "copilot": "the todos table of your sql tool (or manage_todo_list)",
 }
 
 

@@ -81,7 +81,7 @@ def main(
         if agent is None:
             raise HookError(f"unknown agent {agent_name!r} (expected one of {', '.join(AGENTS)})")
         event = _read_event(source)
-        facts["event"] = str(event.get("hook_event_name", "-"))
+        facts["event"] = str(_event_name(event) or "-")
         facts["tool"] = str(event.get("tool_name", "-"))
         reply = handle(agent, event, facts, cwd)
     except _Deadline:
@@ -108,7 +108,8 @@ def handle(
     agent: Agent, event: dict[str, Any], facts: dict[str, str], own_cwd: str | None = None
 ) -> Reply:
     """What to do with one event of `agent`, and what to tell it."""
-    session_id = event.get("session_id")
+    # VS Code's agent hooks name these two in camelCase (its hooks documentation).
+    session_id = event.get("session_id", event.get("sessionId"))
     if not isinstance(session_id, str) or not session_id.strip():
         raise HookError("the event has no session_id")
     cwd = event.get("cwd")
@@ -120,7 +121,7 @@ def handle(
     session = conversation.plan_session(own)  # where its plan is kept
     facts["session"] = session
     folder_plan = FolderPlan(state_folder() / "hooks", agent.name, cwd)
-    name = event.get("hook_event_name")
+    name = _event_name(event)
 
     if name == agent.session_start:
         source = event.get("source")
@@ -174,15 +175,19 @@ def handle(
         tool = event.get("tool_name")
         if not isinstance(tool, str):
             raise HookError("the event has no tool_name")
-        if _failed(event.get("tool_response")):
+        if _failed(event):
             return {}
         if tool in agent.plan_tools:
             from plansight.hook.store import ingest_plan
 
+            payload = _plan_payload(agent, tool, event, session_id)
+            if payload is None:
+                facts["result"] = "no plan in this call"
+                return {}
             title = None if conversation.planned else _title(agent, conversation)
             facts["stage"] = "storing the plan"
             facts["result"], told = ingest_plan(
-                cwd, session, agent.plan_tools[tool], _plan_payload(agent, tool, event), title
+                cwd, session, agent.plan_tools[tool], payload, title
             )
             facts["stage"] = "stored"
             if not conversation.planned:
@@ -314,17 +319,33 @@ def _title(agent: Agent, conversation: Conversation) -> str:
     return conversation.title or conversation.fallback_title(agent.name)
 
 
-def _plan_payload(agent: Agent, tool: str, event: dict[str, Any]) -> Any:
-    """What `plansight/ingest` takes for this tool: Claude's Task tools need the response
-    (the id Claude gave a new task), every other plan tool its input alone."""
+def _event_name(event: dict[str, Any]) -> Any:
+    return event.get("hook_event_name", event.get("hookEventName"))
+
+
+def _plan_payload(agent: Agent, tool: str, event: dict[str, Any], session_id: str) -> Any:
+    """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
+    Claude's Task tools need the response (the id Claude gave a new task), Copilot CLI's
+    `sql` the todo table it wrote, every other plan tool its input alone."""
     if agent.plan_tools[tool] == "claude-tasks":
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
+    if agent.name == "copilot" and tool == "sql":
+        from plansight.hook.copilot_todos import session_todos, touches_todos
+
+        if not touches_todos(event.get("tool_input")):
+            return None
+        return session_todos(session_id.strip())
     return event.get("tool_input")
 
 
-def _failed(response: Any) -> bool:
-    """Gemini CLI runs AfterTool for failed calls too, with an `error` in the response."""
-    return isinstance(response, dict) and bool(response.get("error"))
+def _failed(event: dict[str, Any]) -> bool:
+    """Gemini CLI runs AfterTool for failed calls too, with an `error` in the response;
+    Copilot CLI says `result_type` in its `tool_result`."""
+    response = event.get("tool_response")
+    if isinstance(response, dict) and response.get("error"):
+        return True
+    result = event.get("tool_result")
+    return isinstance(result, dict) and result.get("result_type", "success") != "success"
 
 
 def _context(cwd: str, session: str, always: bool, whole: bool = False) -> str | None:
@@ -336,10 +357,17 @@ def _context(cwd: str, session: str, always: bool, whole: bool = False) -> str |
 def _reply(agent: Agent, event_name: str, context: str | None) -> Reply:
     """`{}`, or the context as each agent reads it: Claude Code, Codex and Gemini CLI all
     take `hookSpecificOutput.additionalContext` (Gemini appends it to the prompt or the
-    tool result; the others add it to the model's context)."""
+    tool result; the others add it to the model's context). Copilot CLI reads only its own
+    top-level `additionalContext` (as a `<system_reminder>`, or after the tool's result),
+    VS Code only the former: Copilot gets both, and each reads it once."""
     if not context:
         return {}
-    return {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+    reply: Reply = {
+        "hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}
+    }
+    if agent.name == "copilot":
+        reply["additionalContext"] = context
+    return reply
 
 
 def _read_event(source: IO[bytes]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from plansight.hook.agents import AGENTS, Agent
+from plansight.hook.copilot_todos import copilot_home
 from plansight.paths import workspace_root
 from plansight.setup import codex_config, mcp_entry
 from plansight.setup.agent_hooks import with_ours, without_recorded
@@ -74,13 +75,17 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
             _say("(dry run: nothing changed)")
         return 0
     for change in changes:
-        if change.after != change.before:
+        if _emptied_own_file(agent, change):
+            _remove_file(change.path)
+        elif change.after != change.before:
             write_with_backup(change.path, change.after, change.path.exists(), _say)
         # Recorded once written: a record of what a failed write never added could later
         # take the person's own entry for setup's. (Written but not recorded, an entry in
         # setup's exact form is still found by --remove; a switch is left, and said.)
         save_records({change.path: change.record})
-    remember_plan_tools(agent.name, scope, installed=not remove)
+    # Copilot's MCP server is registered for the user only (`copilot_mcp_path`).
+    if agent.name != "copilot" or scope == "user":
+        remember_plan_tools(agent.name, scope, installed=not remove)
     if remove:
         return 0
     _after_install(agent, scope)
@@ -127,6 +132,8 @@ def planned_changes(agent: Agent, scope: str, plansight: str, remove: bool) -> l
     changes = [_json_change(hooks_file, hooks_edit, dialect, remove)]
     if agent.name == "claude-code":
         changes.append(_json_change(claude_mcp_path(scope), server_edit, STRICT, remove))
+    if agent.name == "copilot" and scope == "user":
+        changes.append(_json_change(copilot_mcp_path(), server_edit, STRICT, remove))
     return changes
 
 
@@ -145,6 +152,27 @@ def _json_change(
         raise SetupError(f"{path}: {exc}; nothing changed") from None
     # Removed: the file's record is forgotten (what the person changed stays theirs).
     return FileChange(path, before, after, FileRecord() if remove else record)
+
+
+def _emptied_own_file(agent: Agent, change: FileChange) -> bool:
+    """Copilot's hooks file is Plansight's own (`plansight.json` in a folder of hook
+    files): once `--remove` leaves it holding nothing, it goes, as it came."""
+    return (
+        agent.name == "copilot"
+        and change.path.name == COPILOT_HOOKS_FILE
+        and change.after.strip() in ("", "{}")
+        and change.before.strip() != change.after.strip()
+    )
+
+
+def _remove_file(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise SetupError(f"cannot remove {path}: {exc.strerror}") from None
+    _say(f"removed {path}")
 
 
 def _toml_change(path: Path, plansight: str, remove: bool) -> FileChange:
@@ -203,6 +231,11 @@ def settings_path(agent: Agent, scope: str) -> Path:
         return (project / ".claude" if scope == "project" else claude_home()) / "settings.json"
     if agent.name == "codex":
         return (project / ".codex" if scope == "project" else codex_home()) / "hooks.json"
+    if agent.name == "copilot":
+        # Copilot CLI and VS Code's agent mode both read every `*.json` of a project's
+        # `.github/hooks/` and of the user's `~/.copilot/hooks/` (`$COPILOT_HOME/hooks`).
+        folder = project / ".github" if scope == "project" else copilot_home()
+        return folder / "hooks" / COPILOT_HOOKS_FILE
     return (project if scope == "project" else home) / ".gemini" / "settings.json"
 
 
@@ -212,6 +245,14 @@ def claude_home() -> Path:
 
 def codex_home() -> Path:
     return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+COPILOT_HOOKS_FILE = "plansight.json"
+
+
+def copilot_mcp_path() -> Path:
+    """Where `copilot mcp add` writes (Copilot CLI's user MCP servers)."""
+    return copilot_home() / "mcp-config.json"
 
 
 def claude_mcp_path(scope: str) -> Path:
@@ -243,6 +284,11 @@ def _after_install(agent: Agent, scope: str) -> None:
         _say(
             "Codex runs new or changed hooks only after you review them: start `codex` and "
             "open /hooks to trust Plansight's."
+        )
+    if agent.name == "copilot" and scope == "project":
+        _say(
+            "Copilot CLI runs a project's hooks only in a folder you trusted; in prompt mode "
+            "(-p) also only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=1."
         )
     if agent.name == "gemini":
         settings = settings_of(path, read_text(path), WITH_COMMENTS)

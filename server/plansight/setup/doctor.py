@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from plansight.hook.agents import AGENTS, Agent
+from plansight.hook.copilot_todos import copilot_home
 from plansight.paths import workspace_root
 from plansight.setup import codex_config, mcp_entry
 from plansight.setup.agent_hooks import customised_events, hooked_events, is_customised, is_ours
@@ -25,6 +26,7 @@ from plansight.setup.command import (
     claude_home,
     claude_mcp_path,
     codex_home,
+    copilot_mcp_path,
     settings_path,
 )
 from plansight.setup.json_text import STRICT, WITH_COMMENTS
@@ -56,7 +58,7 @@ def run_doctor(only: list[str] | None, say: Say) -> int:
     """Print what works and what does not; 1 when something is broken, else 0."""
     sections = doctor_sections(only)
     if not any(section.agent for section in sections) and not only:
-        say("No agent found (claude, codex, gemini on PATH or their config folders).")
+        say("No agent found (claude, codex, gemini, copilot on PATH or their config folders).")
     broken = False
     for section in sections:
         broken |= _report(section.title, section.findings, say)
@@ -123,11 +125,14 @@ def _report(title: str, findings: list[Finding], say: Say) -> bool:
 
 
 def _agent_found(agent: Agent) -> bool:
-    cli = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}[agent.name]
+    cli = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "copilot": "copilot"}[
+        agent.name
+    ]
     folder = {
         "claude-code": claude_home(),
         "codex": codex_home(),
         "gemini": Path.home() / ".gemini",
+        "copilot": copilot_home(),
     }
     return shutil.which(cli) is not None or folder[agent.name].is_dir()
 
@@ -191,6 +196,14 @@ def mcp_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
             if found is not None and mcp_entry.registered(found):
                 return Finding(True, f"MCP server plansight in {path}")
         return Finding(False, "MCP server plansight: not registered", fix, broken=False)
+    if agent.name == "copilot":
+        path = copilot_mcp_path()
+        found, error = _settings(path, STRICT)
+        if error:
+            return Finding(False, error, f"fix {path} by hand")
+        if found is not None and mcp_entry.registered(found):
+            return Finding(True, f"MCP server plansight in {path}")
+        return Finding(False, "MCP server plansight: not registered", fix, broken=False)
     if mcp_entry.registered(settings):
         return Finding(True, "MCP server plansight in settings.json")
     return Finding(False, "MCP server plansight: not registered", fix, broken=False)
@@ -223,6 +236,10 @@ def native_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
         return Finding(
             False, "plan tool update_plan: off ([tools.update_plan] not enabled)", fix, broken=False
         )
+    if agent.name == "copilot":
+        # Copilot CLI offers its `sql` tool (the session's todos table) to every model;
+        # VS Code's agent mode its manage_todo_list.
+        return Finding(True, "plan: Copilot CLI's todos table (sql), VS Code's manage_todo_list")
     model = settings.get("model")
     model_name = model.get("name") if isinstance(model, dict) else None
     if isinstance(model_name, str) and model_name.startswith("gemini-2"):

@@ -4,8 +4,11 @@ spelling) stays as it was.
 
 Gemini CLI reads its `settings.json` through `strip-json-comments` and then `JSON.parse`
 (packages/cli/src/config/settings.ts in @google/gemini-cli 0.61): `//` and `/* */`
-comments are allowed there, trailing commas are not. Claude Code's and Codex's files are
-plain JSON. `Dialect.comments` says which.
+comments are allowed there, trailing commas are not. OpenCode reads `opencode.json` and
+`opencode.jsonc` with jsonc-parser's `parse(text, errors, {allowTrailingComma: true})`
+(its 1.18.33 binary): comments and trailing commas. Claude Code's, Codex's and Copilot's
+files are plain JSON. `Dialect` says which; a trailing comma the person wrote is kept, and
+a member added after it gets one too.
 
 The edit is found one step at a time (remove a member, insert one, replace a value), each
 step applied to the text and the text parsed again, until the text holds the wanted value;
@@ -28,11 +31,13 @@ class JsonTextError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Dialect:
-    comments: bool = False  # `//` and `/* */` (Gemini CLI)
+    comments: bool = False  # `//` and `/* */` (Gemini CLI, OpenCode)
+    trailing_commas: bool = False  # `[1, 2,]`, `{"a": 1,}` (OpenCode)
 
 
 STRICT = Dialect()
 WITH_COMMENTS = Dialect(comments=True)
+JSONC = Dialect(comments=True, trailing_commas=True)
 
 
 @dataclass(slots=True)
@@ -113,7 +118,7 @@ class _Parser:
         if i >= len(text):
             raise self.fail(i, "unexpected end of the file")
         char = text[i]
-        if depth > 0 and not self.dialect.comments and char in "{[":
+        if depth > 0 and self.dialect == STRICT and char in "{[":
             try:
                 whole, end = _DECODER.raw_decode(text, i)
             except ValueError as exc:
@@ -169,7 +174,7 @@ class _Parser:
                 i = self.skip(i + 1)
             entries.append(Entry(key, entry_start, node, comma))
             if self.text.startswith(close, i):
-                if comma is not None:
+                if comma is not None and not self.dialect.trailing_commas:
                     raise self.fail(comma, "trailing comma")
                 break
             if comma is None:
@@ -263,7 +268,7 @@ class _Editor:
             if line_end is not None and not text[tail:line_end].strip():
                 tail = line_end
             start = text.rfind("\n", 0, entry.start)
-            if index == len(entries) - 1 and index > 0:
+            if index == len(entries) - 1 and index > 0 and entry.comma is None:
                 previous = entries[index - 1]
                 assert previous.comma is not None
                 self.replace(start, tail, "")
@@ -295,6 +300,8 @@ class _Editor:
         last = entries[-1]
         indent = self.indent_at(last.start)
         body = prefix + self.render(value, indent)
+        if last.comma is not None:  # a trailing comma: the new last member gets one too
+            return self._insert_after_trailing_comma(container, last, indent, body)
         if not self._alone_on_line(last.start):
             return self.replace(last.node.end, last.node.end, f", {body}")
         after = last.node.end
@@ -304,6 +311,18 @@ class _Editor:
         # The comma first (at the value's end), then the new line after any comment.
         self.replace(line_end, line_end, f"\n{indent}{body}")
         return self.replace(after, after, ",")
+
+    def _insert_after_trailing_comma(
+        self, container: Node, last: Entry, indent: str, body: str
+    ) -> None:
+        assert last.comma is not None
+        after = last.comma + 1
+        if not self._alone_on_line(last.start):
+            return self.replace(after, after, f" {body},")
+        line_end = self._line_end(after)
+        if line_end is None or line_end > container.end - 1 or self._opens_block(after, line_end):
+            line_end = after
+        return self.replace(line_end, line_end, f"\n{indent}{body},")
 
     def replace(self, start: int, end: int, new: str) -> None:
         self.text = self.text[:start] + new + self.text[end:]

@@ -4,7 +4,8 @@ whose model is offered no plan tool of its own still has one that the editor sho
 The entries are written exactly as the agents' own `mcp add` commands write them
 (recorded in `tests/fixtures/setup/`): Claude Code's `claude mcp add --scope user` in
 `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`), its project scope in `.mcp.json`;
-Gemini CLI's `gemini mcp add` in `settings.json`; Codex's `codex mcp add` as
+Gemini CLI's `gemini mcp add` in `settings.json`; Copilot CLI's `copilot mcp add` in
+`~/.copilot/mcp-config.json` (`$COPILOT_HOME`); Codex's `codex mcp add` as
 `[mcp_servers.plansight]` in `config.toml` (see `codex_config.py`).
 """
 
@@ -30,6 +31,8 @@ def server_entry(agent: str, plansight: str) -> dict[str, Any]:
     command, args = command_and_args(plansight)
     if agent == "claude-code":
         return {"type": "stdio", "command": command, "args": args, "env": {}}
+    if agent == "copilot":
+        return {"tools": ["*"], "type": "local", "command": command, "args": args}
     return {"command": command, "args": args}
 
 
@@ -43,8 +46,12 @@ def is_setup_form(entry: Any) -> bool:
     if not isinstance(command, str) or not isinstance(args, list):
         return False
     words = [command, *args]
-    extra = set(entry) - {"type", "command", "args", "env"}
-    plain = entry.get("env") in (None, {}) and entry.get("type") in (None, "stdio")
+    extra = set(entry) - {"type", "command", "args", "env", "tools"}
+    plain = (
+        entry.get("env") in (None, {})
+        and entry.get("type") in (None, "stdio", "local")
+        and entry.get("tools") in (None, ["*"])
+    )
     runs = (len(words) == 2 and words[0].rsplit("/", 1)[-1] == NAME and words[1] == "mcp") or (
         len(words) == 4 and words[1:] == ["-m", "plansight", "mcp"]
     )

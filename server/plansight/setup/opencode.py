@@ -26,7 +26,7 @@ from typing import Any
 
 from plansight.paths import workspace_root
 from plansight.setup import mcp_entry
-from plansight.setup.json_text import WITH_COMMENTS, JsonTextError, changed_text
+from plansight.setup.json_text import JSONC, JsonTextError, changed_text
 from plansight.setup.record import FileRecord, file_record, remember_plan_tools, save_records
 from plansight.setup.settings_file import (
     SetupError,
@@ -124,7 +124,7 @@ def _config_change(
     path: Path, plansight: str, remove: bool, say: Say
 ) -> tuple[str, str, FileRecord]:
     before = read_text(path)
-    settings = settings_of(path, before, WITH_COMMENTS)
+    settings = settings_of(path, before, JSONC)
     record = file_record(path)
     try:
         if remove:
@@ -133,7 +133,7 @@ def _config_change(
             mcp_entry.with_server(
                 settings, server_entry(plansight), record, say, "mcp", is_setup_form
             )
-        after = changed_text(before, settings, WITH_COMMENTS)
+        after = changed_text(before, settings, JSONC)
     except (ValueError, JsonTextError) as exc:
         raise SetupError(f"{path}: {exc}; nothing changed") from None
     return before, after, FileRecord() if remove else record
@@ -201,7 +201,7 @@ def registered(scope: str) -> tuple[bool, bool]:
     """(the MCP server is in the config, the plugin is in place) for `plansight doctor`."""
     path = config_path(scope)
     try:
-        settings = settings_of(path, read_text(path), WITH_COMMENTS)
+        settings = settings_of(path, read_text(path), JSONC)
     except SetupError:
         settings = {}
     servers = settings.get("mcp")

@@ -1,0 +1,118 @@
+"""GitHub Copilot CLI 1.0.102 itself, from npm, with what `plansight setup copilot` wrote,
+offline: its own "bring your own key" provider (`COPILOT_PROVIDER_BASE_URL`, with
+`COPILOT_OFFLINE=true` no GitHub sign-in and no network) points at a scripted model.
+
+Copilot CLI's model keeps its plan with the `sql` tool in the session's `todos` table;
+the PostToolUse hook reads the table back. VS Code's agent mode reads the same hook file
+but needs a GitHub sign-in: its events are replayed from its documentation in tests/hook.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from agent_home import REPO, AgentHome, agent_cli
+from copilot_model import copilot_model
+from steering_story import (
+    PERSON_TASK,
+    carries_kept_line,
+    person_adds_and_completes,
+    statuses,
+)
+
+from plansight.paths import default_store_path
+from plansight.store.sqlite import SqliteStore
+
+INSERT = (
+    "INSERT INTO todos (id, title, description, status) VALUES "
+    "('repro', 'Reproduce the login bug', 'Log in twice', 'in_progress'), "
+    "('fix', 'Fix the session check', '', 'pending')"
+)
+UPDATE = "UPDATE todos SET status = 'done' WHERE id = 'repro'"
+
+
+def _copilot(person: AgentHome, url: str, session: str) -> list[str]:
+    return [
+        agent_cli("copilot"),
+        *("-p", "Fix the login bug", "--session-id", session),
+        *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
+    ]
+
+
+def _env(url: str) -> dict[str, str]:
+    return {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
+        "COPILOT_PROVIDER_WIRE_API": "responses",
+        "COPILOT_PROVIDER_API_KEY": "scripted",
+        "COPILOT_MODEL": "gpt-5",
+        # The CLI unpacks its 235 MB package on first run: once for every test and run.
+        "COPILOT_CACHE_HOME": str(REPO / ".cache" / "copilot"),
+    }
+
+
+def test_a_copilot_plan_and_edit_arrive(person: AgentHome) -> None:
+    """A whole `copilot -p` turn: the model writes its todos with `sql` and edits a file;
+    the plan, its progress and the edited file reach the store through the hooks, and the
+    session start's word on Plansight's MCP server reaches the model."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    app = person.project / "app.py"
+    script = [
+        ("sql", {"description": "Insert login todos", "query": INSERT}),
+        ("edit", {"path": str(app), "old_str": "print('hi')", "new_str": "print('hello')"}),
+        ("sql", {"description": "Complete the repro", "query": UPDATE}),
+    ]
+    with copilot_model(script) as model:
+        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+        first = json.dumps(model.requests[0][1], ensure_ascii=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert app.read_text() == "print('hello')\n"
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        stored = store.load(f"copilot:{session}")
+        assert stored.title == "Fix the login bug"
+        tasks = {task.content: task for task in stored.tasks()}
+        assert tasks["Reproduce the login bug"].status == "completed"
+        assert tasks["Reproduce the login bug"].description == "Log in twice"
+        assert tasks["Reproduce the login bug"].files == ["app.py"]
+        assert tasks["Fix the session check"].status == "pending"
+    finally:
+        store.close()
+    assert "use todo_write of the plansight MCP server" in first
+
+
+def test_copilots_stale_list_keeps_the_persons_changes_and_is_told(person: AgentHome) -> None:
+    """Issue 21's story: the person adds a task and completes one while Copilot works; the
+    list read back from Copilot's table lacks both. Both stay, and the model's next request
+    carries the Kept line (Copilot CLI adds a hook's `additionalContext` to the result)."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    touch = "UPDATE todos SET updated_at = datetime('now') WHERE id = 'repro'"
+    script = [
+        ("sql", {"description": "Insert login todos", "query": INSERT}),
+        ("sql", {"description": "Touch the repro", "query": touch}),
+    ]
+    meanwhile = {1: person_adds_and_completes(person, "copilot", "Fix the session check")}
+    with copilot_model(script, meanwhile) as model:
+        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+        after_stale_list = model.requests[-1][1]["input"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert statuses(person, f"copilot:{session}") == {
+        "Reproduce the login bug": "in_progress",
+        "Fix the session check": "completed",
+        PERSON_TASK: "pending",
+    }
+    assert carries_kept_line(after_stale_list, "Fix the session check")
+
+
+def test_setup_copilot_registers_the_mcp_server_copilot_lists(person: AgentHome) -> None:
+    """`copilot mcp list` reads the entry setup wrote as its own `copilot mcp add` does."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    listed = person.run([agent_cli("copilot"), "mcp", "get", "plansight"], **_env("http://x"))
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "plansight mcp" in listed.stdout
+    written = json.loads(Path(person.home / ".copilot" / "mcp-config.json").read_text())
+    assert written["mcpServers"]["plansight"]["type"] == "local"
