@@ -7,9 +7,12 @@ with the standard library only."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from plansight.paths import state_home
+
+_CODEX_TABLE = re.compile(r'^\s*\[\s*mcp_servers\s*\.\s*"?plansight"?\s*\]', re.MULTILINE)
 
 # What each agent's own plan tool is called, as its model sees it.
 NATIVE_PLAN_TOOLS = {
@@ -29,12 +32,43 @@ def plan_tool_note(agent: str) -> str | None:
     """The line, or None when setup did not register the MCP server for `agent`."""
     try:
         with open(setup_record_path(), encoding="utf-8") as file:
-            agents = json.load(file).get("agents", {})
+            record = json.load(file)
+        agents, files = record.get("agents", {}), record.get("mcp_files", {})
     except (OSError, ValueError, AttributeError):
         return None
     if not isinstance(agents, dict) or not agents.get(agent) or agent not in NATIVE_PLAN_TOOLS:
         return None
+    listed = files.get(agent) if isinstance(files, dict) else None
+    if isinstance(listed, list) and not any(_still_registered(path) for path in listed):
+        return None  # the person removed the server since (a record from before: trusted)
     return (
         f"Plansight shows your plan to the user: keep it with {NATIVE_PLAN_TOOLS[agent]}; "
         "if you have no such tool, use todo_write of the plansight MCP server instead."
+    )
+
+
+def _still_registered(path: object) -> bool:
+    """Whether the file still lists an MCP server named `plansight`: under `mcpServers`
+    (Claude Code, Gemini CLI, Copilot CLI), `mcp` (OpenCode) or `[mcp_servers]` (Codex).
+    A file that cannot be parsed here (JSON with comments) is searched for the name."""
+    if not isinstance(path, str):
+        return False
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return False
+    if b"plansight" not in data:
+        return False
+    try:
+        if path.endswith(".toml"):  # Codex: its table, as `codex mcp add` and setup write it
+            return _CODEX_TABLE.search(data.decode()) is not None
+        parsed = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return True  # found by name in a file only its agent parses
+    if not isinstance(parsed, dict):
+        return False
+    return any(
+        isinstance(parsed.get(key), dict) and "plansight" in parsed[key]
+        for key in ("mcpServers", "mcp")
     )

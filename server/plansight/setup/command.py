@@ -85,7 +85,11 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
         save_records({change.path: change.record})
     # Copilot's MCP server is registered for the user only (`copilot_mcp_path`).
     if agent.name != "copilot" or scope == "user":
-        remember_plan_tools(agent.name, scope, installed=not remove)
+        # Codex's entry is a TOML block of its config (a record's `blocks`, not `mcp`).
+        registered_in = [c.path for c in changes if c.record.mcp or c.path.suffix == ".toml"]
+        if remove:
+            registered_in = [change.path for change in changes]
+        remember_plan_tools(agent.name, scope, not remove, registered_in)
     if remove:
         return 0
     _after_install(agent, scope)

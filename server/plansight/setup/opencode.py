@@ -191,7 +191,7 @@ def setup_opencode(scope: str, dry_run: bool, remove: bool, plansight: str, say:
     elif plugin_after != plugin_before:
         write_with_backup(plugin, plugin_after, plugin.exists(), say)
     save_records({plugin: plugin_record})
-    remember_plan_tools("opencode", scope, installed=not remove)
+    remember_plan_tools("opencode", scope, not remove, [config])
     if not remove:
         say("OpenCode: its plans now appear in Plansight. Restart running sessions.")
     return 0

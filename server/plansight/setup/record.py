@@ -103,10 +103,25 @@ def save_records(records: dict[Path, FileRecord]) -> None:
     write_atomically(record_path(), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def remember_plan_tools(agent: str, scope: str, installed: bool) -> None:
+def remember_plan_tools(
+    agent: str, scope: str, installed: bool, registered_in: list[Path] | None = None
+) -> None:
     """Which agents setup gave Plansight's MCP server (and in which scopes), for the hook's
-    word at the start of a session (`hook/plan_tool_note.py`)."""
+    word at the start of a session (`hook/plan_tool_note.py`); `registered_in`: the files
+    that now hold the server's entry, which the hook looks at, so that it never names a
+    tool the person has since removed (`claude mcp remove`, an edit)."""
     data = _load()
+    if registered_in is not None:
+        where = data.setdefault("mcp_files", {})
+        known = where.get(agent) if isinstance(where.get(agent), list) else []
+        paths = {path for path in known if isinstance(path, str)}
+        paths |= {_key(path) for path in registered_in}
+        if not installed:
+            paths -= {_key(path) for path in registered_in}
+        if paths:
+            where[agent] = sorted(paths)
+        else:
+            where.pop(agent, None)
     agents = data.setdefault("agents", {})
     scopes = set(agents.get(agent, [])) if isinstance(agents.get(agent), list) else set()
     if installed:
