@@ -26,10 +26,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from plansight.core.model import Phase, Plan, Task
-from plansight.store.rules import HISTORY_KEPT
+from plansight.store.rules import HISTORY_DEPTH
 
 # Sessions kept: the agents at work on one store at once, with room to spare.
-KEPT_BASES = 64
+CACHED_BASES = 64
 
 
 @dataclass(slots=True)
@@ -44,7 +44,7 @@ class _Base:
 class AgentBases:
     """Per session, the plan at the version its agent last saw, when this service made it."""
 
-    def __init__(self, size: int = KEPT_BASES) -> None:
+    def __init__(self, size: int = CACHED_BASES) -> None:
         self._bases: OrderedDict[str, _Base] = OrderedDict()
         self._size = size
 
@@ -77,7 +77,7 @@ class AgentBases:
         base = self._bases.get(current.session)
         if base is None or base.version != agent_base:
             return None
-        if agent_base < current.version - HISTORY_KEPT or base.next_id > current.next_id:
+        if agent_base < current.version - HISTORY_DEPTH or base.next_id > current.next_id:
             self.forget(current.session)
             return None
         created = {task.id: task.created_at for task in current.tasks()}

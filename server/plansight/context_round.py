@@ -5,15 +5,8 @@ Store and core only, no models: the hook reads it on every prompt of a planned s
 from __future__ import annotations
 
 from plansight.core.context import ContextText, context_text
-from plansight.core.netchange import user_changes
+from plansight.core.netchange import person_changes
 from plansight.store.base import TodoStore
-
-
-def person_changes(store: TodoStore, session: str) -> tuple[int, list[str]]:
-    """Count one more round; returns the consecutive count and the lines of what a person
-    changed since the previous round (the net change), once."""
-    rounds, logged = store.context_round(session)
-    return rounds, user_changes(logged, lambda version: store.snapshot(session, version))
 
 
 def context_round(
@@ -21,6 +14,9 @@ def context_round(
 ) -> tuple[ContextText, list[str]]:
     """The context text of `session` (`full`: with the whole list) and the lines of what
     a person changed, once."""
-    rounds, changes = person_changes(store, session)
+    # One more round counted: its consecutive count, and the person's changes since the
+    # previous round (the net change), once.
+    rounds, logged = store.context_round(session)
+    changes = person_changes(logged, lambda version: store.snapshot(session, version))
     plan = store.load(session)
     return context_text(plan, rounds, changes, reminder_after, full), changes

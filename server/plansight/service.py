@@ -12,7 +12,7 @@ from typing import Any
 
 from plansight.agent_bases import AgentBases
 from plansight.agents import read_payload
-from plansight.context_round import context_round, person_changes
+from plansight.context_round import context_round
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.context import ContextText
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
@@ -23,7 +23,7 @@ from plansight.core.ingest import ingest
 from plansight.core.limits import title_problem
 from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
-from plansight.core.netchange import user_changes as net_change
+from plansight.core.netchange import person_changes
 from plansight.core.ops import apply_ops, normalize
 from plansight.core.record import EMPTY_RECORD, Record, plan_from_record
 from plansight.core.replace import replace_tasks
@@ -48,7 +48,7 @@ from plansight.protocol.requests import (
 )
 from plansight.protocol.text import clean_content
 from plansight.protocol.transport import MAX_DEPTH, too_deep
-from plansight.store.base import KEPT_SESSIONS, ChangeEvent, SessionEdit, SessionSummary, TodoStore
+from plansight.store.base import SESSION_LIMIT, ChangeEvent, SessionEdit, SessionSummary, TodoStore
 from plansight.store.copying import CopyReport, copy_sessions
 from plansight.store.rules import history_lists
 from plansight.wire import Json, change_json, session_info_json, state_json
@@ -93,11 +93,11 @@ class Outcome:
 
 class PlanService:
     def __init__(
-        self, store: TodoStore, settings: Settings | None = None, kept_sessions: int = KEPT_SESSIONS
+        self, store: TodoStore, settings: Settings | None = None, session_limit: int = SESSION_LIMIT
     ) -> None:
         self.store = store
         self.settings = settings or Settings()
-        self.kept_sessions = kept_sessions  # a property of the store, not of a client
+        self.session_limit = session_limit  # a property of the store, not of a client
         # (v3) The plan each agent last saw, as this service committed it: a merge from it
         # reads no history.
         self._bases = AgentBases()
@@ -114,8 +114,8 @@ class PlanService:
 
     def copy_into(self, target: PlanService) -> CopyReport:
         """Copy every session of this store, with its history, into `target`, a team store
-        (`plansight migrate`); the target then keeps its `kept_sessions` updated last."""
-        return copy_sessions(self.store, target.store, target.kept_sessions)
+        (`plansight migrate`); the target then keeps its `session_limit` updated last."""
+        return copy_sessions(self.store, target.store, target.session_limit)
 
     # ------------------------------------------------------------ reads
 
@@ -126,10 +126,6 @@ class PlanService:
     def summaries(self) -> list[SessionSummary]:
         """Every session in brief, most recently updated first."""
         return self.store.summaries()
-
-    def person_changes(self, session: str) -> tuple[int, list[str]]:
-        """One more context round: its count and what a person changed since the last."""
-        return person_changes(self.store, session)
 
     def context_round(self, session: str, full: bool = False) -> tuple[ContextText, list[str]]:
         """The context text (with the service's reminder setting; `full`: the whole list)
@@ -154,11 +150,11 @@ class PlanService:
         )
         return {"text": ctx.text, "reminder": ctx.reminder}
 
-    def user_changes(self, session: str) -> list[str]:
+    def person_changes(self, session: str) -> list[str]:
         """What a person changed in the session since the agent last looked, once: for
         agents whose loop cannot call `context` (an MCP tool result carries it)."""
         logged = self.store.unseen_changes(session)
-        return net_change(logged, lambda version: self.store.snapshot(session, version))
+        return person_changes(logged, lambda version: self.store.snapshot(session, version))
 
     def history(self, params: HistoryParams) -> Json:
         session = params.session
@@ -430,7 +426,7 @@ class PlanService:
         deep = too_deep(request)
         if deep is not None:  # the event log keeps the request: bounded, as JSON can write it
             raise RequestRefused([FieldError(deep, f"nested deeper than {MAX_DEPTH} levels")])
-        with self.store.edit(session, origin, self.kept_sessions) as edit:
+        with self.store.edit(session, origin, self.session_limit) as edit:
             plan = edit.plan
             plan.creator = origin
             steering: Steering | None = None

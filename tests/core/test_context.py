@@ -60,7 +60,7 @@ def test_the_text_holds_progress_current_task_and_remaining_count(
     assert "<system-reminder>" not in result["text"]
 
 
-def test_a_user_change_is_told_once_in_a_system_reminder(
+def test_a_persons_change_is_told_once_in_a_system_reminder(
     apply: Request, context: Callable[..., Json]
 ) -> None:
     plan(apply)
@@ -83,7 +83,7 @@ def test_the_agents_own_changes_bring_no_system_reminder(
     assert "<system-reminder>" not in context()["text"]
 
 
-def test_every_user_change_since_the_last_call_is_told(
+def test_every_persons_change_since_the_last_call_is_told(
     apply: Request, context: Callable[..., Json]
 ) -> None:
     plan(apply)
@@ -140,7 +140,7 @@ def test_an_agent_change_resets_the_count(
     assert [context()["reminder"] for _ in range(3)] == [False, False, True]
 
 
-def test_a_user_change_does_not_reset_the_count(
+def test_a_persons_change_does_not_reset_the_count(
     apply: Request, context: Callable[..., Json]
 ) -> None:
     plan(apply)

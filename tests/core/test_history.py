@@ -15,7 +15,7 @@ from plansight.core.model import SEEN_FIELDS
 from plansight.protocol.requests import ContextParams, HistoryParams, RestoreParams
 from plansight.service import PlanService
 from plansight.store import open_store
-from plansight.store.rules import HISTORY_KEPT
+from plansight.store.rules import HISTORY_DEPTH
 
 from .conftest import Json, Request
 
@@ -106,15 +106,15 @@ def test_history_keeps_the_newest_versions_and_refuses_older_ones(
     apply: Request, service: PlanService
 ) -> None:
     apply({"op": "init", "list": [{"phase": "P", "items": ["a"]}]})
-    for n in range(HISTORY_KEPT + 5):
+    for n in range(HISTORY_DEPTH + 5):
         apply(
             {"op": "note", "task": "a", "text": f"n{n % 50}"},
             {"op": "rm", "task": "a"},
             {"op": "append", "phase": "P", "items": ["a"]},
         )
     events = history(service)
-    assert len(events) == HISTORY_KEPT >= 100
-    assert events[-1]["version"] == events[0]["version"] - HISTORY_KEPT + 1
+    assert len(events) == HISTORY_DEPTH >= 100
+    assert events[-1]["version"] == events[0]["version"] - HISTORY_DEPTH + 1
     with pytest.raises(RequestRefused):
         restore(service, 1)
     # The plan right before the oldest listed change is still stored (that change is told

@@ -16,7 +16,7 @@ from plansight.protocol.registry import BY_METHOD
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.base import TodoStore
-from plansight.store.rules import HISTORY_KEPT
+from plansight.store.rules import HISTORY_DEPTH
 
 Json = dict[str, Any]
 
@@ -184,8 +184,8 @@ def test_a_base_the_history_no_longer_lists_is_not_used() -> None:
     bases = AgentBases()
     task = task_a()
     bases.keep(plan_of("s", 3, task))
-    assert bases.base(plan_of("s", 3 + HISTORY_KEPT, task), 3) is not None
-    assert bases.base(plan_of("s", 4 + HISTORY_KEPT, task), 3) is None
+    assert bases.base(plan_of("s", 3 + HISTORY_DEPTH, task), 3) is not None
+    assert bases.base(plan_of("s", 4 + HISTORY_DEPTH, task), 3) is None
 
 
 def test_a_kept_base_keeps_its_tasks_when_the_plan_changes_in_place() -> None:

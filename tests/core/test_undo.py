@@ -12,7 +12,7 @@ from plansight.core.undo import NOTHING_TO_UNDO, UNDO_METHOD, undo_target
 from plansight.protocol.requests import HistoryParams, UndoParams
 from plansight.service import PlanService
 from plansight.store import open_store
-from plansight.store.rules import HISTORY_KEPT
+from plansight.store.rules import HISTORY_DEPTH
 
 from .conftest import Json, Request
 
@@ -126,7 +126,7 @@ def test_a_run_past_the_history_kept_has_nothing_to_undo(
     apply: Request, service: PlanService
 ) -> None:
     apply({"op": "init", "list": [{"phase": "P", "items": ["a"]}]})
-    for n in range(HISTORY_KEPT // 2 + 10):
+    for n in range(HISTORY_DEPTH // 2 + 10):
         apply({"op": "update", "task": "a", "description": f"d{n}"})
     last = service.store.load("default").version
     steps = 0

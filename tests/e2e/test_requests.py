@@ -288,7 +288,7 @@ async def test_context_keeps_a_persons_hostile_note_inside_its_reminder(
 
 
 @pytest.mark.both_backends
-async def test_context_tells_the_agent_what_the_user_changed(client: PlansightClient) -> None:
+async def test_context_tells_the_agent_what_the_person_changed(client: PlansightClient) -> None:
     await client.call("plansight/apply", {"ops": PLAN})
     first = await client.call("plansight/context", {})
     ContextResult.model_validate(first)

@@ -211,7 +211,7 @@ async def test_refusals_are_tool_errors_with_readable_text(store_path: Path) -> 
     assert [t["content"] for t in state["phases"][0]["tasks"]] == ["Plan", "Ship"]
 
 
-async def test_the_agent_hears_what_the_user_changed_once(store_path: Path) -> None:
+async def test_the_agent_hears_what_the_person_changed_once(store_path: Path) -> None:
     async with mcp_client("--db", str(store_path)) as client:
         session = await session_of(client)
         await client.call_tool(

@@ -382,7 +382,7 @@ def test_reading_unknown_sessions_creates_nothing(store_path: Path) -> None:
         unknown = "SELECT count(*) FROM context WHERE session NOT IN (SELECT name FROM sessions)"
         assert db.execute(unknown).fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
-    assert len(store._kept) == 1  # no copy kept of a session that does not exist
+    assert len(store._cache) == 1  # no copy kept of a session that does not exist
     store.close()
 
 

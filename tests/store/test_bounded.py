@@ -26,12 +26,12 @@ def test_reading_the_unseen_changes_writes_nothing_when_there_are_none(
 ) -> None:
     apply(service, "s", {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]})
     apply(service, "s", {"op": "done", "id": "t1"}, origin="user")
-    told = service.user_changes("s")  # once, and marked seen
+    told = service.person_changes("s")  # once, and marked seen
     assert len(told) == 1 and '"a"' in told[0]
     with sqlite3.connect(store_path) as watcher:
         before = watcher.execute("PRAGMA data_version").fetchone()[0]
         for _ in range(5):
-            assert service.user_changes("s") == []
+            assert service.person_changes("s") == []
         assert watcher.execute("PRAGMA data_version").fetchone()[0] == before
     # No round counted by them: the context call after is the first of its run.
     assert "Update your todos" not in service.context(ContextParams(session="s"))["text"]
@@ -47,7 +47,7 @@ def test_after_an_agents_own_change_the_look_for_a_persons_writes_nothing(
         for op in ({"op": "start", "id": "t2"}, {"op": "note", "text": "n"}):
             apply(service, "s", op)
             before = watcher.execute("PRAGMA data_version").fetchone()[0]
-            assert service.user_changes("s") == []
+            assert service.person_changes("s") == []
             assert watcher.execute("PRAGMA data_version").fetchone()[0] == before
 
 

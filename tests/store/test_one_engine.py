@@ -18,7 +18,7 @@ from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
 from plansight.store.pg_schema import _MIGRATIONS as PG_MIGRATIONS
 from plansight.store.postgres import PostgresStore
-from plansight.store.rules import HISTORY_KEPT
+from plansight.store.rules import HISTORY_DEPTH
 from plansight.store.schema import _MIGRATIONS, SCHEMA_VERSION
 from plansight.store.snapshots import FULL_PLAN_EVERY
 from plansight.store.sqlite import SqliteStore
@@ -64,7 +64,7 @@ def test_history_is_kept_alike_on_both_backends(store: TodoStore) -> None:
     service = PlanService(store)
     first = apply(service, {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]})
     committed = {first.pop("version"): first}
-    for i in range(HISTORY_KEPT + 2 * FULL_PLAN_EVERY):
+    for i in range(HISTORY_DEPTH + 2 * FULL_PLAN_EVERY):
         plan = apply(service, {"op": "update", "id": f"t{1 + i % 2}", "description": f"d{i}"})
         committed[plan.pop("version")] = plan
     latest = max(committed)
@@ -79,10 +79,10 @@ def test_history_is_kept_alike_on_both_backends(store: TodoStore) -> None:
     }
     whole = sorted(v for v, record in kept.items() if "phases" in record)
     assert whole == [v for v in sorted(kept) if v % FULL_PLAN_EVERY == 0]
-    assert min(kept) == (latest - HISTORY_KEPT) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
+    assert min(kept) == (latest - HISTORY_DEPTH) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
     for version, plan in committed.items():
         read = store.snapshot("default", version)
-        assert read == (plan if version >= latest - HISTORY_KEPT else None), version
+        assert read == (plan if version >= latest - HISTORY_DEPTH else None), version
 
 
 @pytest.mark.parametrize(

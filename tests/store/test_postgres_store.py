@@ -97,7 +97,7 @@ def test_sessions_are_pruned_per_workspace(opened: Any) -> None:
     small, other = opened("small"), opened("other")
     apply(PlanService(other), {"op": "append", "phase": "A", "items": ["x"]}, session="keep")
     service = PlanService(small)
-    service.kept_sessions = 2
+    service.session_limit = 2
     for name in ("s1", "s2", "s3"):
         apply(service, {"op": "append", "phase": "A", "items": ["x"]}, session=name)
     assert [p.session for p in small.sessions()] == ["s3", "s2"]
@@ -109,7 +109,7 @@ def test_a_watcher_hears_of_sessions_another_process_pruned(opened: Any) -> None
     first = PlanService(writer)
     apply(first, {"op": "append", "phase": "A", "items": ["x"]}, session="old")
     watcher.watch_from_now()
-    first.kept_sessions = 1
+    first.session_limit = 1
     apply(first, {"op": "append", "phase": "A", "items": ["x"]}, session="new")
     poll(watcher, 1)
     assert watcher.pruned() == ["old"]

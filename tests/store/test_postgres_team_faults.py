@@ -79,12 +79,12 @@ def test_prune_payloads_stay_under_the_notify_limit() -> None:
 
 def test_pruning_many_long_names_at_once_commits_and_every_watcher_hears(opened: Any) -> None:
     writer, watcher = opened(), opened()
-    wide = PlanService(writer, kept_sessions=100)
+    wide = PlanService(writer, session_limit=100)
     names = [f"{i}{EMOJI_NAME}"[:200] for i in range(8)]
     for name in names:
         apply(wide, name)
     watcher.watch_from_now()
-    narrow = PlanService(writer, kept_sessions=1)
+    narrow = PlanService(writer, session_limit=1)
     assert apply(narrow, "new")["version"] == 1  # before: -32803 "cannot be reached"
     assert [s.session for s in writer.summaries()] == ["new"]
     assert sorted(pruned_by_then(watcher, len(names))) == sorted(names)
@@ -93,11 +93,11 @@ def test_pruning_many_long_names_at_once_commits_and_every_watcher_hears(opened:
 def test_migrate_prunes_the_team_store_to_the_sessions_it_keeps(
     opened: Any, tmp_path: Path
 ) -> None:
-    local = PlanService(open_store(tmp_path / "local.sqlite3"), kept_sessions=100)
+    local = PlanService(open_store(tmp_path / "local.sqlite3"), session_limit=100)
     try:
         for i in range(5):
             apply(local, f"s{i}")
-        team = PlanService(opened(), kept_sessions=3)
+        team = PlanService(opened(), session_limit=3)
         report = local.copy_into(team)
     finally:
         local.close()
@@ -155,13 +155,13 @@ def test_a_session_pruned_and_made_again_while_away_is_pushed_and_its_prune_told
     opened: Any, postgres: Cluster, postgres_url: str
 ) -> None:
     writer, watcher = opened(), opened()
-    wide = PlanService(writer, kept_sessions=10)
+    wide = PlanService(writer, session_limit=10)
     apply(wide, "s")
     apply(wide, "s", "two")
     apply(wide, "s", "three")
     watcher.watch_from_now()
     kill_backends(postgres, database_of(postgres_url))  # the watcher's listener goes
-    narrow = PlanService(writer, kept_sessions=1)
+    narrow = PlanService(writer, session_limit=1)
     apply(narrow, "other")  # prunes "s"
     apply(narrow, "s", "made again")  # prunes "other"; "s" is at version 1 again
     notices, pruned = [], []

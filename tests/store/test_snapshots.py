@@ -13,7 +13,7 @@ from plansight.core.errors import RequestRefused
 from plansight.core.record import plan_record
 from plansight.protocol.requests import ApplyParams, WriteParams
 from plansight.service import Outcome, PlanService
-from plansight.store.rules import HISTORY_KEPT
+from plansight.store.rules import HISTORY_DEPTH
 from plansight.store.snapshots import FULL_PLAN_EVERY
 from plansight.store.sqlite import SqliteStore
 
@@ -77,7 +77,7 @@ def test_every_kept_version_reads_back_as_the_plan_committed_at_it(
     rng = random.Random(15)
     kept = {1: apply(service, {"op": "init", "list": [{"phase": "P", "items": ["a"]}]})}
     n = 1
-    while len(kept) < HISTORY_KEPT + 3 * FULL_PLAN_EVERY:
+    while len(kept) < HISTORY_DEPTH + 3 * FULL_PLAN_EVERY:
         n += 1
         try:
             record = some_change(service, rng, n)
@@ -85,10 +85,10 @@ def test_every_kept_version_reads_back_as_the_plan_committed_at_it(
             continue
         kept[store.load("default").version] = record
     latest = store.load("default").version
-    assert latest > HISTORY_KEPT + FULL_PLAN_EVERY
+    assert latest > HISTORY_DEPTH + FULL_PLAN_EVERY
     for version, record in kept.items():
         read = store.snapshot("default", version)
-        if version >= latest - HISTORY_KEPT:
+        if version >= latest - HISTORY_DEPTH:
             assert read == record, version
         else:
             assert read is None, version
@@ -98,7 +98,7 @@ def test_most_versions_keep_only_their_change_and_old_plans_are_dropped(
     service: PlanService, store: SqliteStore
 ) -> None:
     apply(service, {"op": "init", "list": [{"phase": "P", "items": [f"t{i}" for i in range(20)]}]})
-    for i in range(HISTORY_KEPT + 2 * FULL_PLAN_EVERY):
+    for i in range(HISTORY_DEPTH + 2 * FULL_PLAN_EVERY):
         apply(service, {"op": "note", "task": f"t{1 + i % 20}", "text": f"n{i}"})
     assert store._db is not None
     sizes = dict(
@@ -111,9 +111,9 @@ def test_most_versions_keep_only_their_change_and_old_plans_are_dropped(
     whole = [v for v in sizes if v % FULL_PLAN_EVERY == 0]
     changes = [size for v, size in sizes.items() if v % FULL_PLAN_EVERY]
     assert max(changes) * 5 < min(sizes[v] for v in whole)
-    # Kept: the newest HISTORY_KEPT + 1 plans and what they are read from, no more.
-    assert min(sizes) == (latest - HISTORY_KEPT) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
-    assert len(sizes) <= HISTORY_KEPT + 1 + FULL_PLAN_EVERY
+    # Kept: the newest HISTORY_DEPTH + 1 plans and what they are read from, no more.
+    assert min(sizes) == (latest - HISTORY_DEPTH) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
+    assert len(sizes) <= HISTORY_DEPTH + 1 + FULL_PLAN_EVERY
 
 
 def test_the_first_change_after_a_migration_keeps_its_whole_plan(store_path: Path) -> None:

@@ -20,7 +20,7 @@ from plansight.protocol.requests import ApplyParams, GetParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
 from plansight.store.base import ChangeEvent, ChangeNotice, summary_of
-from plansight.store.kept import KEPT_IN_MEMORY
+from plansight.store.session_cache import CACHED_SESSIONS
 
 from .test_schema_v2 import distinct_values, sample_task
 
@@ -182,7 +182,7 @@ def test_a_refused_request_leaves_no_event(store: TodoStore, service: PlanServic
 def test_sessions_beyond_max_sessions_are_pruned_least_recently_updated_first(
     store: TodoStore, service: PlanService
 ) -> None:
-    service.kept_sessions = 3
+    service.session_limit = 3
     for name in ("s1", "s2", "s3"):
         apply(service, {"op": "append", "phase": "A", "items": ["x"]}, session=name)
         next_millisecond()
@@ -251,11 +251,11 @@ def test_summaries_read_no_plan_whole(reopen: Opener, service: PlanService) -> N
         apply(service, {"op": "init", "list": [{"phase": "P", "items": ["x", "y"]}]}, session=name)
     fresh: Any = reopen()
     assert [s.progress.total for s in fresh.summaries()] == [2, 2, 2]
-    assert len(fresh._kept) == 0  # answered from the tables: no session copied in
+    assert len(fresh._cache) == 0  # answered from the tables: no session copied in
 
 
 def test_memory_keeps_only_the_sessions_used_last(store: TodoStore, service: PlanService) -> None:
-    names = [f"s{i}" for i in range(KEPT_IN_MEMORY * 2)]
+    names = [f"s{i}" for i in range(CACHED_SESSIONS * 2)]
     for name in names:
         apply(service, {"op": "init", "list": [{"phase": "P", "items": [name]}]}, session=name)
     for name in names:
@@ -264,7 +264,7 @@ def test_memory_keeps_only_the_sessions_used_last(store: TodoStore, service: Pla
         assert store.load(f"unknown {i}").version == 0
     assert len(store.sessions()) == len(names)
     kept: Any = store
-    assert len(kept._kept) == KEPT_IN_MEMORY
+    assert len(kept._cache) == CACHED_SESSIONS
     # A session read again after it left memory is changed as any other.
     apply(service, {"op": "done", "id": "t1"}, session=names[0])
     assert [t.status for t in store.load(names[0]).tasks()] == ["completed"]
@@ -409,21 +409,21 @@ def test_an_agents_own_change_is_seen_and_a_persons_is_told_once(service: PlanSe
     """The agent's change counts as seen when it is committed; a person's change made
     before it is still told, once, whatever the agent changed after it."""
     apply(service, {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}, session="s")
-    assert service.user_changes("s") == []
+    assert service.person_changes("s") == []
     apply(service, {"op": "done", "task": "a"}, session="s", origin="user")
     apply(service, {"op": "note", "task": "b", "text": "later"}, session="s")
-    told = service.user_changes("s")
+    told = service.person_changes("s")
     assert len(told) == 1 and '"a"' in told[0], told
-    assert service.user_changes("s") == []
+    assert service.person_changes("s") == []
     apply(service, {"op": "done", "task": "b"}, session="s")
-    assert service.user_changes("s") == []
+    assert service.person_changes("s") == []
 
 
 def test_a_persons_change_before_the_agents_first_look_is_told(service: PlanService) -> None:
     apply(service, {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]}, session="t")
     apply(service, {"op": "done", "task": "a"}, session="t", origin="user")
     apply(service, {"op": "start", "task": "b"}, session="t")
-    told = service.user_changes("t")
+    told = service.person_changes("t")
     assert len(told) == 1 and '"a"' in told[0], told
 
 

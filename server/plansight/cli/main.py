@@ -632,7 +632,7 @@ def _migrate(args: argparse.Namespace) -> int:
     if report.pruned:
         print(
             f"Pruned {len(report.pruned)} older session(s): a store keeps the "
-            f"{target.kept_sessions} updated last."
+            f"{target.session_limit} updated last."
         )
     if report.skipped:
         names = ", ".join(f'"{name}"' for name in report.skipped)

@@ -24,21 +24,21 @@ class ContextText:
     reminder: bool
 
 
-def user_change_reminder(user_changes: list[str]) -> str:
+def person_change_reminder(person_changes: list[str]) -> str:
     """What a person changed, said to the agent so it neither misses nor undoes it; the
     plan text the changes quote cannot leave the reminder (`core/fences.py`)."""
     return (
         "<system-reminder>The user changed the todo list: "
-        + "; ".join(quoted(change) for change in user_changes)
+        + "; ".join(quoted(change) for change in person_changes)
         + ". Take this into account and do not undo it.</system-reminder>"
     )
 
 
 def context_text(
-    plan: Plan, rounds: int, user_changes: list[str], reminder_after: int, full: bool = False
+    plan: Plan, rounds: int, person_changes: list[str], reminder_after: int, full: bool = False
 ) -> ContextText:
     """`rounds` counts this call among the consecutive ones since the agent last changed
-    the list; `user_changes` are the lines of what a person changed since the last call;
+    the list; `person_changes` are the lines of what a person changed since the last call;
     `full` draws the whole list (an agent whose context was compacted, resumed, cleared)."""
     progress = progress_of(plan)
     if progress.total == 0:
@@ -56,8 +56,8 @@ def context_text(
         )
     # The plan's text above, then the frames: only ours are tags (`core/fences.py`).
     lines = [unfenced("\n".join(lines))]
-    if user_changes:
-        lines.append(user_change_reminder(user_changes))
+    if person_changes:
+        lines.append(person_change_reminder(person_changes))
     reminder = rounds >= reminder_after
     if reminder:
         lines.append(REMINDER)

@@ -17,7 +17,7 @@ from plansight.core.record import EMPTY_RECORD, plan_from_record
 SnapshotOf = Callable[[int], dict[str, Any] | None]
 
 
-def user_changes(logged: list[LoggedChange], snapshot_of: SnapshotOf) -> list[str]:
+def person_changes(logged: list[LoggedChange], snapshot_of: SnapshotOf) -> list[str]:
     """Lines for the person's changes among `logged` (oldest first)."""
     lines: list[str] = []
     run: list[LoggedChange] = []

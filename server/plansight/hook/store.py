@@ -68,7 +68,7 @@ def ingest_plan(
         # so its list, made before it was told, would not be merged from the base it was
         # made from. Counted as no round: a plan tool call is never a reason to remind it.
         # The Kept line counts as telling the person's changes it names: not said twice.
-        changes = service.user_changes(session)
+        changes = service.person_changes(session)
         kept = outcome.kept_line
         told = [kept_reminder(kept)] if kept is not None else []
         if changes:

@@ -19,7 +19,7 @@ from plansight.wire import Json, state_json, task_json
 
 _encoder = json.JSONEncoder(separators=(",", ":"))
 # Sessions whose bytes are kept (the ones encoded last): memory follows what is asked for.
-KEPT_ENCODED = 32
+CACHED_ENCODINGS = 32
 _quote = encode_basestring_ascii
 
 
@@ -96,7 +96,7 @@ class StateEncoder:
     change to any field encodes it again. A session's state is kept with the plan
     object and the version it was encoded at: the store makes a new plan object
     whenever it forgets one (another process's commit, a rollback, a pruned session).
-    Only the KEPT_ENCODED sessions encoded last are kept.
+    Only the CACHED_ENCODINGS sessions encoded last are kept.
     """
 
     def __init__(self) -> None:
@@ -115,7 +115,7 @@ class StateEncoder:
         tasks = self._tasks.get(plan.session)
         if tasks is None:
             tasks = self._tasks[plan.session] = {}
-            while len(self._tasks) > KEPT_ENCODED:
+            while len(self._tasks) > CACHED_ENCODINGS:
                 oldest = next(iter(self._tasks))
                 del self._tasks[oldest]
                 self._states.pop(oldest, None)

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from plansight.core.context import user_change_reminder
+from plansight.core.context import person_change_reminder
 from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.fences import unfenced
 from plansight.core.model import Plan
@@ -93,9 +93,9 @@ class PlanTools:
     def _with_news(self, text: str, session: str) -> str:
         """A terminal agent never calls `plansight/context`: its tool results tell it what
         the person changed in the editor since its last call, once."""
-        changes = self.service.user_changes(session)
+        changes = self.service.person_changes(session)
         text = unfenced(text)  # the session's name and the plan's text it quotes
-        return f"{text}\n\n{user_change_reminder(changes)}" if changes else text
+        return f"{text}\n\n{person_change_reminder(changes)}" if changes else text
 
     def _refused(self, lines: list[str], session: str) -> ToolReply:
         """The whole call was refused: say why, then show the list it left as it was."""

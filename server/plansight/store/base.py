@@ -31,7 +31,7 @@ __all__ = [
 
 # A store keeps its most recently updated sessions, this many (the contract's figure);
 # older ones are pruned with their history.
-KEPT_SESSIONS = 200
+SESSION_LIMIT = 200
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ into `StoreError`. The engine decides the steps and their order, the same for al
 2. hand it out for the edit (`PendingEdit`);
 3. on a committed change: stamp the version, write the session's head, its phases and
    the task rows that differ, log the event with the plan kept for history (whole or
-   a change against the version before, `rules.keeps_whole_plan`), let go of the plans
+   a change against the version before, `rules.stores_whole_plan`), let go of the plans
    no kept version needs (`rules.plans_let_go`), announce it, and prune the sessions
    beyond those a store keeps when the session is new;
 4. move the agent's base (`rules.agent_base_after`) and its seen cursor and context
@@ -34,14 +34,14 @@ from plansight.core.model import Origin, Plan, utc_now
 from plansight.core.record import plan_record
 from plansight.store import rows
 from plansight.store.base import ChangeEvent, PendingEdit
-from plansight.store.kept import SessionCopy
 from plansight.store.rules import (
     agent_base_after,
     agents_own_change,
-    keeps_whole_plan,
     plans_let_go,
     stamp_commit,
+    stores_whole_plan,
 )
+from plansight.store.session_cache import SessionCopy
 from plansight.store.snapshots import change_record
 
 
@@ -52,7 +52,7 @@ class Locked:
     copy: SessionCopy
     agent_base: int  # the version its agent last saw (0: never)
     new: bool  # no version committed yet: the commit makes it
-    last_plan_kept: bool  # its newest version's plan is kept: a change can be kept against it
+    last_plan_stored: bool  # its newest version's plan is kept: a change can be kept against it
 
 
 @dataclass(slots=True)
@@ -234,7 +234,7 @@ class StoreEngine:
         copy.rows, copy.phase_names = written.rows, written.phase_names
         kept = (
             plan_record(plan)
-            if keeps_whole_plan(plan.version, locked.last_plan_kept)
+            if stores_whole_plan(plan.version, locked.last_plan_stored)
             else change_record(
                 plan.title, plan.next_id, written.phase_names, written.placed, written.gone
             )

@@ -25,12 +25,12 @@ from plansight.store import rows
 from plansight.store.base import ChangeNotice, LoggedEvent, PendingEdit, SessionSummary
 from plansight.store.engine import Locked, StoreEngine, Written
 from plansight.store.errors import StoreError
-from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
 from plansight.store.location import redact_url
 from plansight.store.pg_connect import connect, lock_timeout, require_driver, translate
 from plansight.store.pg_listen import ChangeListener
 from plansight.store.pg_schema import NewerSchema, migrate
-from plansight.store.rules import history_limit, plan_kept
+from plansight.store.rules import history_limit, restorable
+from plansight.store.session_cache import SessionCache, SessionCopy, copy_of, empty_copy
 from plansight.store.snapshots import FULL_PLAN_EVERY, plan_at
 from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
@@ -112,7 +112,7 @@ class PostgresStore:
         self.channel = channel_of(workspace)
         self.writer = secrets.token_hex(8)  # tells our own commits from other processes'
         self._db: Any = None
-        self._kept = KeptSessions()  # the sessions used last (a bounded cache, not the store)
+        self._cache = SessionCache()  # the sessions used last (a bounded cache, not the store)
         self._listener: ChangeListener | None = None
         self._seen: dict[str, int] = {}  # session -> newest version pushed or ours
         self._born: dict[str, str] = {}  # session -> its row's created_at, when read
@@ -160,7 +160,7 @@ class PostgresStore:
             with suppress(Exception):
                 self._db.close()
             self._db = None
-            self._kept.clear()
+            self._cache.clear()
         return translate(exc, self.path)
 
     @contextmanager
@@ -205,7 +205,7 @@ class PostgresStore:
             )
         except Exception as exc:
             raise self._failed(exc) from None
-        copy = self._kept.get(session)
+        copy = self._cache.get(session)
         if copy is not None and copy.plan.version == (head[0] if head else 0):
             return copy.plan
         with self._transaction(_READ) as db:
@@ -226,7 +226,7 @@ class PostgresStore:
             raise self._failed(exc) from None
         plans: dict[str, Plan] = {}
         for name, version in heads:
-            copy = self._kept.get(name)
+            copy = self._cache.get(name)
             if copy is not None and copy.plan.version == version:
                 plans[name] = copy.plan
         if len(plans) < len(heads):
@@ -282,7 +282,7 @@ class PostgresStore:
         kept. One round trip: the queries are pipelined, and the phases and tasks come
         back only when the copy we have is not of that version."""
         key = (self.workspace, session)
-        cached = self._kept.get(session)
+        cached = self._cache.get(session)
         unless_cached = (
             " AND NOT EXISTS (SELECT 1 FROM plansight_sessions "
             "WHERE workspace = %s AND name = %s AND version = %s)"
@@ -315,16 +315,16 @@ class PostgresStore:
                 (*key, *also),
             )
         head = heads.fetchone()
-        last_kept = bool((kept.fetchone() or (False,))[0]) if lock else False
+        last_stored = bool((kept.fetchone() or (False,))[0]) if lock else False
         base = int(head[4]) if head is not None else 0
         if head is None or head[0] == 0:
             copy = empty_copy(session)
         elif cached is not None and cached.plan.version == head[0]:
-            return Locked(cached, base, new=False, last_plan_kept=last_kept)
+            return Locked(cached, base, new=False, last_plan_stored=last_stored)
         else:
             copy = copy_of(session, head[:4], [row[0] for row in phase_rows], task_rows)
-        self._kept.keep(copy)
-        return Locked(copy, base, new=copy.plan.version == 0, last_plan_kept=last_kept)
+        self._cache.keep(copy)
+        return Locked(copy, base, new=copy.plan.version == 0, last_plan_stored=last_stored)
 
     # ------------------------------------------------------------ writing
 
@@ -343,12 +343,12 @@ class PostgresStore:
                 db.execute("COMMIT")
         except BaseException:
             # The copy may hold half of a change: read it again from what was committed.
-            self._kept.forget(written.session)
+            self._cache.forget(written.session)
             raise
 
     def after_commit(self, written: Written) -> None:
         if written.copy is not None:
-            self._kept.keep(written.copy)
+            self._cache.keep(written.copy)
             if written.committed:
                 self._committed[written.session] = written.copy.plan.version
         for name in written.pruned:
@@ -401,7 +401,7 @@ class PostgresStore:
                 "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s",
                 key,
             ).fetchone()
-            if head is None or not plan_kept(version, head[0]):
+            if head is None or not restorable(version, head[0]):
                 return None
             found = db.execute(
                 "SELECT snapshot FROM plansight_events WHERE workspace = %s AND session = %s "
@@ -508,7 +508,7 @@ class PostgresStore:
         self._born.pop(session, None)
         self._committed.pop(session, None)
         self._due.discard(session)
-        self._kept.forget(session)
+        self._cache.forget(session)
         if self._watching:
             self._pruned.append(session)
 

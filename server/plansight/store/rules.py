@@ -8,7 +8,7 @@ from plansight.core.model import Origin, Plan
 from plansight.store.snapshots import FULL_PLAN_EVERY
 
 # Plans kept per session for `history` and `restore` (the contract: at least the last 100).
-HISTORY_KEPT = 200
+HISTORY_DEPTH = 200
 
 
 def stamp_commit(plan: Plan, now: str) -> None:
@@ -25,45 +25,45 @@ def agents_own_change(origin: Origin) -> bool:
     return origin == "agent"
 
 
-def keeps_whole_plan(version: int, last_plan_kept: bool) -> bool:
+def stores_whole_plan(version: int, last_plan_stored: bool) -> bool:
     """Whether `version` keeps its whole plan for history (see `store.snapshots`) rather
     than its change against the version before: every FULL_PLAN_EVERY-th version, and
     whenever the version before kept no plan (a session's first, or the first after a
     migration)."""
-    return version % FULL_PLAN_EVERY == 0 or not last_plan_kept
+    return version % FULL_PLAN_EVERY == 0 or not last_plan_stored
 
 
 def plans_let_go(version: int) -> tuple[int, int] | None:
     """The versions whose kept plans go once `version` is committed, first and last, a
-    whole plan's stretch at a time. The kept ones (HISTORY_KEPT of them and one more:
+    whole plan's stretch at a time. The kept ones (HISTORY_DEPTH of them and one more:
     the oldest listed change is told against it) are read from the last whole plan at or
     before the oldest; every version below that one goes (the stretches before it went
     earlier)."""
     if version % FULL_PLAN_EVERY:
         return None
-    oldest_whole = (version - HISTORY_KEPT) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
+    oldest_whole = (version - HISTORY_DEPTH) // FULL_PLAN_EVERY * FULL_PLAN_EVERY
     if oldest_whole <= 0:
         return None
     return oldest_whole - FULL_PLAN_EVERY, oldest_whole - 1
 
 
-def plan_kept(version: int, head: int) -> bool:
+def restorable(version: int, head: int) -> bool:
     """Whether the plan of `version` is kept in a session at version `head`: the newest
-    HISTORY_KEPT and one more (older ones may still be stored, as the base a kept one is
+    HISTORY_DEPTH and one more (older ones may still be stored, as the base a kept one is
     read from, but cannot be restored)."""
-    return version > 0 and head - HISTORY_KEPT <= version <= head
+    return version > 0 and head - HISTORY_DEPTH <= version <= head
 
 
 def history_lists(version: int, head: int) -> bool:
     """Whether `history` lists `version` of a session at version `head` (the newest
-    HISTORY_KEPT changes): what `restore` may bring back. The plan of the change before
+    HISTORY_DEPTH changes): what `restore` may bring back. The plan of the change before
     the oldest listed one is kept too, but only to tell that change in words."""
-    return max(1, head - HISTORY_KEPT + 1) <= version <= head
+    return max(1, head - HISTORY_DEPTH + 1) <= version <= head
 
 
 def history_limit(limit: int) -> int:
     """How many changes `history` may list."""
-    return min(limit, HISTORY_KEPT)
+    return min(limit, HISTORY_DEPTH)
 
 
 def agent_base_after(origin: Origin, committed: bool, told: bool, base: int, version: int) -> int:

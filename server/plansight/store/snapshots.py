@@ -8,7 +8,7 @@ title and id counter), and every `FULL_PLAN_EVERY`th version, the first of a ses
 the first after a version without a kept plan keep the whole plan. A version's plan is
 its nearest whole plan at or before it with the changes after it laid on top: exactly the
 plan `core.record` writes, as before. Every backend keeps them so (`store.engine` writes
-them, `rules.keeps_whole_plan` and `rules.plans_let_go` decide which and how long).
+them, `rules.stores_whole_plan` and `rules.plans_let_go` decide which and how long).
 
 A whole plan is a `core.record` record; a change is `{"title", "nextId", "phaseNames",
 "set": [[phase position, position, task]], "gone": [ids]}`, each task as in a record.

@@ -32,9 +32,9 @@ from plansight.store.base import ChangeNotice, LoggedEvent, PendingEdit, Session
 from plansight.store.engine import Locked, StoreEngine, Written
 from plansight.store.errors import StoreError, StoreFault
 from plansight.store.file_events import FileEvents, open_events
-from plansight.store.kept import KeptSessions, SessionCopy, copy_of, empty_copy
-from plansight.store.rules import history_limit, plan_kept
+from plansight.store.rules import history_limit, restorable
 from plansight.store.schema import SCHEMA_VERSION, migrate
+from plansight.store.session_cache import SessionCache, SessionCopy, copy_of, empty_copy
 from plansight.store.snapshots import FULL_PLAN_EVERY, plan_at
 from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
@@ -97,7 +97,7 @@ class SqliteStore:
         self.writer = secrets.token_hex(8)  # tells our own events from other processes'
         self._db: sqlite3.Connection | None = None
         self._identity: FileIdentity | None = None
-        self._kept = KeptSessions()  # the sessions used last (a bounded cache, not the store)
+        self._cache = SessionCache()  # the sessions used last (a bounded cache, not the store)
         self._data_version = -1
         self._last_seq = 0
         self._notices: list[ChangeNotice] = []
@@ -163,7 +163,7 @@ class SqliteStore:
             with suppress(sqlite3.Error):
                 self._db.close()
         self._db = self._identity = None
-        self._kept.clear()
+        self._cache.clear()
 
     def _still_at_path(self) -> None:
         """A commit into a file no longer at the path is lost to every other process."""
@@ -196,7 +196,7 @@ class SqliteStore:
             db = self._attach(create=False, read=True)
             if db is None:
                 return Plan(session)
-            copy = self._kept.get(session)
+            copy = self._cache.get(session)
             if copy is not None and self._read_data_version(db) == self._data_version:
                 return copy.plan  # nobody committed since it was read
             with self._snapshot(db):
@@ -261,7 +261,7 @@ class SqliteStore:
         )
 
     def _copy(self, db: sqlite3.Connection, session: str) -> SessionCopy:
-        return _copy_kept(self._kept, db, session)
+        return _copy_cached(self._cache, db, session)
 
     # ------------------------------------------------------------ writing
 
@@ -278,7 +278,7 @@ class SqliteStore:
             db = self._attach(create=True)
             assert db is not None
             db.execute("BEGIN IMMEDIATE")
-        steps = SqliteWrites(db, self._kept)
+        steps = SqliteWrites(db, self._cache)
         last_seq = self._last_seq
         try:
             with _faults():
@@ -303,7 +303,7 @@ class SqliteStore:
 
     def after_commit(self, written: Written) -> None:
         if written.copy is not None and written.copy.plan.version > 0:
-            self._kept.keep(written.copy)
+            self._cache.keep(written.copy)
             self._known.add(written.session)
         for name in written.pruned:
             self._forget(name)
@@ -312,7 +312,7 @@ class SqliteStore:
                 self._pruned.append(name)
 
     def _forget(self, session: str) -> None:
-        self._kept.forget(session)
+        self._cache.forget(session)
 
     # ------------------------------------------------------------ context rounds
 
@@ -357,7 +357,7 @@ class SqliteStore:
         """Marks the session's changes seen; with `count`, one more round."""
         db.execute("BEGIN IMMEDIATE" if keep else "BEGIN")
         try:
-            counted = StoreEngine.count_round(SqliteWrites(db, self._kept), session, count, keep)
+            counted = StoreEngine.count_round(SqliteWrites(db, self._cache), session, count, keep)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -390,7 +390,7 @@ class SqliteStore:
                 head = db.execute(
                     "SELECT version FROM sessions WHERE name = ?", (session,)
                 ).fetchone()
-                if head is None or not plan_kept(version, head[0]):
+                if head is None or not restorable(version, head[0]):
                     return None
                 found = db.execute(
                     "SELECT snapshot FROM events WHERE session = ? AND version > ? "
@@ -457,7 +457,7 @@ class SqliteStore:
             if writer != self.writer and self._watching:
                 self._notices.append(rows.notice_of(session, version, origin, completed, removed))
         versions = dict(db.execute("SELECT name, version FROM sessions"))
-        for session, version in self._kept.versions():
+        for session, version in self._cache.versions():
             if versions.get(session, 0) != version:
                 self._forget(session)
         if self._watching:
@@ -488,7 +488,7 @@ class SqliteStore:
             self._events = None
 
 
-def _copy_kept(kept: KeptSessions, db: sqlite3.Connection, session: str) -> SessionCopy:
+def _copy_cached(kept: SessionCache, db: sqlite3.Connection, session: str) -> SessionCopy:
     """The kept copy, else read (and kept, unless the session does not exist)."""
     copy = kept.get(session)
     if copy is None:
@@ -520,22 +520,22 @@ def _read_copy(db: sqlite3.Connection, session: str) -> SessionCopy:
 class SqliteWrites:
     """One write transaction's steps (see `store.engine`) in SQLite's SQL."""
 
-    def __init__(self, db: sqlite3.Connection, kept: KeptSessions) -> None:
+    def __init__(self, db: sqlite3.Connection, kept: SessionCache) -> None:
         self._db = db
-        self._kept = kept
+        self._cache = kept
         self.logged_seq: int | None = None  # the event this transaction logged
 
     def lock(self, session: str) -> Locked:
         # `BEGIN IMMEDIATE` locked the whole file already.
-        copy = _copy_kept(self._kept, self._db, session)
+        copy = _copy_cached(self._cache, self._db, session)
         head = self._db.execute(
             "SELECT agent_base, (SELECT snapshot IS NOT NULL FROM events "
             "WHERE session = :s ORDER BY version DESC LIMIT 1) FROM sessions WHERE name = :s",
             {"s": session},
         ).fetchone()
         if head is None:
-            return Locked(copy, 0, new=True, last_plan_kept=False)
-        return Locked(copy, head[0], new=False, last_plan_kept=bool(head[1]))
+            return Locked(copy, 0, new=True, last_plan_stored=False)
+        return Locked(copy, head[0], new=False, last_plan_stored=bool(head[1]))
 
     def batch(self) -> AbstractContextManager[None]:
         return nullcontext()  # each statement is a call into the library, not a trip

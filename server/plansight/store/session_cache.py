@@ -13,7 +13,7 @@ from plansight.core.model import Phase, Plan
 from plansight.store.rows import TaskRow, task_of
 
 # How many sessions a store keeps in memory (the ones used last).
-KEPT_IN_MEMORY = 32
+CACHED_SESSIONS = 32
 
 
 @dataclass(slots=True)
@@ -46,10 +46,10 @@ def copy_of(
     return SessionCopy(plan, rows, phase_names)
 
 
-class KeptSessions:
+class SessionCache:
     """A bounded cache of session copies, the least recently used leaving first."""
 
-    def __init__(self, size: int = KEPT_IN_MEMORY) -> None:
+    def __init__(self, size: int = CACHED_SESSIONS) -> None:
         self._size = size
         self._copies: OrderedDict[str, SessionCopy] = OrderedDict()
 
