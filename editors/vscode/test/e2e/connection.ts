@@ -22,6 +22,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Op } from '../../src/protocol';
 import { CodeServer } from './codeServer';
 import { until } from './wait';
+import { isolatedEnv } from './isolation';
 import { Workbench } from './workbench';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -37,20 +38,8 @@ const STATUS = '.part.statusbar [id="plansight.plansight.plansight.status"]';
  * (every folder of the test's PATH that holds one is left out), the agents' real CLIs first.
  */
 function envWithoutPlansight(dir: string): Record<string, string> {
-  const home = path.join(dir, 'home');
-  const folders = {
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    XDG_STATE_HOME: path.join(home, '.local', 'state'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_RUNTIME_DIR: path.join(dir, 'run'),
-  };
-  for (const folder of Object.values(folders)) {
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  }
-  const personal = new Set(['PLANSIGHT_DB', 'PLANSIGHT_WORKSPACE', 'PLANSIGHT_SESSION', 'VIRTUAL_ENV', 'PIPX_HOME', 'PIPX_BIN_DIR', 'UV_TOOL_DIR', 'UV_TOOL_BIN_DIR', 'XDG_BIN_HOME']);
-  const inherited = Object.entries(process.env).filter((entry): entry is [string, string] => !personal.has(entry[0]) && entry[1] !== undefined);
+  const env = isolatedEnv(dir, ['VIRTUAL_ENV', 'PIPX_HOME', 'PIPX_BIN_DIR', 'UV_TOOL_DIR', 'UV_TOOL_BIN_DIR', 'XDG_BIN_HOME']);
+  const home = path.join(dir, 'home'); // isolatedEnv's HOME
   const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((folder) => folder !== '' && !fs.existsSync(path.join(folder, 'plansight')));
   const agents = fs.existsSync(AGENT_CLIS) ? [AGENT_CLIS] : [];
   // code-server gives its extension host the login shell's PATH, as a desktop VS Code
@@ -59,7 +48,7 @@ function envWithoutPlansight(dir: string): Record<string, string> {
   for (const file of ['.profile', '.bashrc']) {
     fs.writeFileSync(path.join(home, file), profile);
   }
-  return { ...Object.fromEntries(inherited), ...folders, SHELL: '/bin/bash', PATH: [...agents, ...dirs].join(path.delimiter) };
+  return { ...env, SHELL: '/bin/bash', PATH: [...agents, ...dirs].join(path.delimiter) };
 }
 
 const USER_SETTINGS = {

@@ -15,6 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HistoryEvent, Op, Task, TodoState } from '../../src/protocol';
 import { CodeServer } from './codeServer';
 import { connectionStories } from './connection';
+import { isolatedEnv } from './isolation';
 import { treeStories } from './treeStories';
 import { until } from './wait';
 import { Workbench, type Row } from './workbench';
@@ -25,31 +26,6 @@ const CODE_SERVER = path.join(ROOT, '.code-server', 'node_modules', 'code-server
 const VSIX = path.join(ROOT, 'out', 'plansight.vsix');
 const PLANSIGHT = process.env.PLANSIGHT_BIN ?? path.resolve(ROOT, '..', '..', '.venv', 'bin', 'plansight');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
-
-/**
- * A home of the run's own for every process it starts (the CLI, code-server, the server):
- * HOME, the XDG folders (the hook log and default stores live there) and XDG_RUNTIME_DIR
- * (the warm hook process the CLI's calls start listens there). Nothing reaches the
- * person's own home or state.
- */
-function isolatedEnv(dir: string): NodeJS.ProcessEnv {
-  const home = path.join(dir, 'home');
-  const folders = {
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    XDG_STATE_HOME: path.join(home, '.local', 'state'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_RUNTIME_DIR: path.join(dir, 'run'),
-  };
-  for (const folder of Object.values(folders)) {
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  }
-  // The person's own store settings stay out too.
-  const personal = new Set(['PLANSIGHT_DB', 'PLANSIGHT_WORKSPACE', 'PLANSIGHT_SESSION']);
-  const inherited = Object.entries(process.env).filter(([name]) => !personal.has(name));
-  return { ...Object.fromEntries(inherited), ...folders };
-}
 
 /** The plansight CLI on the test's store: what an agent in a terminal runs. */
 class Cli {
