@@ -192,3 +192,45 @@ def test_the_face_checks_catch_what_they_look_for(tmp_path: Path) -> None:
     )
     assert backend_imports(face) == ["plansight.store.postgres", "plansight.store.sqlite"]
     assert service_store_reaches(face) == [4]
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
+    return ".".join(parts)
+
+
+def import_circles() -> list[list[str]]:
+    """Circles of modules importing each other, at any depth of a file (an import inside a
+    function is still a circle: the modules then only work together)."""
+    names = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    # A module's own package is not counted (`from plansight.store import rows` in
+    # `store/sqlite.py` loads `store/__init__.py` first, as every submodule import does).
+    graph = {
+        name: sorted(
+            m
+            for m in imported_modules(path)
+            if m in names and m != name and not name.startswith(m + ".")
+        )
+        for name, path in names.items()
+    }
+    circles: list[list[str]] = []
+    done: set[str] = set()
+
+    def walk(name: str, trail: list[str]) -> None:
+        if name in trail:
+            circles.append([*trail[trail.index(name) :], name])
+            return
+        if name in done:
+            return
+        for imported in graph[name]:
+            walk(imported, [*trail, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        walk(name, [])
+    return circles
+
+
+def test_no_two_modules_import_each_other() -> None:
+    assert import_circles() == []

@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from plansight.folders import unsafe_folder
@@ -55,6 +55,10 @@ from plansight.hook.warm_protocol import (
     decode_request,
     encode_reply,
 )
+
+# `plansight ARGS` run in this process: `cli.main.main`, handed to `serve`.
+CliMain = Callable[[list[str]], int]
+_cli_main: CliMain | None = None
 
 IDLE_SECONDS = 600.0  # PLANSIGHT_HOOK_IDLE_SECONDS overrides it
 REQUEST_WAIT_SECONDS = 2.0  # a relay sends its request at once; one that stalls is dropped
@@ -108,8 +112,12 @@ class _Queue:
                 connection.close()
 
 
-def serve() -> int:
-    """Answer relayed requests until idle, stale, stopped or replaced; always returns 0."""
+def serve(cli_main: CliMain) -> int:
+    """Answer relayed requests until idle, stale, stopped or replaced; always returns 0.
+    `cli_main` runs a relayed command as `plansight ARGS` would (given by the caller, so
+    that this module does not import the CLI that starts it)."""
+    global _cli_main
+    _cli_main = cli_main
     idle_seconds = _idle_seconds()
     path = address()
     if unsafe_folder(os.path.dirname(path)) is not None:
@@ -342,8 +350,8 @@ def _run_command(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, by
     SystemExit included)."""
     import logging
 
-    from plansight.cli.main import main
-
+    main = _cli_main
+    assert main is not None, "serve() sets it before any request"
     started = time.perf_counter()
     out, err = io.StringIO(), io.StringIO()
     saved = sys.stdin, sys.stdout, sys.stderr, logging.getLogger().handlers[:]

@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+def _cli_main(arguments: list[str]) -> int:
+    """The CLI, loaded when the warm process runs its first relayed command."""
+    from plansight.cli.main import main as run_here
+
+    return run_here(arguments)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if len(arguments) == 2 and arguments[0] == "hook" and not arguments[1].startswith("-"):
@@ -23,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments == ["hook-daemon"]:  # as `plansight hook` starts it: no parser to load
         from plansight.cli.daemon import serve
 
-        return serve()
+        return serve(_cli_main)
     if relayable(arguments):
         code = run_command(arguments)
         if code is not None:

@@ -651,16 +651,23 @@ def _hook_daemon(args: argparse.Namespace) -> int:
 
     if args.stop:
         return EXIT_OK if stop() else EXIT_RESULT_ERROR
-    return serve()
+    return serve(main)
 
 
 def _setup(args: argparse.Namespace) -> int:
     from plansight.setup.command import SetupError, run_setup
 
     try:
-        return run_setup(args.target, args.scope, dry_run=args.dry_run, remove=args.remove)
+        code = run_setup(args.target, args.scope, dry_run=args.dry_run, remove=args.remove)
     except SetupError as exc:
         raise BadInput(str(exc)) from None
+    if code == 0 and not (args.dry_run or args.remove) and args.target not in ("nvim", "vscode"):
+        from plansight.setup.doctor import run_doctor
+
+        # Ends by saying whether it all works (its own exit code is `plansight doctor`'s).
+        print(flush=True)
+        run_doctor([args.target], lambda line: print(line, flush=True))
+    return code
 
 
 def _doctor(args: argparse.Namespace) -> int:

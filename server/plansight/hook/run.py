@@ -29,14 +29,11 @@ from plansight.hook.conversation import (
 )
 from plansight.hook.warm_protocol import MAX_EVENT_BYTES
 
-# A store another process keeps locked is given up on after 0.5 s: a few hooks of one
-# agent writing at once (parallel tool calls) each hold it for milliseconds, a run on an
-# idle machine takes 40 to 250 ms, so even then the agent has its answer within a second.
-# The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
+# A store another process keeps locked is given up on after 0.5 s (`hook/store.py`:
+# STORE_BUSY_SECONDS), so even then the agent has its answer within a second. The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
 # load stretches a run that loads the models past a second, several at once past two,
 # and cutting them would lose the plan. The agent's own limit (`plansight setup`) is 10 s.
 DEADLINE_SECONDS = 9.0
-STORE_BUSY_SECONDS = 0.5
 LOG_MAX_BYTES = 1024 * 1024
 
 Reply = dict[str, Any]

@@ -21,10 +21,16 @@ if TYPE_CHECKING:
     from plansight.service import PlanService
 
 
+# A store another process keeps locked is given up on after 0.5 s: a few hooks of one
+# agent writing at once (parallel tool calls) each hold it for milliseconds, and a run on
+# an idle machine takes 40 to 250 ms. (Here, not in `hook/run.py`, which imports this
+# module: the two would import each other.)
+STORE_BUSY_SECONDS = 0.5
+
+
 def _service(cwd: str) -> PlanService:
     """The service over the store of `cwd`'s workspace, opened as every face opens it
     (`open_store`): `PLANSIGHT_DB` may be a file or a team store's `postgresql://` URL."""
-    from plansight.hook.run import STORE_BUSY_SECONDS
     from plansight.service import PlanService
     from plansight.store import open_store
     from plansight.store.location import store_location

@@ -57,11 +57,6 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
         from plansight.setup.opencode import setup_opencode
 
         setup_opencode(scope, dry_run, remove, plansight_command(), _say)
-        if not (dry_run or remove):
-            from plansight.setup.doctor import run_doctor
-
-            _say("")
-            run_doctor(["opencode"], _say)
         return 0
     agent = AGENTS[target]
     changes = planned_changes(agent, scope, plansight_command(), remove)
@@ -93,10 +88,6 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
     if remove:
         return 0
     _after_install(agent, scope)
-    from plansight.setup.doctor import run_doctor
-
-    _say("")
-    run_doctor([agent.name], _say)
     return 0
 
 

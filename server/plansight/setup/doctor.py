@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from plansight.setup.command import (
     copilot_mcp_path,
     settings_path,
 )
+from plansight.setup.findings import Finding, Section
 from plansight.setup.json_text import STRICT, WITH_COMMENTS
 from plansight.setup.settings_file import SetupError, read_text, settings_of
 
@@ -37,21 +37,6 @@ EXTENSION_ID = "plansight.plansight"
 CLI_SECONDS = 60  # a guard against a hung CLI, never a speed check
 
 Say = Callable[[str], None]
-
-
-@dataclass(slots=True)
-class Finding:
-    ok: bool
-    what: str
-    fix: str | None = None  # the one command that fixes it
-    broken: bool = True  # False: worth knowing, not a fault (an editor without the plugin)
-
-
-@dataclass(slots=True)
-class Section:
-    title: str
-    findings: list[Finding]
-    agent: str | None = None  # the name `plansight setup` takes, for an agent's section
 
 
 def run_doctor(only: list[str] | None, say: Say) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 
-from plansight.setup.doctor import Finding
+from plansight.setup.findings import Finding
 from plansight.setup.opencode import config_folder, config_path, plugin_path, registered
 
 
