@@ -127,6 +127,12 @@ H.test("first run: plansight off PATH, in ~/.local/bin (where pipx and uv put it
   -- The real server, under the bare name, where only the plugin's search can find it.
   vim.fn.writefile({ "#!/bin/sh", 'exec "' .. H.plansight_bin .. '" "$@"' }, bin .. "/plansight")
   vim.fn.setfperm(bin .. "/plansight", "rwxr-xr-x")
+  -- A PATH without any folder holding a plansight (CI runs in the project's venv).
+  local path = vim.env.PATH
+  local kept = vim.tbl_filter(function(folder)
+    return vim.fn.executable(folder .. "/plansight") == 0
+  end, vim.split(path, ":", { plain = true }))
+  vim.env.PATH = table.concat(kept, ":")
   H.eq(vim.fn.executable("plansight"), 0, "not on Neovim's PATH")
   client.stop(p.root)
   plansight.setup({ cmd = { "plansight", "serve", "--db", p.db }, auto_open = false })
@@ -138,6 +144,7 @@ H.test("first run: plansight off PATH, in ~/.local/bin (where pipx and uv put it
   local text = table.concat(checkhealth(), "\n")
   H.ok(text:find("found at " .. bin .. "/plansight (not on Neovim's PATH)", 1, true), "health says where:\n" .. text)
   vim.fn.delete(bin .. "/plansight")
+  vim.env.PATH = path
 end)
 
 H.test("a server that exits at start: the sidebar says disconnected, with its own last error line; restart fixes it", function()

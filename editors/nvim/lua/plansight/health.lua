@@ -41,6 +41,9 @@ local function report_doctor(output)
   local health = vim.health
   local lines = vim.split(output, "\n", { plain = true })
   local section = ""
+  -- Doctor's own "Neovim" section asks whether a Neovim configuration loads the plugin:
+  -- here it is loaded, however it was (a plugin manager, a runtimepath, `--cmd`).
+  local inside = false
   local i = 1
   while i <= #lines do
     local line = lines[i]
@@ -49,6 +52,9 @@ local function report_doctor(output)
     local mark, text = line:match("^%s+(%S+)%s+(.+)$")
     if line:match("^%S") and not line:find("^No agent found") and not line:find("^Everything") and not line:find("^Something") then
       section = line .. ": "
+      inside = line == "Neovim"
+    elseif inside then
+      -- not reported
     elseif line:find("^No agent found") then
       health.warn(line, { "Install an agent (Claude Code, Codex, Gemini CLI, OpenCode), then run: plansight setup AGENT" })
     elseif mark == "✓" then
