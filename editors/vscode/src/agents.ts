@@ -6,6 +6,7 @@ export const AGENTS = [
   { name: 'codex', key: 'codex', label: 'Codex CLI', command: 'plansight.setupCodex' },
   { name: 'gemini', key: 'gemini', label: 'Gemini CLI', command: 'plansight.setupGemini' },
   { name: 'opencode', key: 'opencode', label: 'OpenCode', command: 'plansight.setupOpenCode' },
+  { name: 'copilot', key: 'copilot', label: 'GitHub Copilot', command: 'plansight.setupCopilot' },
 ] as const;
 
 export type AgentSetup = 'setUp' | 'found' | '';

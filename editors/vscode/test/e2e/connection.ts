@@ -144,7 +144,7 @@ export async function connectionStories(browser: Browser): Promise<void> {
     await step('first run: plansight only in ~/.local/bin, not on PATH, no setting: the panel is live and names the agents found', async () => {
       await wb.openPlansight();
       await wb.welcome().waitFor({ state: 'visible' });
-      const labels = { 'claude-code': 'Claude Code', codex: 'Codex CLI', gemini: 'Gemini CLI', opencode: 'OpenCode' } as Record<string, string>;
+      const labels = { 'claude-code': 'Claude Code', codex: 'Codex CLI', gemini: 'Gemini CLI', opencode: 'OpenCode', copilot: 'GitHub Copilot' } as Record<string, string>;
       const expected = doctor.agents.map((agent) => labels[agent.name] ?? agent.name);
       if (fs.existsSync(AGENT_CLIS)) {
         assert.ok(expected.includes('Claude Code') && expected.includes('Codex CLI'), `doctor finds the CLIs on PATH: ${JSON.stringify(doctor.agents)}`);

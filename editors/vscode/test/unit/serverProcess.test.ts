@@ -53,7 +53,7 @@ describe('the CLI of the server\'s install', () => {
 describe('agentSetups: the agents the welcome names, from plansight doctor --json (issue 23, item 3)', () => {
   it('marks each agent found, set up or absent', () => {
     const setups = agentSetups({ agents: [{ name: 'claude-code', setUp: true }, { name: 'gemini', setUp: false }, { name: 'aider', setUp: true }] });
-    assert.deepEqual(Object.fromEntries(setups), { 'claude-code': 'setUp', codex: '', gemini: 'found', opencode: '' });
+    assert.deepEqual(Object.fromEntries(setups), { 'claude-code': 'setUp', codex: '', gemini: 'found', opencode: '', copilot: '' });
   });
 
   it('refuses a report without agents', () => {
