@@ -84,7 +84,7 @@ function pruneTo(kept: number, store: string, session: string, env: NodeJS.Proce
     'from plansight.protocol.requests import ApplyParams',
     'from plansight.service import PlanService',
     'from plansight.store import open_store',
-    'service = PlanService(open_store(sys.argv[1]), kept_sessions=int(sys.argv[2]))',
+    'service = PlanService(open_store(sys.argv[1]), session_limit=int(sys.argv[2]))',
     "raw = {'session': sys.argv[3], 'ops': [{'op': 'append', 'phase': 'Todos', 'items': ['Prune the store']}]}",
     'service.apply(ApplyParams.validate(raw), raw)',
   ].join('\n');
