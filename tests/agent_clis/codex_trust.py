@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from agent_home import RUN_TIMEOUT, AgentHome, agent_cli
 
@@ -28,6 +29,13 @@ def trust_every_hook(person: AgentHome, codex_home: Path) -> None:
 
 def codex_hooks(person: AgentHome, codex_home: Path) -> list[dict[str, str]]:
     """The hooks Codex's app server lists for the project, with their keys and hashes."""
+    hooks: list[dict[str, str]] = hooks_listing(person, codex_home)["hooks"]
+    return hooks
+
+
+def hooks_listing(person: AgentHome, codex_home: Path) -> dict[str, Any]:
+    """What Codex's app server answers to `hooks/list` for the project: its hooks, and the
+    errors and warnings it found reading them."""
     server = subprocess.Popen(
         [agent_cli("codex"), "app-server"],
         cwd=person.project,
@@ -50,8 +58,8 @@ def codex_hooks(person: AgentHome, codex_home: Path) -> list[dict[str, str]]:
         for line in server.stdout:
             reply = json.loads(line)
             if reply.get("id") == 2:
-                hooks: list[dict[str, str]] = reply["result"]["data"][0]["hooks"]
-                return hooks
+                listing: dict[str, Any] = reply["result"]["data"][0]
+                return listing
     finally:
         server.kill()
         server.wait(RUN_TIMEOUT)

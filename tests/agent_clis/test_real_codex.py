@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
-from agent_home import RUN_TIMEOUT, AgentHome, agent_cli
+from agent_home import AgentHome, agent_cli
+from codex_trust import hooks_listing
 from scripted_models import scripted_model
 from steering_story import (
     PERSON_TASK,
@@ -28,39 +30,7 @@ def test_codex_reads_the_hooks_setup_wrote(person: AgentHome) -> None:
     and that they wait for the person's review (Codex trusts no new hook by itself)."""
     done = person.plansight("setup", "codex")
     assert done.returncode == 0, done.stderr
-    server = subprocess.Popen(
-        [agent_cli("codex"), "app-server"],
-        cwd=person.project,
-        env=person.env(CODEX_HOME=_codex_home(person)),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert server.stdin is not None and server.stdout is not None
-    try:
-        messages = [
-            {
-                "id": 1,
-                "method": "initialize",
-                "params": {"clientInfo": {"name": "t", "version": "1"}},
-            },
-            {"method": "initialized"},
-            {"id": 2, "method": "hooks/list", "params": {"cwds": [str(person.project)]}},
-        ]
-        for message in messages:
-            server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        server.stdin.flush()
-        answer: dict[str, object] = {}
-        for line in server.stdout:
-            reply = json.loads(line)
-            if reply.get("id") == 2:
-                answer = reply
-                break
-    finally:
-        server.kill()
-        server.wait(RUN_TIMEOUT)
-    listing = answer["result"]["data"][0]  # type: ignore[index]
+    listing = hooks_listing(person, Path(_codex_home(person)))
     assert listing["errors"] == [] and listing["warnings"] == []
     hooks = {hook["eventName"]: hook for hook in listing["hooks"]}
     assert set(hooks) == {"sessionStart", "userPromptSubmit", "postToolUse"}
