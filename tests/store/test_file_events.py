@@ -51,3 +51,36 @@ def test_another_process_commit_wakes_the_watcher_and_is_then_reported(
         assert not readable(fd, 0)  # drained by the poll that reported it
     finally:
         watcher.close()
+
+
+@linux
+def test_a_watcher_that_looked_too_early_is_woken_again_once_the_commit_shows(
+    store_path: Path, store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit writes its frames to the `-wal` file (an event) before SQLite makes them
+    visible in the mapped `-shm` index (no event). A watcher that wakes on the write and
+    looks before the index moves sees nothing, and must be woken again afterwards, not
+    left until its fallback poll five seconds later (a panel that stays stale). Here the
+    watcher's early look is played where it can be: its events drained right after the
+    write, before anything the writer does next."""
+    commit(store, "first")
+    watcher = SqliteStore(store_path)
+    try:
+        watcher.watch_from_now()
+        fd, _ = watcher.watch_handle()
+        assert fd is not None
+
+        writes_done = store._still_at_path  # the writer's first step after its COMMIT
+
+        def woke_and_looked_early() -> None:
+            assert readable(fd, 10)  # woken by the log's write
+            watcher._events.drain()  # type: ignore[union-attr]
+            writes_done()
+
+        monkeypatch.setattr(store, "_still_at_path", woke_and_looked_early)
+        commit(store, "second")
+        assert readable(fd, 0)  # woken again, once the commit can be seen
+        [notice] = watcher.poll()
+        assert (notice.session, notice.version) == ("s", 2)
+    finally:
+        watcher.close()

@@ -286,6 +286,7 @@ class SqliteStore:
                 yield steps
                 db.execute("COMMIT")
             self._still_at_path()
+            self._wake_watchers()
         except BaseException:
             # Nothing of this change may stay: not in the file (a failed COMMIT may
             # leave the transaction open), not in the copies, not in the event count.
@@ -300,6 +301,15 @@ class SqliteStore:
         if steps.logged_seq is not None and steps.logged_seq == self._last_seq + 1:
             # Our own event right after the last one seen: no need to read it back.
             self._last_seq = steps.logged_seq
+
+    def _wake_watchers(self) -> None:
+        """An event on the log after the commit is visible. A commit writes its frames
+        to the `-wal` file (an event) and only then makes them visible in the `-shm`
+        index, which is mapped memory and raises no event: a watcher woken by the write
+        can look before the index moves and see nothing new. Touching the log afterwards
+        wakes it again once there is something to see."""
+        with suppress(OSError):
+            os.utime(self.path + "-wal")
 
     def after_commit(self, written: Written) -> None:
         if written.copy is not None and written.copy.plan.version > 0:
