@@ -245,6 +245,7 @@ def test_the_protocol_is_one_module_below_both_sides() -> None:
         "plansight.folders",
         "plansight.hook",
         "plansight.hook.relay",
+        "plansight.hook.settings",  # the settings' name: the warm process's socket
         "plansight.hook.warm_protocol",
     }
     assert "plansight.hook.relay" not in loaded("plansight.hook.run")

@@ -25,9 +25,9 @@ import _socket
 import os
 import sys
 import time
-import zlib
 
 from plansight.folders import unsafe_folder
+from plansight.hook.settings import settings_name
 from plansight.hook.warm_protocol import (
     COMMAND_BUDGET,
     CONNECT_WAIT_SECONDS,
@@ -85,18 +85,7 @@ def address() -> str:
     """The socket of the warm process for this user, interpreter, package and settings:
     every environment variable that can change what the hook does is part of its name,
     so a warm process only ever answers for events it would handle the same way."""
-    settings = sorted(
-        (key, value)
-        for key, value in os.environ.items()
-        if key.startswith(("PLANSIGHT_", "XDG_")) or key in ("HOME", "PYTHONPATH")
-    )
-    identity = "\0".join(
-        [sys.executable, os.path.dirname(os.path.abspath(__file__))]
-        + [f"{key}={value}" for key, value in settings]
-    ).encode("utf-8", "surrogateescape")
-    # Not a secret, only a name: two checksums make a clash of two settings unlikely.
-    name = f"hook-{zlib.crc32(identity):08x}{zlib.adler32(identity):08x}.sock"
-    return os.path.join(folder(), name)
+    return os.path.join(folder(), f"hook-{settings_name()}.sock")
 
 
 def relay(

@@ -18,7 +18,7 @@ import sys
 import time
 from itertools import pairwise
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.conversation import (
@@ -28,6 +28,11 @@ from plansight.hook.conversation import (
     title_from_prompt,
 )
 from plansight.hook.warm_protocol import MAX_EVENT_BYTES
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from plansight.hook.spool import Spool, Spooled
 
 # A store another process keeps locked is given up on after 0.5 s (`hook/store.py`:
 # STORE_BUSY_SECONDS), so even then the agent has its answer within a second. The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
@@ -102,9 +107,14 @@ def main(
 
 
 def handle(
-    agent: Agent, event: dict[str, Any], facts: dict[str, str], own_cwd: str | None = None
+    agent: Agent,
+    event: dict[str, Any],
+    facts: dict[str, str],
+    own_cwd: str | None = None,
+    replaying: bool = False,
 ) -> Reply:
-    """What to do with one event of `agent`, and what to tell it."""
+    """What to do with one event of `agent`, and what to tell it. `replaying`: a spooled
+    event applied late (`hook/spool.py`), whose busy store is its drain's to handle."""
     # VS Code's agent hooks name these two in camelCase (its hooks documentation).
     session_id = event.get("session_id", event.get("sessionId"))
     if not isinstance(session_id, str) or not session_id.strip():
@@ -119,6 +129,9 @@ def handle(
     facts["session"] = session
     folder_plan = FolderPlan(state_folder() / "hooks", agent.name, cwd)
     name = _event_name(event)
+    # Events spooled while the store was busy go first, in their order; while some are still
+    # waiting, this one's change waits behind them (`_stored`).
+    behind = not replaying and _spooled_anywhere() and not _spool(cwd).drain(_replay)
 
     if name == agent.session_start:
         source = event.get("source")
@@ -183,9 +196,16 @@ def handle(
                 return {}
             title = None if conversation.planned else _title(agent, conversation)
             facts["stage"] = "storing the plan"
-            facts["result"], told = ingest_plan(
-                cwd, session, agent.plan_tools[tool], payload, title
+            stored = _stored(
+                lambda: ingest_plan(cwd, session, agent.plan_tools[tool], payload, title),
+                replaying,
+                behind,
+                (agent.name, event, cwd),
+                facts,
             )
+            if stored is None:
+                return {}
+            facts["result"], told = stored
             facts["stage"] = "stored"
             if not conversation.planned:
                 conversation.planned = True
@@ -204,7 +224,16 @@ def handle(
 
             paths = edited_paths(tool, event.get("tool_input"))
             facts["stage"] = "adding the files"
-            facts["result"] = add_files(cwd, session, paths)
+            added = _stored(
+                lambda: (add_files(cwd, session, paths), None),
+                replaying,
+                behind,
+                (agent.name, event, cwd),
+                facts,
+            )
+            if added is None:
+                return {}
+            facts["result"] = added[0]
             facts["stage"] = "stored"
             if conversation.compressed:  # the tool's answer is the first to tell it
                 conversation.compressed = False
@@ -212,6 +241,81 @@ def handle(
                 return _reply(agent, agent.after_tool, _context(cwd, session, True, True))
             return {}
     return {}
+
+
+Stored = tuple[str, str | None]  # what happened, for the log; what to tell the agent
+
+
+def _stored(
+    write: Callable[[], Stored],
+    replaying: bool,
+    behind: bool,
+    this: tuple[str, dict[str, Any], str],
+    facts: dict[str, str],
+) -> Stored | None:
+    """`write`'s result, or None when the event (`this`: its agent, itself, its folder)
+    was spooled for later instead: earlier spooled events are still waiting (`behind`:
+    this one goes after them), or the store stayed locked past the hook's wait. A
+    spooled event `replaying` raises a busy store to the drain that replays it."""
+    from plansight.hook.store import StoreBusy
+
+    if behind:
+        why = "behind events spooled earlier"
+    else:
+        try:
+            return write()
+        except StoreBusy as exc:
+            if replaying:
+                raise
+            why = f"the store is busy: {exc}"
+    try:
+        _spool(this[2]).add(*this)
+    except OSError as exc:
+        facts["result"] = f"gave up ({why}); not spooled: {exc.__class__.__name__}"
+        return None
+    facts["result"] = f"spooled for the next event ({why})"
+    facts.pop("stage", None)
+    return None
+
+
+def _spooled_anywhere() -> bool:
+    """Whether any event was ever spooled here: one look, before the project's spool is
+    worked out (its workspace root and settings)."""
+    from plansight.hook.spool import spool_folder
+
+    return os.path.isdir(spool_folder(state_folder() / "hooks"))
+
+
+def _spool(cwd: str) -> Spool:
+    from plansight.hook.spool import Spool
+
+    return Spool.of(state_folder() / "hooks", cwd)
+
+
+def _replay(spooled: Spooled) -> None:
+    """Apply one spooled event as its own hook run would have; logged as such."""
+    from plansight.hook.store import StoreBusy
+
+    started = time.perf_counter()
+    facts = {"agent": spooled.agent, "by": "spool"}
+    outcome = f"applied (spooled at {spooled.spooled_at})"
+    try:
+        agent = AGENTS.get(spooled.agent)
+        if agent is None:
+            raise HookError(f"unknown agent {spooled.agent!r}")
+        facts["event"] = str(_event_name(spooled.event) or "-")
+        facts["tool"] = str(spooled.event.get("tool_name", "-"))
+        handle(agent, spooled.event, facts, spooled.cwd, replaying=True)
+    except StoreBusy:
+        outcome = "still busy: spooled"
+        raise
+    except HookError as exc:
+        outcome = f"skipped: {exc}"
+    except Exception as exc:
+        outcome = _failure(exc) + " (set aside)"
+        raise
+    finally:
+        log_line(facts, outcome, time.perf_counter() - started)
 
 
 def _carry_on_after_clear(

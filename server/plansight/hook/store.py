@@ -10,6 +10,8 @@ rather than keep the agent waiting. Every storage fault leaves as the store's St
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from plansight.paths import workspace_root
@@ -26,6 +28,24 @@ if TYPE_CHECKING:
 # an idle machine takes 40 to 250 ms. (Here, not in `hook/run.py`, which imports this
 # module: the two would import each other.)
 STORE_BUSY_SECONDS = 0.5
+
+
+class StoreBusy(Exception):
+    """The store stayed locked past the hook's wait before anything was written: the
+    event can be kept and applied later (`hook/spool.py`)."""
+
+
+@contextmanager
+def _before_commit() -> Iterator[None]:
+    """A busy store here has written nothing (`StoreError`: nothing was changed)."""
+    from plansight.store.errors import StoreError
+
+    try:
+        yield
+    except StoreError as exc:
+        if exc.reason == "busy":
+            raise StoreBusy(str(exc)) from None
+        raise
 
 
 def _service(cwd: str) -> PlanService:
@@ -57,13 +77,15 @@ def ingest_plan(
 
     if not isinstance(payload, dict):
         return "refused (payload: not a JSON object)", None
-    service = _service(cwd)
+    with _before_commit():
+        service = _service(cwd)
     try:
-        if title is not None and service.load(session).title is not None:
-            title = None
-        params = IngestParams(session=session, format=fmt, payload=payload, title=title)
         try:
-            outcome = service.ingest(params, _logged(params))
+            with _before_commit():
+                if title is not None and service.load(session).title is not None:
+                    title = None
+                params = IngestParams(session=session, format=fmt, payload=payload, title=title)
+                outcome = service.ingest(params, _logged(params))
         except RequestRefused as exc:
             # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
             return f"refused ({_reason(exc)})", None
@@ -93,16 +115,18 @@ def add_files(cwd: str, session: str, paths: list[str]) -> str:
     relative = workspace_relative(paths, cwd, str(workspace_root(cwd)))
     if not relative:
         return "no file in the workspace"
-    service = _service(cwd)
+    with _before_commit():
+        service = _service(cwd)
     try:
-        current = service.load(session).current()
-        if current is None:
-            return "no task in progress"
-        from plansight.protocol.requests import ApplyParams, UpdateOp
+        with _before_commit():
+            current = service.load(session).current()
+            if current is None:
+                return "no task in progress"
+            from plansight.protocol.requests import ApplyParams, UpdateOp
 
-        update = UpdateOp.named_fields(op="update", id=current.id, add_files=relative)
-        params = ApplyParams(session=session, ops=[update])
-        outcome = service.apply(params, _logged(params))
+            update = UpdateOp.named_fields(op="update", id=current.id, add_files=relative)
+            params = ApplyParams(session=session, ops=[update])
+            outcome = service.apply(params, _logged(params))
         return f"files of {current.id}: version {outcome.plan.version}"
     finally:
         service.close()

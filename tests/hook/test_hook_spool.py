@@ -1,0 +1,166 @@
+"""A plan the store could not take in time is spooled, and applied, in order, by the next
+event of the same project: a hook gives up waiting on a locked store (the agent must not
+wait), but the agent's plan is never lost to it."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+
+from replay import Replay
+
+from plansight.paths import default_store_path
+from plansight.store.sqlite import SqliteStore
+
+
+def plan_event(machine: Replay, *steps: str, **changes: Any) -> dict[str, Any]:
+    """Codex's recorded `update_plan` call, with these steps (the first in progress)."""
+    plan = [
+        {"step": step, "status": "in_progress" if number == 0 else "pending"}
+        for number, step in enumerate(steps)
+    ]
+    return machine.event("codex", "PostToolUse-update_plan", tool_input={"plan": plan}, **changes)
+
+
+def steps(store: Path, session: str) -> list[str]:
+    opened = SqliteStore(store)
+    try:
+        return [task.content for task in opened.load(session).tasks()]
+    finally:
+        opened.close()
+
+
+def session_of(event: dict[str, Any]) -> str:
+    return f"codex:{event['session_id']}"
+
+
+@contextmanager
+def write_lock(store: Path) -> Iterator[None]:
+    """Another program holds the store's write lock."""
+    holder = sqlite3.connect(store, isolation_level=None, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def spool_files(machine: Replay) -> list[Path]:
+    folder = machine.state / "plansight" / "hooks" / "spool"
+    return sorted(folder.rglob("*.json")) if folder.exists() else []
+
+
+def spooled_lines(machine: Replay) -> list[str]:
+    return [line for line in machine.log().splitlines() if "spooled for the next event" in line]
+
+
+def test_a_plan_written_while_the_store_is_locked_is_applied_by_the_next_event(
+    machine: Replay,
+) -> None:
+    first = plan_event(machine, "Reproduce the bug")
+    assert machine.run("codex", first).reply == {}
+    store = default_store_path(machine.project)
+    with write_lock(store):
+        run = machine.run("codex", plan_event(machine, "Reproduce the bug", "Fix it"))
+        assert (run.returncode, run.reply) == (0, {})
+    assert steps(store, session_of(first)) == ["Reproduce the bug"]  # not yet
+    [spooled] = spool_files(machine)
+    assert spooled.stat().st_mode & 0o777 == 0o600
+    assert "the store is busy" in spooled_lines(machine)[-1]
+
+    machine.replay("codex", "UserPromptSubmit")  # any next event of the project
+    assert steps(store, session_of(first)) == ["Reproduce the bug", "Fix it"]
+    assert spool_files(machine) == []
+    applied = [line for line in machine.log().splitlines() if " by=spool " in line]
+    assert len(applied) == 1 and "applied (spooled at" in applied[0]
+
+
+def test_spooled_plans_land_in_the_order_the_agent_wrote_them_before_the_next_one(
+    machine: Replay,
+) -> None:
+    machine.run("codex", plan_event(machine, "one"))
+    store = default_store_path(machine.project)
+    with write_lock(store):
+        for plan in (["one", "two"], ["one", "two", "three"]):
+            machine.run("codex", plan_event(machine, *plan))
+    assert len(spool_files(machine)) == 2
+    latest = plan_event(machine, "one", "two", "three", "four")
+    machine.run("codex", latest)
+    assert steps(store, session_of(latest)) == ["one", "two", "three", "four"]
+    assert spool_files(machine) == []
+    with closing(sqlite3.connect(store)) as db:
+        logged = [
+            [step["step"] for step in json.loads(request)["payload"]["plan"]]
+            for (request,) in db.execute(
+                "SELECT request FROM events WHERE method = 'plansight/ingest' ORDER BY seq"
+            )
+        ]
+    assert logged == [
+        ["one"],
+        ["one", "two"],
+        ["one", "two", "three"],
+        ["one", "two", "three", "four"],
+    ]
+
+
+def test_while_earlier_events_wait_a_new_one_waits_behind_them(machine: Replay) -> None:
+    """The store is free again, but the spooled events cannot be applied yet (another hook
+    is applying them): the new plan is spooled behind them, not written before them."""
+    machine.run("codex", plan_event(machine, "one"))
+    store = default_store_path(machine.project)
+    with write_lock(store):
+        machine.run("codex", plan_event(machine, "one", "two"))
+    [spooled] = spool_files(machine)
+    lock = os.open(spooled.parent / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        latest = plan_event(machine, "one", "two", "three")
+        assert machine.run("codex", latest).reply == {}
+    finally:
+        os.close(lock)
+    assert steps(store, session_of(latest)) == ["one"]
+    assert "behind events spooled earlier" in spooled_lines(machine)[-1]
+    machine.replay("codex", "UserPromptSubmit")
+    assert steps(store, session_of(latest)) == ["one", "two", "three"]
+    assert spool_files(machine) == []
+
+
+def test_a_damaged_spooled_event_is_set_aside_and_holds_up_nothing(machine: Replay) -> None:
+    machine.run("codex", plan_event(machine, "one"))
+    store = default_store_path(machine.project)
+    with write_lock(store):
+        machine.run("codex", plan_event(machine, "one", "two"))
+    [spooled] = spool_files(machine)
+    damaged = spooled.with_name("00000000000000000000-1.json")  # first in the queue
+    damaged.write_text("{not json", encoding="utf-8")
+    latest = plan_event(machine, "one", "two", "three")
+    machine.run("codex", latest)
+    assert steps(store, session_of(latest)) == ["one", "two", "three"]
+    assert spool_files(machine) == []
+    assert damaged.with_name(damaged.stem + ".damaged").exists()
+
+
+def test_another_projects_hook_leaves_the_spooled_event_to_its_own_project(
+    machine: Replay, tmp_path: Path
+) -> None:
+    """Spooled events are applied only by a hook of their own project (and settings): one
+    that opens the same store, as the agent that sent them could."""
+    machine.run("codex", plan_event(machine, "one"))
+    store = default_store_path(machine.project)
+    with write_lock(store):
+        machine.run("codex", plan_event(machine, "one", "two"))
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    machine.run("codex", plan_event(machine, "elsewhere", cwd=str(other), session_id="o"))
+    assert len(spool_files(machine)) == 1
+    assert steps(store, session_of(plan_event(machine))) == ["one"]
+    machine.replay("codex", "UserPromptSubmit")
+    assert steps(store, session_of(plan_event(machine))) == ["one", "two"]
