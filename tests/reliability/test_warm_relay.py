@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -96,6 +97,52 @@ def test_the_time_zone_is_the_callers(machine: WarmMachine) -> None:
     }
     utc_title = titles["claude-code:another-conversation"]
     assert utc_title.split()[-1].split(":")[0] in {utc_before, utc_after}
+
+
+def test_nothing_of_one_callers_request_reaches_the_next(machine: WarmMachine) -> None:
+    """Two callers of one warm process (the same settings) take turns, each in its own
+    project, with its own terminal width (the tables of `sessions` and `history` are
+    drawn to `COLUMNS`) and time zone (`test_the_time_zone_is_the_callers` reads the
+    hours left out here): every answer is the one the caller's own process gives,
+    whoever came before (issue 24, item 4)."""
+    callers = {
+        machine.project("narrow"): {"COLUMNS": "40", "TZ": "XYZ-14"},
+        machine.project("wide"): {"TZ": "UTC0"},  # no COLUMNS: 80, unless one leaked
+    }
+    machine.extra_env["PLANSIGHT_DB"] = "plans.sqlite3"
+    machine.start_warm(machine.project("elsewhere"), TZ="UTC0")
+    script = [
+        ["apply"],  # a usage error
+        ["apply", "--ops", INIT],
+        ["apply", "--ops", json.dumps([{"op": "bogus"}])],
+        note("said at the caller's hour"),
+        ["context"],
+        ["sessions"],
+        ["history", "--limit", "2"],
+    ]
+    answers: dict[str, list[tuple[int, str, str]]] = {"relayed": [], "own": []}
+    for args in script:
+        for folder, env in callers.items():
+            relayed = machine.plansight(args, folder, **env)
+            own_folder = machine.project(f"{folder.name}-own")
+            own = machine.plansight(args, own_folder, PLANSIGHT_HOOK_DAEMON="0", **env)
+            answers["relayed"].append(without_times(relayed))
+            answers["own"].append(without_times(own))
+    assert answers["relayed"] == answers["own"]
+    assert machine.by() == ["warm"] * len(script) * len(callers)
+    narrow, wide = answers["own"][-4], answers["own"][-3]  # `sessions`, a table
+    assert narrow != wide  # drawn to the width: the test would see a width that leaked
+
+
+def without_times(run: Run) -> tuple[int, str, str]:
+    """A run with its times of day left out (the two stores were changed moments
+    apart), and the folder's name (`-own`) made one."""
+    stamp = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?|\b\d\d:\d\d(:\d\d)?\b")
+    return (
+        run.code,
+        stamp.sub("<time>", run.out).replace("-own", ""),
+        stamp.sub("<time>", run.err).replace("-own", ""),
+    )
 
 
 # ---------------------------------------------------------------- 2, 3: handed over once
