@@ -356,8 +356,10 @@ class PlanService:
             return None
         return EMPTY_RECORD if target == 0 else self.store.snapshot(session, target)
 
-    def ingest(self, params: IngestParams, request: Json) -> Outcome:
-        """An agent's own plan payload (`params.format`), mapped by its adapter."""
+    def ingest(self, params: IngestParams, request: Json, unheard: bool = False) -> Outcome:
+        """An agent's own plan payload (`params.format`), mapped by its adapter. `unheard`:
+        the answer reaches no agent (a hook event applied late), so a Kept line in it
+        tells nobody (`SessionEdit.unheard`)."""
         # Read before the store is touched: a payload of the wrong shape changes nothing.
         incoming = read_payload(params.format, params.payload)
         title = _clean_title(params.title, self.settings)
@@ -401,6 +403,7 @@ class PlanService:
             notices=notices,
             steered=whole,
             anew=whole,
+            unheard=unheard,
         )
 
     def _change(
@@ -416,6 +419,7 @@ class PlanService:
         steered: bool = False,
         merge: bool = False,
         anew: bool = False,
+        unheard: bool = False,
     ) -> Outcome:
         """`run(plan, now, auto_started, steering)` changes the plan and returns its error
         lines; it adds to `auto_started` the ids of tasks the server started by itself (not
@@ -460,7 +464,8 @@ class PlanService:
                 raise VersionConflict(plan.version, conflicts)
             kept_line = steering.kept_line if steering is not None and steering.agent else None
             # Telling the agent what was kept brings its view up to date (its base moves).
-            edit.told = kept_line is not None
+            edit.told = kept_line is not None and not unheard
+            edit.unheard = kept_line is not None and unheard
             changed = plan.fingerprint() != before
             if not changed:
                 # Ops may have moved a task and back, or added and removed one: nothing
@@ -493,7 +498,7 @@ class PlanService:
                         edit.agent_base,
                     )
                 )
-        if steered and origin == "agent" and (changed or kept_line is not None):
+        if steered and origin == "agent" and (changed or edit.told) and not edit.unheard:
             self._bases.keep(plan)  # the agent's base moved to this version
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         # What the Kept line and the notices quote is plan text too (`core/fences.py`).

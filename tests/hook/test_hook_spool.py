@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from replay import Replay
+from test_hook_steering import PLANS
+from test_hook_steering import _person as person
+from test_hook_steering import _statuses as statuses
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
@@ -164,3 +167,28 @@ def test_another_projects_hook_leaves_the_spooled_event_to_its_own_project(
     assert steps(store, session_of(plan_event(machine))) == ["one"]
     machine.replay("codex", "UserPromptSubmit")
     assert steps(store, session_of(plan_event(machine))) == ["one", "two"]
+
+
+def test_a_spooled_plan_that_meets_a_persons_change_keeps_it_and_it_is_told_later(
+    machine: Replay,
+) -> None:
+    """The person adds a task while the agent's next (stale) list waits in the spool. Its
+    late merge keeps the person's task, but its answer reaches no agent: so nothing
+    counts as told, the agent's next prompt is told the task, and its next stale list
+    still keeps it (told or not, a person's change is never lost)."""
+    session, plan_tool, prompt, _ = PLANS["codex"]
+    machine.replay("codex", prompt)
+    machine.replay("codex", plan_tool)
+    person(machine, session, [{"op": "append", "phase": "Todos", "items": ["Person task C"]}])
+    with write_lock(default_store_path(machine.project)):
+        machine.replay("codex", plan_tool)  # the same list, made before the person's task
+    assert len(spool_files(machine)) == 1
+
+    told = machine.replay("codex", prompt)  # applies the spooled list, then answers
+    assert spool_files(machine) == []
+    assert "Person task C" in told["hookSpecificOutput"]["additionalContext"]
+    assert "kept, to be told" in next(
+        line for line in machine.log().splitlines() if " by=spool " in line
+    )
+    machine.replay("codex", plan_tool)  # the stale list once more
+    assert statuses(machine, session)["Person task C"] == "pending"

@@ -197,7 +197,9 @@ def handle(
             title = None if conversation.planned else _title(agent, conversation)
             facts["stage"] = "storing the plan"
             stored = _stored(
-                lambda: ingest_plan(cwd, session, agent.plan_tools[tool], payload, title),
+                lambda: ingest_plan(
+                    cwd, session, agent.plan_tools[tool], payload, title, heard=not replaying
+                ),
                 replaying,
                 behind,
                 (agent.name, event, cwd),
@@ -211,7 +213,7 @@ def handle(
                 conversation.planned = True
                 memory.write(conversation)
             folder_plan.write(session)
-            if conversation.compressed:  # the tool's answer is the first to tell it
+            if conversation.compressed and not replaying:  # this answer tells it first
                 told = "\n".join(filter(None, (told, _context(cwd, session, True, True))))
                 conversation.compressed = False
                 memory.write(conversation)
@@ -235,7 +237,7 @@ def handle(
                 return {}
             facts["result"] = added[0]
             facts["stage"] = "stored"
-            if conversation.compressed:  # the tool's answer is the first to tell it
+            if conversation.compressed and not replaying:  # this answer tells it first
                 conversation.compressed = False
                 memory.write(conversation)
                 return _reply(agent, agent.after_tool, _context(cwd, session, True, True))

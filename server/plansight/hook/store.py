@@ -61,7 +61,7 @@ def _service(cwd: str) -> PlanService:
 
 
 def ingest_plan(
-    cwd: str, session: str, fmt: Format, payload: Any, title: str | None
+    cwd: str, session: str, fmt: Format, payload: Any, title: str | None, heard: bool = True
 ) -> tuple[str, str | None]:
     """Ingest one plan tool call into `session`. Returns what happened, for the log, and
     what to tell the agent with its tool's result: the summary's line of the person's
@@ -70,7 +70,8 @@ def ingest_plan(
 
     The request is made here, not validated from JSON: the hook checks its few values by
     hand (the session name as the contract cleans it, a payload that is an object), so no
-    validator is built on the agent's time."""
+    validator is built on the agent's time. Not `heard`: a spooled event applied late,
+    whose answer reaches no agent, so nothing counts as told (it is told later)."""
     from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
     from plansight.core.errors import RequestRefused
     from plansight.protocol.requests import IngestParams
@@ -85,13 +86,15 @@ def ingest_plan(
                 if title is not None and service.load(session).title is not None:
                     title = None
                 params = IngestParams(session=session, format=fmt, payload=payload, title=title)
-                outcome = service.ingest(params, _logged(params))
+                outcome = service.ingest(params, _logged(params), unheard=not heard)
         except RequestRefused as exc:
             # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
             return f"refused ({_reason(exc)})", None
         done = f"version {outcome.plan.version}" + (
             f" errors {outcome.errors}" if outcome.errors else ""
         )
+        if not heard:
+            return done + (" kept, to be told" if outcome.kept_line else ""), None
         # Looked at after the ingest (v3): a look before would count as telling the agent,
         # so its list, made before it was told, would not be merged from the base it was
         # made from. Counted as no round: a plan tool call is never a reason to remind it.

@@ -111,6 +111,10 @@ class SessionEdit(Protocol):
     # Set when the answer tells the agent what a person changed (the Kept line): its base
     # moves to the version the edit leaves, and the person's changes count as told.
     told: bool
+    # Set instead when that answer will reach no agent (a hook event spooled while the
+    # store was busy, applied late): its base and what it has seen stay where they were,
+    # so the person's changes are kept and told again at its next change or look.
+    unheard: bool
 
     def commit(self, event: ChangeEvent) -> None:
         """Record that `plan` changed: bump the version, write it and log `event`."""
@@ -124,6 +128,7 @@ class PendingEdit:
         self.plan = plan
         self.agent_base = agent_base
         self.told = False
+        self.unheard = False
         self.event: ChangeEvent | None = None
 
     def commit(self, event: ChangeEvent) -> None:

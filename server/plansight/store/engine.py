@@ -189,8 +189,12 @@ class StoreEngine:
     ) -> None:
         session = locked.copy.plan.session
         committed = edit.event is not None
-        base_after = agent_base_after(
-            origin, committed, edit.told, edit.agent_base, locked.copy.plan.version + committed
+        base_after = (
+            edit.agent_base
+            if edit.unheard
+            else agent_base_after(
+                origin, committed, edit.told, edit.agent_base, locked.copy.plan.version + committed
+            )
         )
         if edit.event is not None:
             written.pruned = self._write(steps, locked, edit.event, max_sessions, base_after)
@@ -200,7 +204,9 @@ class StoreEngine:
         elif locked.new:
             steps.drop_unborn(session)
         version = locked.copy.plan.version
-        if edit.told:
+        if edit.unheard:
+            pass  # what a person changed is still to be told: no cursor moves
+        elif edit.told:
             steps.mark_told(session, version)
         elif agents_own_change(origin):
             if committed:
