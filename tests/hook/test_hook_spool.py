@@ -19,6 +19,7 @@ from test_hook_steering import PLANS
 from test_hook_steering import _person as person
 from test_hook_steering import _statuses as statuses
 
+from plansight.hook.conversation import ConversationFile
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
 
@@ -192,3 +193,19 @@ def test_a_spooled_plan_that_meets_a_persons_change_keeps_it_and_it_is_told_late
     )
     machine.replay("codex", plan_tool)  # the stale list once more
     assert statuses(machine, session)["Person task C"] == "pending"
+
+
+def test_the_first_plan_spooled_still_makes_the_conversation_planned(machine: Replay) -> None:
+    """The conversation's first plan waits in the spool; the prompt that applies it reads
+    the conversation after it did, so it answers as a planned one and stays planned
+    (this prompt is the conversation's first: it writes the conversation, with its
+    title)."""
+    # The store exists (another conversation's plan), and is locked at the first plan.
+    person(machine, "another", [{"op": "append", "phase": "A", "items": ["x"]}])
+    first = plan_event(machine, "one", "two")
+    with write_lock(default_store_path(machine.project)):
+        assert machine.run("codex", first).reply == {}
+    machine.replay("codex", "UserPromptSubmit")
+    assert steps(default_store_path(machine.project), session_of(first)) == ["one", "two"]
+    memory = ConversationFile(machine.state / "plansight" / "hooks", session_of(first))
+    assert memory.read().planned

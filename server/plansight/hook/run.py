@@ -122,6 +122,10 @@ def handle(
     cwd = event.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         cwd = own_cwd or os.getcwd()
+    # Events spooled while the store was busy go first, in their order (and before this
+    # one's conversation is read: replaying them may change it); while some are still
+    # waiting, this one's change waits behind them (`_stored`).
+    behind = not replaying and _spooled_anywhere() and not _spool(cwd).drain(_replay)
     own = _session_name(agent, session_id)
     memory = ConversationFile(state_folder() / "hooks", own)
     conversation = memory.read()
@@ -129,9 +133,6 @@ def handle(
     facts["session"] = session
     folder_plan = FolderPlan(state_folder() / "hooks", agent.name, cwd)
     name = _event_name(event)
-    # Events spooled while the store was busy go first, in their order; while some are still
-    # waiting, this one's change waits behind them (`_stored`).
-    behind = not replaying and _spooled_anywhere() and not _spool(cwd).drain(_replay)
 
     if name == agent.session_start:
         source = event.get("source")
