@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 from replay import Replay
 
@@ -92,3 +93,33 @@ def test_an_unreachable_team_store_is_logged_without_its_password(
     assert "postgresql://alice:****@/plans" in log
     assert "pa?ss" not in log and "ss@" not in log
     assert files_under(machine.project) == ["app.py"]
+
+
+def test_a_plan_the_team_store_kept_locked_is_spooled_and_applied_next(
+    machine: Replay, postgres_url: str
+) -> None:
+    """Another program holds the session's row past the hook's wait (PostgreSQL's
+    `lock_timeout`, 0.5 s for a hook): the plan is spooled, not lost, and the agent's next
+    event writes it to the team store."""
+    machine.extra_env.update(PLANSIGHT_DB=postgres_url, PLANSIGHT_WORKSPACE=WORKSPACE)
+    machine.replay("claude-code", "UserPromptSubmit")
+    machine.replay("claude-code", "PostToolUse-TaskCreate-1")
+    with psycopg.connect(postgres_url) as holder:
+        holder.execute(
+            "SELECT version FROM plansight_sessions WHERE workspace = %s AND name = %s FOR UPDATE",
+            (WORKSPACE, CLAUDE),
+        )
+        assert machine.replay("claude-code", "PostToolUse-TaskCreate-2") == {}
+        holder.rollback()
+    assert "spooled for the next event (the store is busy" in machine.log()
+
+    machine.replay("claude-code", "UserPromptSubmit")
+    team = team_service(postgres_url)
+    try:
+        assert [t.content for t in team.load(CLAUDE).tasks()] == [
+            "Reproduce the login bug",
+            "Fix the session check",
+        ]
+    finally:
+        team.close()
+    assert " by=spool " in machine.log()
