@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import psycopg
 import pytest
@@ -16,6 +17,7 @@ from plansight.hook.relay import running_pid
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
+from postgres_cluster import STORE_ROLE, Cluster
 
 CLAUDE = "claude-code:5f0c2a9e-1b7d-4c3e-9a61-0d8e2f4b7c11"
 WORKSPACE = "github.com/team/app"
@@ -89,10 +91,36 @@ def test_an_unreachable_team_store_is_logged_without_its_password(
     machine.replay("claude-code", "UserPromptSubmit")
     assert machine.replay("claude-code", "PostToolUse-TaskCreate-1") == {}
     log = machine.log()
-    assert "gave up: the store is unavailable" in log, log
+    assert "spooled for the next event (the store is unavailable" in log, log
     assert "postgresql://alice:****@/plans" in log
     assert "pa?ss" not in log and "ss@" not in log
     assert files_under(machine.project) == ["app.py"]
+    spooled = (machine.state / "plansight" / "hooks" / "spool").rglob("*.json")
+    assert not any("pa?ss" in path.read_text() for path in spooled)
+
+
+def test_a_plan_written_while_the_team_store_is_out_of_reach_is_stored_once_it_is_back(
+    machine: Replay, postgres: Cluster, short_folder: Path
+) -> None:
+    """A laptop off its VPN: the team store does not answer the plan tool's hook (the
+    socket folder is not there), so the plan is spooled; once the store answers again
+    (the folder becomes the real cluster's), the agent's next event stores it."""
+    database = postgres.create_database()
+    away = short_folder / "pg"
+    url = f"postgresql://{STORE_ROLE}@/{database}?host={quote(str(away))}"
+    machine.extra_env.update(PLANSIGHT_DB=url, PLANSIGHT_WORKSPACE=WORKSPACE)
+    machine.replay("claude-code", "UserPromptSubmit")
+    assert machine.replay("claude-code", "PostToolUse-TaskCreate-1") == {}
+    assert "spooled for the next event (the store is unavailable" in machine.log()
+
+    away.symlink_to(postgres.folder)  # back on the network
+    machine.replay("claude-code", "UserPromptSubmit")
+    team = team_service(postgres.url(database))
+    try:
+        assert [t.content for t in team.load(CLAUDE).tasks()] == ["Reproduce the login bug"]
+    finally:
+        team.close()
+    assert " by=spool " in machine.log()
 
 
 def test_a_plan_the_team_store_kept_locked_is_spooled_and_applied_next(

@@ -114,7 +114,7 @@ def handle(
     replaying: bool = False,
 ) -> Reply:
     """What to do with one event of `agent`, and what to tell it. `replaying`: a spooled
-    event applied late (`hook/spool.py`), whose busy store is its drain's to handle."""
+    event applied late (`hook/spool.py`), whose refusing store is its drain's to handle."""
     # VS Code's agent hooks name these two in camelCase (its hooks documentation).
     session_id = event.get("session_id", event.get("sessionId"))
     if not isinstance(session_id, str) or not session_id.strip():
@@ -122,7 +122,7 @@ def handle(
     cwd = event.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         cwd = own_cwd or os.getcwd()
-    # Events spooled while the store was busy go first, in their order (and before this
+    # Events spooled while the store could not take them go first, in order (and before this
     # one's conversation is read: replaying them may change it); while some are still
     # waiting, this one's change waits behind them (`_stored`).
     behind = not replaying and _spooled_anywhere() and not _spool(cwd).drain(_replay)
@@ -258,19 +258,20 @@ def _stored(
 ) -> Stored | None:
     """`write`'s result, or None when the event (`this`: its agent, itself, its folder)
     was spooled for later instead: earlier spooled events are still waiting (`behind`:
-    this one goes after them), or the store stayed locked past the hook's wait. A
-    spooled event `replaying` raises a busy store to the drain that replays it."""
-    from plansight.hook.store import StoreBusy
+    this one goes after them), or the store refused it for a fault that passes (locked
+    past the hook's wait, out of reach). A
+    spooled event `replaying` raises the store's refusal to the drain replaying it."""
+    from plansight.hook.store import NotStoredYet
 
     if behind:
         why = "behind events spooled earlier"
     else:
         try:
             return write()
-        except StoreBusy as exc:
+        except NotStoredYet as exc:
             if replaying:
                 raise
-            why = f"the store is busy: {exc}"
+            why = f"the store is {exc.reason}: {exc}"
     try:
         _spool(this[2]).add(*this)
     except OSError as exc:
@@ -297,7 +298,7 @@ def _spool(cwd: str) -> Spool:
 
 def _replay(spooled: Spooled) -> None:
     """Apply one spooled event as its own hook run would have; logged as such."""
-    from plansight.hook.store import StoreBusy
+    from plansight.hook.store import NotStoredYet
 
     started = time.perf_counter()
     facts = {"agent": spooled.agent, "by": "spool"}
@@ -309,8 +310,8 @@ def _replay(spooled: Spooled) -> None:
         facts["event"] = str(_event_name(spooled.event) or "-")
         facts["tool"] = str(spooled.event.get("tool_name", "-"))
         handle(agent, spooled.event, facts, spooled.cwd, replaying=True)
-    except StoreBusy:
-        outcome = "still busy: spooled"
+    except NotStoredYet as exc:
+        outcome = f"the store is still {exc.reason}: spooled"
         raise
     except HookError as exc:
         outcome = f"skipped: {exc}"

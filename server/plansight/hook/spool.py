@@ -1,19 +1,19 @@
 """Hook events the store could not take in time, spooled and applied before the next event.
 
-A hook waits 0.5 s at most for a store another process keeps locked (the agent must not
-wait on it). Giving up there lost the event: the plan the agent wrote never reached the
-store. Now the event is spooled instead, and the next hook event of the same
-project applies it first, then its own: in the order the agent sent them, so an older
-list never lands after a newer one.
+A hook waits 0.5 s at most for a store another process keeps locked, and 2 s for a team
+store to answer (the agent must not wait on it). Giving up there lost the event: the plan
+the agent wrote never reached the store. Now the event is spooled instead, and the next
+hook event of the same project applies it first, then its own: in the order the agent
+sent them, so an older list never lands after a newer one.
 
 One spool per project (its workspace root) and settings (as the warm process's name):
 an event is applied by a hook that opens the same store, from the same project, as the
-one that spooled it, so it reaches no file its own agent's sandbox did not. A spooled event
-is the agent's event as it came, in a file of the user's own (0600) under the state
-folder; it is removed once its change is committed. Only a store that refused before it
-was written is spooled (a busy store: `StoreError` means nothing was changed), so an
-event is never applied twice by the spool, except by a process killed between its commit
-and its removal of the file.
+one that spooled it, so it reaches no file its own agent's sandbox did not. A spooled
+event is the agent's event as it came, in a file of the user's own (0600) under the
+state folder; it is removed once its change is committed. Only a change the store
+refused before writing anything is spooled (`hook/store.py`: `NotStoredYet`, for a busy
+or unreachable store), so an event is never applied twice by the spool, except by a
+process killed between its commit and its removal of the file.
 """
 
 from __future__ import annotations
@@ -82,12 +82,12 @@ class Spool:
 
     def drain(self, apply: Apply, seconds: float = DRAIN_SECONDS) -> bool:
         """Apply the spooled events in order, each removed once `apply` returns; stops at the
-        first one the store still refuses (`StoreBusy`) or when `seconds` are spent.
+        first one the store still refuses (`NotStoredYet`) or when `seconds` are spent.
         True when none is left. One process drains at a time (a lock), so two hooks of
         one agent at once never apply them out of order."""
         if not self.waiting():
             return True
-        from plansight.hook.store import StoreBusy
+        from plansight.hook.store import NotStoredYet
 
         deadline = time.monotonic() + seconds
         lock = self._lock(deadline)
@@ -104,10 +104,10 @@ class Spool:
                     continue
                 try:
                     apply(entry)
-                except StoreBusy:
+                except NotStoredYet:
                     return False
                 except Exception:
-                    # Not the store's lock (a bug, a store that refuses it for good):
+                    # Not a fault that passes (a bug, a store that refuses it for good):
                     # set aside, said in the log by `apply`, so it holds up no later one.
                     _set_aside(path, "failed")
                     continue

@@ -3,8 +3,9 @@ the task in progress, read the context an agent is told.
 
 The store is the one of the event's `cwd` (its workspace root, as every Plansight command
 finds it; `PLANSIGHT_DB` overrides). It is opened with a short lock wait: a hook gives up
-rather than keep the agent waiting. Every storage fault leaves as the store's StoreError
-(`busy` for a lock held too long), which the hook logs as giving up.
+rather than keep the agent waiting. A change the store refused for a fault that passes
+(busy, out of reach) leaves as `NotStoredYet`, and is spooled; any other storage fault
+leaves as the store's StoreError, which the hook logs as giving up.
 """
 
 from __future__ import annotations
@@ -30,21 +31,31 @@ if TYPE_CHECKING:
 STORE_BUSY_SECONDS = 0.5
 
 
-class StoreBusy(Exception):
-    """The store stayed locked past the hook's wait before anything was written: the
-    event can be kept and applied later (`hook/spool.py`)."""
+# Faults that pass: a lock held too long, a team store out of reach (a network, a VPN,
+# a restart). An event they refuse is spooled; a read-only store or a full disk is the
+# person's to change, and the event is given up on as before.
+PASSING_FAULTS = frozenset({"busy", "unavailable"})
+
+
+class NotStoredYet(Exception):
+    """The store refused the change before anything was written, for a fault that passes
+    (`PASSING_FAULTS`): the event can be spooled and applied later (`hook/spool.py`)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @contextmanager
 def _before_commit() -> Iterator[None]:
-    """A busy store here has written nothing (`StoreError`: nothing was changed)."""
+    """A store fault here has written nothing (`StoreError`: nothing was changed)."""
     from plansight.store.errors import StoreError
 
     try:
         yield
     except StoreError as exc:
-        if exc.reason == "busy":
-            raise StoreBusy(str(exc)) from None
+        if exc.reason in PASSING_FAULTS:
+            raise NotStoredYet(exc.reason, str(exc)) from None
         raise
 
 
