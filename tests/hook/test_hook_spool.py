@@ -209,3 +209,28 @@ def test_the_first_plan_spooled_still_makes_the_conversation_planned(machine: Re
     assert steps(default_store_path(machine.project), session_of(first)) == ["one", "two"]
     memory = ConversationFile(machine.state / "plansight" / "hooks", session_of(first))
     assert memory.read().planned
+
+
+def test_a_spooled_edit_keeps_the_files_names_not_what_was_written(machine: Replay) -> None:
+    """An edit whose store is locked waits in the spool with the names of the files it
+    changed, not the patch (a `Write` can carry a whole file); applied, it adds them to
+    the task in progress as it would have."""
+    first = plan_event(machine, "Fix the greeting")
+    machine.run("codex", first)
+    with write_lock(default_store_path(machine.project)):
+        machine.replay("codex", "PostToolUse-apply_patch")
+    [spooled] = spool_files(machine)
+    kept_event = json.loads(spooled.read_text(encoding="utf-8"))["event"]
+    assert kept_event["tool_input"] == {
+        "command": "*** Update File: app.py\n*** Update File: docs/notes.md\n"
+    }
+    assert "print('hello')" not in spooled.read_text(encoding="utf-8")
+    assert "tool_response" not in kept_event
+
+    machine.replay("codex", "UserPromptSubmit")
+    opened = SqliteStore(default_store_path(machine.project))
+    try:
+        [task] = opened.load(session_of(first)).tasks()
+    finally:
+        opened.close()
+    assert task.files == ["app.py", "docs/notes.md"]

@@ -29,6 +29,15 @@ def edited_paths(tool_name: str, tool_input: Any) -> list[str]:
     return []
 
 
+def naming_only(tool_name: str, tool_input: Any) -> dict[str, str]:
+    """A tool input naming the same files as `tool_input` and holding nothing else (no
+    file content, no patch): what a spooled edit event keeps of it."""
+    paths = edited_paths(tool_name, tool_input)
+    if tool_name == "apply_patch":
+        return {"command": "".join(f"{_PATCH_HEADERS[1]}{path}\n" for path in paths)}
+    return {"file_path": paths[0]} if paths else {}
+
+
 def _patch_paths(patch: str) -> list[str]:
     paths: list[str] = []
     for line in patch.splitlines():

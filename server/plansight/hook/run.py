@@ -222,16 +222,19 @@ def handle(
         if tool in agent.edit_tools:
             if not conversation.planned:
                 return {}
-            from plansight.hook.files import edited_paths
+            from plansight.hook.files import edited_paths, naming_only
             from plansight.hook.store import add_files
 
             paths = edited_paths(tool, event.get("tool_input"))
             facts["stage"] = "adding the files"
+            # Spooled, the event keeps the files' names, not what was written to them.
+            named = {key: value for key, value in event.items() if not key.startswith("tool_")}
+            named |= {"tool_name": tool, "tool_input": naming_only(tool, event.get("tool_input"))}
             added = _stored(
                 lambda: (add_files(cwd, session, paths), None),
                 replaying,
                 behind,
-                (agent.name, event, cwd),
+                (agent.name, named, cwd),
                 facts,
             )
             if added is None:
