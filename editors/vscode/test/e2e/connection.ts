@@ -273,12 +273,17 @@ export async function connectionStories(browser: Browser): Promise<void> {
         }
         return (await input.inputValue()) === elsewhere;
       });
-      // An Enter that lands while the picker lists the folder is dropped: press its button
-      // until it takes the file and closes.
+      // An Enter that lands while the picker lists the folder is dropped, and a picker that
+      // was still settling may put its starting folder back in the box (seen in CI: then
+      // "Please select a file."): put the path back if need be and press its button, until
+      // it takes the file and closes.
       const accept = page.locator('.quick-input-widget .monaco-button', { hasText: 'Use this plansight' });
       await until('the picker to take the file', async () => {
         if (!(await input.isVisible())) {
           return true;
+        }
+        if ((await input.inputValue().catch(() => elsewhere)) !== elsewhere) {
+          await input.fill(elsewhere, { timeout: 2000 }).catch(() => undefined);
         }
         await accept.click({ timeout: 2000 }).catch(() => undefined);
         return false;
