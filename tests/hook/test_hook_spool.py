@@ -234,3 +234,20 @@ def test_a_spooled_edit_keeps_the_files_names_not_what_was_written(machine: Repl
     finally:
         opened.close()
     assert task.files == ["app.py", "docs/notes.md"]
+
+
+def test_a_plan_with_a_lone_surrogate_is_spooled_and_stored_as_any_other(machine: Replay) -> None:
+    """The agent's JSON may escape half a surrogate pair (`\\ud800`): the spool keeps it
+    escaped, and the next event stores the plan as the hook stores it at once."""
+    machine.run("codex", plan_event(machine, "one"))
+    store = default_store_path(machine.project)
+    broken = plan_event(machine, "one", "two \ud800 halves")
+    with write_lock(store):
+        machine.run("codex", broken)
+    [spooled] = spool_files(machine)
+    assert "\\ud800" in spooled.read_text(encoding="ascii")
+    machine.replay("codex", "UserPromptSubmit")
+    assert spool_files(machine) == []
+    stored = steps(store, session_of(broken))
+    machine.run("codex", broken)  # the same plan, stored at once
+    assert steps(store, session_of(broken)) == stored and len(stored) == 2

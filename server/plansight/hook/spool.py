@@ -65,6 +65,8 @@ class Spool:
 
     def add(self, agent: str, event: dict[str, Any], cwd: str) -> None:
         """Write the event whole (a temporary file renamed: never half a file)."""
+        if fcntl is None:
+            raise OSError("no file locks here to apply spooled events in their order")
         if unsafe_folder(self.folder) is not None:
             raise OSError("the spool folder is not the user's own")
         name = f"{time.time_ns():020d}-{os.getpid()}"
@@ -77,7 +79,8 @@ class Spool:
         partial = self.folder / f".{name}.partial"
         descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with open(descriptor, "w", encoding="utf-8") as out:
-            json.dump(record, out, ensure_ascii=False)
+            # ASCII: a lone surrogate the agent's JSON escaped stays an escape, not an error.
+            json.dump(record, out)
         os.replace(partial, self.folder / f"{name}{_SUFFIX}")
 
     def drain(self, apply: Apply, seconds: float = DRAIN_SECONDS) -> bool:
@@ -85,8 +88,8 @@ class Spool:
         first one the store still refuses (`NotStoredYet`) or when `seconds` are spent.
         True when none is left. One process drains at a time (a lock), so two hooks of
         one agent at once never apply them out of order."""
-        if not self.waiting():
-            return True
+        if fcntl is None or not self.waiting():
+            return True  # (without locks nothing is ever spooled: `add`)
         from plansight.hook.store import NotStoredYet
 
         deadline = time.monotonic() + seconds
@@ -123,7 +126,7 @@ class Spool:
             return []
 
     def _lock(self, deadline: float) -> int | None:
-        if fcntl is None or unsafe_folder(self.folder) is not None:
+        if unsafe_folder(self.folder) is not None:
             return None
         descriptor = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
         while True:
