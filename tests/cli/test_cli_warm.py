@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -17,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from plansight.hook.relay import running_pid
+from timeless import timeless
 
-STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?|\b\d\d:\d\d(:\d\d)?\b")
 MARKDOWN = "# Ship it\n\n## Build\n- [x] Configure\n- [ ] Run the tests\n"
 # Each step: arguments, and what stdin holds (None: nothing).
 SCRIPT: list[tuple[list[str], str | None]] = [
@@ -50,12 +49,6 @@ SCRIPT: list[tuple[list[str], str | None]] = [
     (["clear", "--session", "docs"], None),
     (["export", "--session", "ünïcödé \u202e"], None),
 ]
-
-
-def timeless(run: tuple[int, str, str]) -> tuple[int, str, str]:
-    """A run with its times of day left out: the two stores were changed moments apart."""
-    code, out, err = run
-    return code, STAMP.sub("<time>", out), STAMP.sub("<time>", err)
 
 
 def environment(tmp_path: Path, relayed: bool) -> dict[str, str]:

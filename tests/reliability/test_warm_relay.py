@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import random
-import re
 import signal
 import socket
 import subprocess
@@ -22,6 +21,8 @@ from pathlib import Path
 
 import pytest
 from warm_machine import Run, WarmMachine, alive, notes, tasks, wait_gone
+
+from timeless import timeless
 
 INIT = json.dumps([{"op": "init", "list": [{"phase": "A", "items": ["x"]}]}])
 
@@ -137,12 +138,8 @@ def test_nothing_of_one_callers_request_reaches_the_next(machine: WarmMachine) -
 def without_times(run: Run) -> tuple[int, str, str]:
     """A run with its times of day left out (the two stores were changed moments
     apart), and the folder's name (`-own`) made one."""
-    stamp = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?|\b\d\d:\d\d(:\d\d)?\b")
-    return (
-        run.code,
-        stamp.sub("<time>", run.out).replace("-own", ""),
-        stamp.sub("<time>", run.err).replace("-own", ""),
-    )
+    code, out, err = timeless((run.code, run.out, run.err))
+    return code, out.replace("-own", ""), err.replace("-own", "")
 
 
 # ---------------------------------------------------------------- 2, 3: handed over once

@@ -173,21 +173,19 @@ def mcp_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
             if isinstance(config.get("mcp_servers"), dict) and _has_server(config["mcp_servers"]):
                 return Finding(True, f"MCP server plansight in {path}")
         return Finding(False, "MCP server plansight: not registered", fix, broken=False)
-    if agent.name == "claude-code":
-        for path in (claude_mcp_path("project"), claude_mcp_path("user")):
+    if agent.name in ("claude-code", "copilot"):
+        # Each keeps its MCP servers in a JSON file of its own, not in its settings.
+        paths = (
+            (claude_mcp_path("project"), claude_mcp_path("user"))
+            if agent.name == "claude-code"
+            else (copilot_mcp_path(),)
+        )
+        for path in paths:
             found, error = _settings(path, STRICT)
             if error:
                 return Finding(False, error, f"fix {path} by hand")
             if found is not None and mcp_entry.registered(found):
                 return Finding(True, f"MCP server plansight in {path}")
-        return Finding(False, "MCP server plansight: not registered", fix, broken=False)
-    if agent.name == "copilot":
-        path = copilot_mcp_path()
-        found, error = _settings(path, STRICT)
-        if error:
-            return Finding(False, error, f"fix {path} by hand")
-        if found is not None and mcp_entry.registered(found):
-            return Finding(True, f"MCP server plansight in {path}")
         return Finding(False, "MCP server plansight: not registered", fix, broken=False)
     if mcp_entry.registered(settings):
         return Finding(True, "MCP server plansight in settings.json")
