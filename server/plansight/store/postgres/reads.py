@@ -19,6 +19,8 @@ from plansight.store.summaries import blockers_wanted, current_tasks, summaries_
 
 
 class PostgresReads(PostgresDatabase):
+    """The store's reads: plans, summaries, history, the event log."""
+
     def load(self, session: str) -> Plan:
         try:
             head = (

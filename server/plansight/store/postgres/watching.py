@@ -16,6 +16,8 @@ log = logging.getLogger(__name__)
 
 
 class PostgresWatching(PostgresDatabase):
+    """Other processes' commits to the workspace, as notices and prunes."""
+
     def watch_from_now(self) -> None:
         """Start listening: `poll` reports changes committed from here on."""
         if self._listener is None:

@@ -79,6 +79,8 @@ def prune_payloads(names: list[str], writer: str) -> list[str]:
 
 
 class PostgresWriting(PostgresReads):
+    """The store's changes, `context` rounds, pruning and copying in."""
+
     _engine: StoreEngine  # made by the store once it is whole (`PostgresStore`)
 
     def edit(

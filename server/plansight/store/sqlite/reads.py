@@ -21,6 +21,8 @@ from plansight.store.summaries import blockers_wanted, current_tasks, summaries_
 
 
 class SqliteReads(SqliteFile):
+    """The store's reads: plans, summaries, history, the event log."""
+
     def load(self, session: str) -> Plan:
         # The hottest path (every `get`): a plain try rather than `faults()`.
         try:

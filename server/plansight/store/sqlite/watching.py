@@ -19,6 +19,8 @@ EVENTS_FALLBACK_SECONDS = 5.0
 
 
 class SqliteWatching(SqliteFile):
+    """Other processes' commits to the file, as notices and prunes."""
+
     def watch_from_now(self) -> None:
         self._watching = True
         self.poll()

@@ -61,6 +61,8 @@ _TOLD = """
 
 
 class SqliteWriting(SqliteFile):
+    """The store's changes and `context` rounds, each in its own write transaction."""
+
     _engine: StoreEngine  # made by the store once it is whole (`SqliteStore`)
 
     def edit(
