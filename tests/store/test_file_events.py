@@ -11,7 +11,8 @@ import pytest
 
 from plansight.core.model import Phase, Task, utc_now
 from plansight.store.base import ChangeEvent
-from plansight.store.sqlite import EVENTS_FALLBACK_SECONDS, POLL_SECONDS, SqliteStore
+from plansight.store.sqlite import SqliteStore
+from plansight.store.sqlite.watching import EVENTS_FALLBACK_SECONDS, POLL_SECONDS
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 

@@ -15,8 +15,8 @@ import pytest
 
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
-from plansight.store.schema import OLD_WRITER_REFUSED
 from plansight.store.sqlite import SqliteStore
+from plansight.store.sqlite.schema import OLD_WRITER_REFUSED
 
 V1_TASK_COLUMNS = (
     "id, phase_position, position, content, active_form, status, notes, "

@@ -16,12 +16,12 @@ from plansight.core.record import plan_record
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
-from plansight.store.pg_schema import _MIGRATIONS as PG_MIGRATIONS
 from plansight.store.postgres import PostgresStore
+from plansight.store.postgres.schema import _MIGRATIONS as PG_MIGRATIONS
 from plansight.store.rules import HISTORY_DEPTH
-from plansight.store.schema import _MIGRATIONS, SCHEMA_VERSION
 from plansight.store.snapshots import FULL_PLAN_EVERY
 from plansight.store.sqlite import SqliteStore
+from plansight.store.sqlite.schema import _MIGRATIONS, SCHEMA_VERSION
 
 Json = dict[str, Any]
 EMPTY_PLAN = json.dumps({"title": None, "nextId": 1, "phases": []})

@@ -16,8 +16,9 @@ import pytest
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
-from plansight.store.pg_connect import translate
-from plansight.store.postgres import NOTIFY_PAYLOAD_BYTES, channel_of, prune_payloads
+from plansight.store.postgres import channel_of
+from plansight.store.postgres.connect import translate
+from plansight.store.postgres.writes import NOTIFY_PAYLOAD_BYTES, prune_payloads
 from postgres_cluster import Cluster
 
 from .test_postgres_store import database_of, kill_backends

@@ -16,8 +16,8 @@ from plansight.protocol.models import TaskModel
 from plansight.protocol.requests import ApplyParams, WriteParams
 from plansight.service import PlanService
 from plansight.store.base import ChangeEvent
-from plansight.store.schema import _MIGRATIONS, SCHEMA_VERSION
 from plansight.store.sqlite import SqliteStore
+from plansight.store.sqlite.schema import _MIGRATIONS, SCHEMA_VERSION
 from plansight.wire import task_json
 
 V1_TASK = (

@@ -208,9 +208,6 @@ class Plan:
                 current = task
         return current
 
-    def find_task(self, task_id: str) -> Task | None:
-        return next((task for task in self.tasks() if task.id == task_id), None)
-
     def waiting_on(self, task: Task) -> list[Task]:
         """The unfinished tasks `task` waits for, in `blockedBy` order."""
         if not task.blocked_by:

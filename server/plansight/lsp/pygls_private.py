@@ -212,9 +212,3 @@ def more_buffered(reader: asyncio.StreamReader) -> bool:
     message). StreamReader has no public way to ask; without its buffer every answer waits
     for the next turn of the event loop (correct, a little slower)."""
     return bool(getattr(reader, "_buffer", True))
-
-
-def stream_reader_usable(reader: asyncio.StreamReader) -> bool:
-    """Whether `more_buffered` can see the reader's buffer (CPython's StreamReader keeps a
-    bytearray there)."""
-    return isinstance(getattr(reader, "_buffer", None), bytearray)

@@ -48,7 +48,7 @@ class Request:
     result: str  # its result model's name in `protocol/models.py`
     service: str  # the `PlanService` method: `(params)` for a read, `(params, raw)` for a change
     changes: bool  # it changes a plan: the service returns an Outcome, a didChange follows
-    command: str | None = None  # the CLI command that sends it (arguments: `cli/main.py`)
+    command: str | None = None  # the CLI command that sends it (`cli/changing.py`)
     relayed: bool = False  # a read's command the warm hook process answers too (a change's always)
     tool: Tool | None = None  # the MCP tool that sends it
 

@@ -48,12 +48,6 @@ def settings_of(path: Path, text: str, dialect: Dialect = STRICT) -> dict[str, A
     return settings
 
 
-def read_settings(path: Path, dialect: Dialect = STRICT) -> tuple[str, dict[str, Any]]:
-    """The file's text and its JSON object (`""` and `{}` when the file does not exist)."""
-    text = read_text(path)
-    return text, settings_of(path, text, dialect)
-
-
 def show_change(path: Path, before: str, after: str, say: Callable[[str], None]) -> None:
     diff = difflib.unified_diff(
         before.splitlines(keepends=True),
@@ -62,24 +56,6 @@ def show_change(path: Path, before: str, after: str, say: Callable[[str], None])
         tofile=str(path),
     )
     say("".join(diff).rstrip("\n"))
-
-
-def change_file(
-    path: Path, new_text: Callable[[str], str], dry_run: bool, say: Callable[[str], None]
-) -> bool:
-    """Replace the text of `path` by `new_text(old text)`; print the diff; write with a
-    backup unless `dry_run`. Returns whether the file changes (or would)."""
-    before = read_text(path)
-    after = new_text(before)
-    if after == before:
-        say(f"{path}: already as it should be, nothing to change")
-        return False
-    show_change(path, before, after, say)
-    if dry_run:
-        say(f"(dry run: {path} not changed)")
-        return True
-    write_with_backup(path, after, path.exists(), say)
-    return True
 
 
 def write_with_backup(path: Path, text: str, existed: bool, say: Callable[[str], None]) -> None:

@@ -11,7 +11,7 @@ from contextlib import suppress
 from typing import Any
 
 from plansight.store.errors import StoreError
-from plansight.store.pg_connect import connect
+from plansight.store.postgres.connect import connect
 
 log = logging.getLogger(__name__)
 

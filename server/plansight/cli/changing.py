@@ -1,0 +1,203 @@
+"""The commands that change a plan: `apply`, `write`, `ingest`, `clear`, `import`,
+`restore` and `undo`, each declared beside its handler. Each runs its request as the
+registry says (`protocol/registry.py`); its flags stay written by hand."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from plansight.cli.command import (
+    EXIT_OK,
+    EXIT_RESULT_ERROR,
+    BadInput,
+    Command,
+    change_flags,
+    read_json,
+    session_args,
+    session_flag,
+    store_flags,
+)
+from plansight.cli.output import out
+from plansight.cli.stores import require_session, service_of
+
+
+def _print_result(result: dict[str, Any], as_json: bool) -> int:
+    if as_json:
+        out(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        out(result["summary"])
+    return EXIT_RESULT_ERROR if result["isError"] else EXIT_OK
+
+
+def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> int:
+    """A changing request, validated and run as the registry says (`protocol/registry.py`)."""
+    from plansight.protocol.registry import BY_METHOD
+
+    request = BY_METHOD[method]
+    outcome = getattr(service_of(args), request.service)(request.params.validate(params), params)
+    return _print_result(outcome.result, args.json)
+
+
+def _changing(parser: argparse.ArgumentParser) -> None:
+    """The flags of every command that changes a session's list."""
+    store_flags(parser)
+    session_flag(parser)
+    change_flags(parser)
+
+
+_MERGE_HELP = (
+    "with --origin user and an older --base-version: merge with what changed since, "
+    "or fail listing the conflicts"
+)
+
+
+def _stale_edit(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """`--base-version` and `--merge` as the request's params."""
+    if args.base_version is not None:
+        params["baseVersion"] = args.base_version
+    if args.merge:
+        params["merge"] = True
+    return params
+
+
+def _apply_arguments(parser: argparse.ArgumentParser) -> None:
+    _changing(parser)
+    parser.add_argument(
+        "--ops", required=True, metavar="JSON|-", help="a JSON list of ops, or - for stdin"
+    )
+    parser.add_argument("--base-version", type=int, metavar="N")
+
+
+def _apply(args: argparse.Namespace) -> int:
+    ops = read_json(args.ops, "--ops")
+    if isinstance(ops, dict):
+        ops = ops.get("ops", [ops])
+    params = session_args(args, ops=ops, origin=args.origin)
+    if args.base_version is not None:
+        params["baseVersion"] = args.base_version
+    return _change(args, "plansight/apply", params)
+
+
+APPLY = Command("apply", "apply ordered operations", _apply_arguments, _apply)
+
+
+def _write_arguments(parser: argparse.ArgumentParser) -> None:
+    _changing(parser)
+    parser.add_argument(
+        "--todos", required=True, metavar="JSON|-", help="a JSON list of todos, or - for stdin"
+    )
+    parser.add_argument("--base-version", type=int, metavar="N")
+    parser.add_argument("--merge", action="store_true", help=_MERGE_HELP)
+
+
+def _write(args: argparse.Namespace) -> int:
+    todos = read_json(args.todos, "--todos")
+    if isinstance(todos, dict) and "todos" in todos:
+        todos = todos["todos"]
+    params = session_args(args, todos=todos, origin=args.origin)
+    return _change(args, "plansight/write", _stale_edit(args, params))
+
+
+WRITE = Command("write", "replace the list (TodoWrite)", _write_arguments, _write)
+
+
+def _ingest_arguments(parser: argparse.ArgumentParser) -> None:
+    _changing(parser)
+    parser.add_argument(
+        "--format",
+        required=True,
+        metavar="F",
+        # Written out so that `--help` needs no import; a test checks it against FORMATS.
+        help="claude-todowrite, claude-tasks, codex-plan, gemini-todos, opencode-todos, "
+        "acp-plan, vscode-todos, roo-todos or markdown",
+    )
+    parser.add_argument("--title", metavar="T", help="the session's title")
+    parser.add_argument("--base-version", type=int, metavar="N")
+    parser.add_argument("payload", metavar="PAYLOAD|-", help="the payload as JSON, or - for stdin")
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    params = session_args(
+        args, format=args.format, payload=read_json(args.payload, "PAYLOAD"), origin=args.origin
+    )
+    if args.title is not None:
+        params["title"] = args.title
+    if args.base_version is not None:
+        params["baseVersion"] = args.base_version
+    return _change(args, "plansight/ingest", params)
+
+
+INGEST = Command(
+    "ingest",
+    "replace or change the list from an agent's own plan payload",
+    _ingest_arguments,
+    _ingest,
+)
+
+
+def _clear(args: argparse.Namespace) -> int:
+    return _change(args, "plansight/clear", session_args(args, origin=args.origin))
+
+
+CLEAR = Command("clear", "empty the list", _changing, _clear)
+
+
+def _import_arguments(parser: argparse.ArgumentParser) -> None:
+    _changing(parser)
+    parser.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    parser.add_argument("--base-version", type=int, metavar="N")
+    parser.add_argument("--merge", action="store_true", help=_MERGE_HELP)
+
+
+def _import(args: argparse.Namespace) -> int:
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read {args.file}: {exc.__class__.__name__}") from None
+    params = session_args(args, markdown=text, origin=args.origin)
+    return _change(args, "plansight/import", _stale_edit(args, params))
+
+
+IMPORT = Command("import", "replace the list from markdown", _import_arguments, _import)
+
+
+def _restore_arguments(parser: argparse.ArgumentParser) -> None:
+    _changing(parser)
+    parser.add_argument("version", type=int, metavar="VERSION", help="a version from `history`")
+
+
+def _restore(args: argparse.Namespace) -> int:
+    params = session_args(args, version=args.version, origin=args.origin)
+    return _change(args, "plansight/restore", params)
+
+
+RESTORE = Command(
+    "restore",
+    "bring the list back to what it was right after VERSION",
+    _restore_arguments,
+    _restore,
+)
+
+
+def _undo_arguments(parser: argparse.ArgumentParser) -> None:
+    store_flags(parser)
+    session_flag(parser)
+    parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
+
+
+def _undo(args: argparse.Namespace) -> int:
+    """Step back one change, as the person: a second undo steps back one more."""
+    session = require_session(service_of(args), args)
+    return _change(args, "plansight/undo", {"session": session, "origin": "user"})
+
+
+UNDO = Command(
+    "undo",
+    "step back one change (as the user); again steps back one more",
+    _undo_arguments,
+    _undo,
+)
