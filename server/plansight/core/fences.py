@@ -12,7 +12,7 @@ in tags its harness and its model read as their own: `<system-reminder>` and `<r
   A tag whose name holds "system" or "reminder", or is one of the agents' context
   fences, counts, in any case, with blanks after the `<` and the `/`. It counts however
   it is spelled for a reader that does not see invisible characters (issue 29): the tag
-  is looked for in the text as a model reads it (`_as_read`): default-ignorable code
+  is looked for in the text as a model reads it (`_opens_fence`): default-ignorable code
   points (U+200B, the soft hyphen, variation selectors, Unicode tag characters...),
   format characters (Cf) and combining marks (Mn, Me) taken out wherever they are (after
   the `<`, inside the name), compatibility forms folded (NFKC: a full-width `＜` or
@@ -54,6 +54,9 @@ _UNSEEN_CATEGORIES = frozenset(("Cf", "Mn", "Me"))
 # modifier letter left arrowhead, Canadian syllabics PA.
 LOOK_ALIKES = "\u2039\u3008\u27e8\u2329\u02c2\u1438\uff1c\ufe64"
 _MAY_OPEN = re.compile(f"[<{LOOK_ALIKES}]")
+# What a tag's start is made of, up to its name's end: blanks, `/` and the name's characters.
+_NAME_GOES_ON = re.compile(r"[\s/\w:.-]+")
+_NAME_RUN = re.compile(r"[\s/\w:.-]*")
 _LINE_BREAK = re.compile("(\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])")
 QUOTE_INDENT = "    "
 _FRAME_TAG = re.compile(rf"</?(?:{'|'.join(FRAME_TAGS)})>")
@@ -64,33 +67,49 @@ def unseen(char: str) -> bool:
     return bool(_DEFAULT_IGNORABLE.match(char)) or unicodedata.category(char) in _UNSEEN_CATEGORIES
 
 
-def _as_read(text: str) -> tuple[str, list[int]]:
-    """`text` as a model reads it (see above), and where each of its characters came from
-    in `text`."""
-    read: list[str] = []
-    origins: list[int] = []
-    for at, char in enumerate(text):
+def _read_as(char: str) -> str:
+    """What a model reads of a visible character (see above)."""
+    if char in LOOK_ALIKES:
+        return "<"
+    folded = unicodedata.normalize("NFKC", char)
+    if len(folded) > 1:  # a compatibility form may unfold into a letter and a mark
+        folded = "".join(c for c in folded if not unseen(c))
+    return folded
+
+
+def _opens_fence(text: str, at: int) -> bool:
+    """Whether the `<` (or look-alike) at `at` starts a fence tag as a model reads it: the
+    text after it is read up to the first character a tag's name cannot go on with (a `<`
+    among them), so the whole text is read about once, however many `<` it holds."""
+    name = _NAME_RUN.match(text, at + 1)  # always a match, perhaps empty
+    ends = name.end() if name is not None else at + 1
+    if name is not None and name.group().isascii() and text[ends : ends + 1].isascii():
+        # The common case, `<b>` or `List<String>` in a text with accents: read as written.
+        return bool(_FENCE_START.match("<" + name.group()))
+    read = ["<"]
+    for after in range(at + 1, len(text)):
+        char = text[after]
         if unseen(char):
             continue
-        folded = "<" if char in LOOK_ALIKES else unicodedata.normalize("NFKC", char)
-        if len(folded) > 1:  # a compatibility form may unfold into a letter and a mark
-            folded = "".join(c for c in folded if not unseen(c))
-        read.append(folded)
-        origins.extend([at] * len(folded))
-    return "".join(read), origins
+        seen = _read_as(char)
+        read.append(seen)
+        if not _NAME_GOES_ON.fullmatch(seen):
+            break
+    return bool(_FENCE_START.match("".join(read)))
 
 
 def unfenced(text: str) -> str:
     """`text` with no tag that could open or close a fence (idempotent)."""
     if text.isascii():  # nothing unseen, nothing to fold: the text is as it is read
         return _FENCE_START.sub("&lt;", text) if "<" in text else text
-    if not _MAY_OPEN.search(text):
-        return text
-    read, origins = _as_read(text)
-    starts = {origins[match.start()] for match in _FENCE_START.finditer(read)}
+    starts = [m.start() for m in _MAY_OPEN.finditer(text) if _opens_fence(text, m.start())]
     if not starts:
         return text
-    return "".join("&lt;" if at in starts else char for at, char in enumerate(text))
+    pieces, after = [], 0
+    for at in starts:
+        pieces += [text[after:at], "&lt;"]
+        after = at + 1
+    return "".join([*pieces, text[after:]])
 
 
 def untagged(text: str) -> str:
