@@ -52,6 +52,12 @@ def person_adds_and_completes(person: AgentHome, agent: str, task: str) -> Calla
     return change
 
 
+def reads_no_escaped_markup(request: Any) -> bool:
+    """Issue 29 item 10: the note reaches the model as written, not as `&lt;` markup (Claude
+    Code and Gemini CLI escape tags in what a hook adds; the hook sends them none)."""
+    return "&lt;" not in json.dumps(request, ensure_ascii=False)
+
+
 def carries_kept_line(request: Any, task: str) -> bool:
     """The model request holds the whole Kept line the hook returned (as JSON escapes it;
     the line has no < or >, which Gemini CLI escapes in what a hook adds)."""

@@ -13,6 +13,7 @@ from steering_story import (
     carries_kept_line,
     only_session,
     person_adds_and_completes,
+    reads_no_escaped_markup,
     statuses,
 )
 
@@ -156,6 +157,7 @@ def test_a_claude_session_arrives_and_hears_the_persons_edit(person: AgentHome) 
         ]
     told = json.dumps(main_loop[0]["messages"])
     assert "Fix the session check" in told and "The user changed the todo list" in told
+    assert reads_no_escaped_markup(main_loop[0]["messages"])
 
 
 TODOS = [
@@ -208,6 +210,7 @@ def test_claudes_stale_todowrite_keeps_the_persons_changes_and_is_told(
         PERSON_TASK: "pending",
     }
     assert carries_kept_line(after_stale_write["messages"][-1], "Fix the session check")
+    assert reads_no_escaped_markup(after_stale_write["messages"][-1])
 
 
 def test_claude_is_told_the_whole_plan_after_compact(person: AgentHome) -> None:

@@ -11,6 +11,7 @@ from steering_story import (
     carries_kept_line,
     only_session,
     person_adds_and_completes,
+    reads_no_escaped_markup,
     statuses,
 )
 
@@ -149,6 +150,7 @@ def test_geminis_stale_todos_keep_the_persons_changes_and_it_is_told(person: Age
         PERSON_TASK: "pending",
     }
     assert carries_kept_line(after_stale_todos, "Fix the session check")
+    assert reads_no_escaped_markup(after_stale_todos)
 
 
 def test_gemini_is_told_the_whole_plan_after_an_automatic_compression(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from replay import Replay
 
-from plansight.hook.agents import GEMINI
+from plansight.hook.agents import AGENTS, GEMINI
 from plansight.paths import default_store_path
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
@@ -16,6 +16,7 @@ from plansight.store.sqlite import SqliteStore
 
 KEPT = "Kept the user's changes your list does not have: "
 # agent -> (session, its plan tool's recorded event, its prompt event, the tool's hook event)
+FRAME = ("<system-reminder>", "</system-reminder>")
 PLANS = {
     "claude-code": (
         "claude-code:8a3d6b20-9e4f-4d1a-b7c5-2e6f0a9d3b42",
@@ -93,7 +94,11 @@ def test_the_plan_tools_answer_carries_the_kept_line(machine: Replay, agent: str
         "Person task C": "pending",
     }
     line = f'{KEPT}completed "{second}"; added "Person task C" to phase "Todos"'
-    assert told.startswith(f"<system-reminder>{line}.") and told.endswith("</system-reminder>")
+    # Issue 29 item 10: Claude Code and Gemini CLI frame a hook's context themselves and
+    # escape the tags in it (tests/fixtures/model_requests/hook-context-*.json): no tags.
+    opens, closes = ("", "") if agent in ("claude-code", "gemini") else FRAME
+    assert AGENTS[agent].frames_context == (opens == "")
+    assert told.startswith(f"{opens}{line}.") and told.endswith(f"do not undo them.{closes}")
     # Told: the next prompt does not say it again; the person's task stays (rule 4).
     assert machine.replay(agent, prompt) == {}
     machine.replay(agent, plan_tool)

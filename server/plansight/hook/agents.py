@@ -21,6 +21,7 @@ class Agent:
         "clear_reads_context",
         "compression",
         "edit_tools",
+        "frames_context",
         "label",
         "lost_context_sources",
         "model_request",
@@ -44,6 +45,7 @@ class Agent:
         compression: tuple[str, str] | None = None,
         clear_reads_context: bool = True,
         model_request: str | None = None,
+        frames_context: bool = False,
     ) -> None:
         self.name = name  # as on the command line and in session names: `claude-code:<id>`
         self.label = label  # for people: "Claude Code"
@@ -64,6 +66,12 @@ class Agent:
         # The event before each model request whose payload shows the request's messages:
         # where an automatic compression the agent tells no hook about can be seen.
         self.model_request = model_request
+        # Whether the agent frames a hook's additional context itself and escapes tags in
+        # it: then the hook's note goes without our `<system-reminder>` / `<reminder>`
+        # tags, which its model would read as escaped markup (`&lt;system-reminder>`);
+        # else they mark the note as the harness's (see docs/protocol.md, "How each
+        # agent's note is wrapped", and tests/fixtures/model_requests/README.md).
+        self.frames_context = frames_context
 
     @property
     def tool_matcher(self) -> str:
@@ -88,6 +96,10 @@ CLAUDE_CODE = Agent(
     # SessionStart's `source`: startup | resume | clear | compact | fork; after a
     # compaction Claude Code runs SessionStart with "compact" and adds its context.
     lost_context_sources=frozenset({"resume", "clear", "compact"}),
+    # 2.1.332 sends a hook's context as a system message of its own,
+    # "PostToolUse:TodoWrite hook additional context: ...", and writes `<` of a
+    # `<system-reminder>` in it `&lt;` (`hook-context-claude-code.json`).
+    frames_context=True,
 )
 
 CODEX = Agent(
@@ -104,6 +116,8 @@ CODEX = Agent(
     # Codex runs SessionStart with "compact" once a compaction replaced the history, and
     # its PreCompact / PostCompact read no context back.
     lost_context_sources=frozenset({"resume", "clear", "compact"}),
+    # 0.171 adds a hook's context as a developer message, as it is: our tags reach the
+    # model unchanged and mark the note (`hook-context-codex.json`).
 )
 
 GEMINI = Agent(
@@ -126,6 +140,9 @@ GEMINI = Agent(
     # `/clear` (clearCommand.ts) runs SessionStart "clear" under a new session id and
     # shows only its systemMessage; only the startup / resume one adds the context.
     clear_reads_context=False,
+    # 0.61 puts a hook's context inside its own `<hook_context>` and writes every `<` and
+    # `>` in it `&lt;`, `&gt;` (`hook-context-gemini.json`).
+    frames_context=True,
 )
 
 COPILOT = Agent(
@@ -145,6 +162,8 @@ COPILOT = Agent(
     edit_tools=frozenset({"Edit", "Write"}),
     # SessionStart's `source`: new | startup | resume (the SDK's SessionStartHookInput).
     lost_context_sources=frozenset({"resume"}),
+    # 1.0.102 adds a tool's hook context after "Additional guidance from postToolUse
+    # hooks:", as it is: our tags reach the model unchanged (`hook-context-copilot.json`).
 )
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (CLAUDE_CODE, CODEX, GEMINI, COPILOT)}

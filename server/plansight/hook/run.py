@@ -467,9 +467,14 @@ def _reply(agent: Agent, event_name: str, context: str | None) -> Reply:
     take `hookSpecificOutput.additionalContext` (Gemini appends it to the prompt or the
     tool result; the others add it to the model's context). Copilot CLI reads only its own
     top-level `additionalContext` (as a `<system_reminder>`, or after the tool's result),
-    VS Code only the former: Copilot gets both, and each reads it once."""
+    VS Code only the former: Copilot gets both, and each reads it once. An agent that
+    frames the context itself gets it without our tags (`Agent.frames_context`)."""
     if not context:
         return {}
+    if agent.frames_context:
+        from plansight.core.fences import untagged
+
+        context = untagged(context)
     reply: Reply = {
         "hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}
     }
