@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from plansight.core.model import FINISHED
 from plansight.protocol.models import (
     DID_CHANGE,
     DID_PRUNE,
@@ -227,6 +228,18 @@ def test_results_describe_tasks_progress_and_completions() -> None:
         "completedTasks",
         "removedTasks",
     }
+
+
+def test_the_rules_say_which_statuses_are_finished_as_the_server_counts_them() -> None:
+    """The editors read the finished statuses from `rules` (issue 30, item 7): the table is
+    the server's own, each is a status, and each has its count in the progress, so
+    `total` less those counts is what remains."""
+    rules = json_schema()["rules"]
+    assert set(rules["finishedStatuses"]) == FINISHED
+    result = json_schema()["requests"]["plansight/get"]["result"]
+    defs = schema_defs(result)
+    assert set(rules["finishedStatuses"]) <= set(defs["TaskModel"]["properties"]["status"]["enum"])
+    assert set(rules["finishedStatuses"]) <= set(defs["ProgressModel"]["properties"])
 
 
 def test_history_events_have_the_contracts_shape() -> None:

@@ -223,6 +223,19 @@ def test_two_agents_writing_do_not_flip_the_panel(service: PlanService) -> None:
     assert "agent-b" in last and "Working on task 03" in last
 
 
+def test_a_session_emptied_last_does_not_take_the_panel_from_a_plan(
+    service: PlanService,
+) -> None:
+    """Issue 30, item 7: the editors' rule, sessions with tasks first (before, `watch`
+    followed whichever session changed last, even an empty one)."""
+    apply(service, "agent-a", long_plan(current=2, total=4))
+    apply(service, "emptied", long_plan(current=1, total=2))
+    apply(service, "emptied", [{"op": "rm"}])
+    drawn = final_frame(service, 60, 20)
+    assert "Plansight · agent-a" in drawn
+    assert "Working on task 02" in drawn
+
+
 def test_session_pins_the_panel_to_one_session(service: PlanService) -> None:
     apply(service, "agent-a", long_plan(current=2, total=4))
     apply(service, "agent-b", long_plan(current=1, total=3))

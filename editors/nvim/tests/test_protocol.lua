@@ -77,4 +77,17 @@ H.test("the task fields and update fields the plugin reads and sends are in the 
   end
 end)
 
+H.test("the rules are the server's: finished statuses, the follow idle time (issue 30, item 7)", function()
+  H.eq(protocol.rules, schema.rules, "protocol.rules is `plansight schema`'s rules: copy them")
+  local result = schema.requests[protocol.methods.get].result
+  for _, status in ipairs(result["$defs"].TaskModel.properties.status.enum) do
+    H.eq(protocol.finished(status), vim.tbl_contains(schema.rules.finishedStatuses, status), "finished " .. status)
+  end
+  local progress = result["$defs"].ProgressModel.properties
+  for _, status in ipairs(schema.rules.finishedStatuses) do
+    H.ok(progress[status], "the progress counts " .. status)
+  end
+  H.eq(protocol.remaining({ completed = 2, abandoned = 1, blocked = 1, total = 6, percent = 33 }), 3, "remaining")
+end)
+
 H.run()

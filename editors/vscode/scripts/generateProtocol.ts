@@ -31,6 +31,8 @@ export interface JsonSchema {
 
 export interface ProtocolSchema {
   protocolVersion: number;
+  /** The rules a client applies, as data (`finishedStatuses`, `followIdleSeconds`). */
+  rules: Record<string, unknown>;
   requests: Record<string, { params: JsonSchema; result: JsonSchema }>;
   notifications: Record<string, { params: JsonSchema }>;
 }
@@ -97,6 +99,7 @@ export function generateProtocol(schema: ProtocolSchema): string {
     '',
     `export const NOTIFICATION_METHODS = ${literalTuple(Object.keys(schema.notifications))} as const;`,
     '',
+    ...ruleLines(schema.rules),
     '/** Every request: its params and its result. */',
     'export interface Requests {',
     ...requestLines,
@@ -112,6 +115,17 @@ export function generateProtocol(schema: ProtocolSchema): string {
   }
   out.push('');
   return out.join('\n');
+}
+
+/** Each rule of the schema as a constant: `finishedStatuses` is `FINISHED_STATUSES`. */
+function ruleLines(rules: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(rules)) {
+    const constant = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+    lines.push(`/** The server's rule \`${name}\` (\`plansight schema\`'s \`rules\`). */`);
+    lines.push(`export const ${constant} = ${JSON.stringify(value).replace(/,/g, ', ')} as const;`, '');
+  }
+  return lines;
 }
 
 function literalTuple(values: string[]): string {

@@ -522,7 +522,7 @@ export class PlanCommands {
     const { sessions } = await this.client.request('plansight/sessions', {});
     const active = this.sync.plans.activeSession();
     const follow: SessionItem = {
-      label: this.sync.plans.followLatest ? '$(history) Follow the most recently changed session' : '$(history) Follow the session on top of the panel',
+      label: this.sync.plans.followLatest ? '$(history) Follow the most recently changed session' : '$(history) Follow the session in use (the most recently changed)',
       session: undefined,
     };
     const create: SessionItem = { label: '$(add) New session…', session: undefined };

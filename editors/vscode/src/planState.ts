@@ -3,9 +3,9 @@
  * todo list live here: only which report is the newest (`version` tells order), the order
  * sessions are shown in (the order they were first seen: a change never moves a session),
  * which sessions a person cleared and keeps in sight, and which session the person's
- * commands, the badge and the status bar go to.
+ * commands, the badge and the status bar go to (the server's follow rule, `followedSession`).
  */
-import type { TodoState } from './protocol';
+import { FOLLOW_IDLE_SECONDS, type TodoState } from './protocol';
 
 export const DEFAULT_SESSION = 'default';
 
@@ -16,18 +16,33 @@ export class PlanState {
   private nextSeen = 0;
   private readonly keptSessions = new Set<string>();
   private chosen: string | undefined;
-  /** Without a chosen session and without following the latest: the session followed so far. */
+  /** Without a chosen session: the session followed so far (`followedSession`'s last answer). */
   private held: string | undefined;
+  /** The sessions changed since the followed one was last worked out. */
+  private stale = true;
 
   /**
-   * @param followLatest the badge and status bar follow the most recently updated session
-   *   (setting `plansight.followLatestSession`); else they stay on one until the person switches.
+   * @param followLatest the badge and status bar follow the most recently updated session at
+   *   once (setting `plansight.followLatestSession`); else one in use stays followed until
+   *   it has been idle `FOLLOW_IDLE_SECONDS` while another is newer (the server's rule).
+   * @param now the clock the idle time is measured with (milliseconds, as `Date.now`).
    */
   constructor(
     chosenSession?: string,
-    public followLatest = false,
+    private following = false,
+    private readonly now: () => number = Date.now,
   ) {
     this.chosen = chosenSession;
+  }
+
+  /** `plansight.followLatestSession`: follow the newest session at once, with no idle time. */
+  get followLatest(): boolean {
+    return this.following;
+  }
+
+  set followLatest(on: boolean) {
+    this.following = on;
+    this.stale = true;
   }
 
   /** Takes a state from a notification or a result; false when it is older than the one held. */
@@ -38,6 +53,7 @@ export class PlanState {
     }
     this.see(state.session);
     this.bySession.set(state.session, strip(state));
+    this.stale = true;
     if (state.progress.total > 0) {
       this.keptSessions.delete(state.session); // back in sight on its own
     }
@@ -47,6 +63,7 @@ export class PlanState {
   /** Replaces every session with a fresh listing, keeping a newer state already held. */
   replaceAll(states: readonly TodoState[]): void {
     const previous = new Map(this.bySession);
+    this.stale = true;
     this.bySession.clear();
     // Sessions seen for the first time here go in by last change, so the latest is on top.
     for (const state of [...states].sort(newestFirst).reverse()) {
@@ -64,6 +81,7 @@ export class PlanState {
   /** Forgets pruned sessions (and the choice of one); true when any was held. */
   remove(sessions: readonly string[]): boolean {
     let removed = false;
+    this.stale = true;
     for (const session of sessions) {
       removed = this.bySession.delete(session) || removed;
       this.forget(session);
@@ -78,6 +96,7 @@ export class PlanState {
   /** Keeps a session the person just cleared in sight, until they switch away or close it. */
   keep(session: string): void {
     this.keptSessions.add(session);
+    this.stale = true;
   }
 
   /** Lets a kept session go (Close, or a switch to another session); true when it was kept. */
@@ -85,6 +104,7 @@ export class PlanState {
     if (this.held === session) {
       this.held = undefined;
     }
+    this.stale = true;
     return this.keptSessions.delete(session);
   }
 
@@ -120,26 +140,25 @@ export class PlanState {
     }
     this.chosen = session;
     this.held = undefined;
+    this.stale = true;
   }
 
   /**
    * The session the palette commands, the badge and the status bar follow: the chosen one;
-   * else, following the latest, the most recently updated session shown; else the one
-   * followed so far while it is shown, or the first shown in the panel; else the default.
+   * else the one `followedSession` gives (the one followed so far while in use, else the
+   * newest shown); else the default. Worked out again only after a change, so what the
+   * status bar shows is what a command acts on, however long ago it was drawn.
    */
   activeSession(): string {
     if (this.chosen !== undefined) {
       return this.chosen;
     }
-    const shown = this.sessionsWithTasks();
-    if (this.followLatest) {
-      return [...shown].sort(newestFirst)[0]?.session ?? this.sessions()[0]?.session ?? DEFAULT_SESSION;
+    if (this.stale) {
+      const idleMs = this.following ? 0 : FOLLOW_IDLE_SECONDS * 1000;
+      this.held = followedSession([...this.bySession.values()], this.held, this.now(), this.keptSessions, idleMs);
+      this.stale = false;
     }
-    const held = this.held === undefined ? undefined : this.bySession.get(this.held);
-    if (held === undefined || !this.isShown(held)) {
-      this.held = shown[0]?.session;
-    }
-    return this.held ?? this.sessions()[0]?.session ?? DEFAULT_SESSION;
+    return this.held ?? DEFAULT_SESSION;
   }
 
   activeState(): TodoState | undefined {
@@ -165,6 +184,37 @@ export class PlanState {
   }
 }
 
+/** What the follow rule reads of a session: a TodoState or an entry of `plansight/sessions`. */
+export interface FollowCandidate {
+  readonly session: string;
+  readonly updatedAt: string | null;
+  readonly progress: { readonly total: number };
+}
+
+/**
+ * The session followed when the person picked none; the server's rule
+ * (`server/plansight/protocol/follow.py`, which `plansight watch` applies), on the same
+ * cases (`tests/fixtures/follow/cases.json`). Among the sessions with tasks and the kept
+ * ones (else all), `previous` stays while it is the newest or was updated within `idleMs`
+ * of `nowMs`; else the newest. Undefined without any session.
+ */
+export function followedSession(
+  sessions: readonly FollowCandidate[],
+  previous: string | undefined,
+  nowMs: number,
+  kept: ReadonlySet<string> = new Set(),
+  idleMs: number = FOLLOW_IDLE_SECONDS * 1000,
+): string | undefined {
+  const shown = sessions.filter((s) => s.progress.total > 0 || kept.has(s.session));
+  const pool = [...(shown.length > 0 ? shown : sessions)].sort(newestFirst);
+  const newest = pool[0];
+  const held = pool.find((s) => s.session === previous);
+  if (held !== undefined && (held === newest || nowMs - time(held.updatedAt) <= idleMs)) {
+    return held.session;
+  }
+  return newest?.session;
+}
+
 /** A notification or an ApplyResult carries more than the state: keep only the state. */
 function strip(state: TodoState): TodoState {
   const { session, title, version, phases, progress, current, updatedAt } = state;
@@ -177,7 +227,7 @@ function time(iso: string | null): number {
 }
 
 /** Orders states the most recently updated first, then by session name. */
-export function newestFirst(a: TodoState, b: TodoState): number {
+export function newestFirst(a: FollowCandidate, b: FollowCandidate): number {
   const ta = time(a.updatedAt);
   const tb = time(b.updatedAt);
   if (ta !== tb) {

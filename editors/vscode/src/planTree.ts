@@ -3,7 +3,7 @@
  * looks (label, icon, description, tooltip). Pure: no `vscode` import, so the unit tests
  * run it in plain Node. `planView.ts` only copies these values onto TreeItems.
  */
-import type { Phase, Priority, Task, TaskStatus, TodoState } from './protocol';
+import { isFinished, remainingOf, type Phase, type Priority, type Task, type TaskStatus, type TodoState } from './protocol';
 
 export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode | FileNode;
 
@@ -257,7 +257,7 @@ interface SessionContext {
 
 function sessionContext(state: TodoState): SessionContext {
   const tasks = state.phases.flatMap((phase) => phase.tasks);
-  const unfinished = new Map(tasks.filter((task) => task.status !== 'completed' && task.status !== 'abandoned').map((task) => [task.id, task.content]));
+  const unfinished = new Map(tasks.filter((task) => !isFinished(task.status)).map((task) => [task.id, task.content]));
   return { unfinished, severalOwners: new Set(tasks.map((task) => task.owner)).size > 1 };
 }
 
@@ -404,7 +404,7 @@ export function taskDecoration(query: string): Decoration | undefined {
   const params = new URLSearchParams(query);
   const status = params.get('status');
   const priority = params.get('priority');
-  const finished = status === 'completed' || status === 'abandoned';
+  const finished = isFinished(status);
   const known = priority === 'high' || priority === 'medium' || priority === 'low';
   if (!finished && !known) {
     return undefined;
@@ -485,7 +485,7 @@ function taskTooltip(node: TaskNode, formatTime: (iso: string) => string): strin
 
 /** How long a finished task took, from start to finish; undefined when unknown. */
 export function duration(task: Task): string | undefined {
-  if ((task.status !== 'completed' && task.status !== 'abandoned') || task.startedAt === null || task.completedAt === null) {
+  if (!isFinished(task.status) || task.startedAt === null || task.completedAt === null) {
     return undefined;
   }
   const ms = Date.parse(task.completedAt) - Date.parse(task.startedAt);
@@ -526,8 +526,7 @@ export function remainingTasks(state: TodoState | undefined): number {
   if (state === undefined) {
     return 0;
   }
-  const { completed, abandoned, total } = state.progress;
-  return Math.max(0, total - completed - abandoned);
+  return remainingOf(state.progress);
 }
 
 function progressLine(state: TodoState): string {

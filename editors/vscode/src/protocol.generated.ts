@@ -8,6 +8,12 @@ export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight
 
 export const NOTIFICATION_METHODS = ["plansight/didChange", "plansight/didPrune"] as const;
 
+/** The server's rule `finishedStatuses` (`plansight schema`'s `rules`). */
+export const FINISHED_STATUSES = ["completed", "abandoned"] as const;
+
+/** The server's rule `followIdleSeconds` (`plansight schema`'s `rules`). */
+export const FOLLOW_IDLE_SECONDS = 120 as const;
+
 /** Every request: its params and its result. */
 export interface Requests {
   "plansight/apply": { params: ApplyParams; result: ApplyResult };

@@ -2,6 +2,7 @@
  * Domain names for the wire types. The shapes and method names themselves are generated
  * from `plansight schema` into `protocol.generated.ts`; nothing here restates them.
  */
+import { FINISHED_STATUSES } from './protocol.generated';
 import type {
   ApplyParams,
   Notifications,
@@ -35,3 +36,13 @@ export const ErrorCodes = {
   invalidParams: -32602,
   contentModified: -32801,
 } as const;
+
+/** Whether a task's status is one it ends in (the server's `finishedStatuses`). */
+export function isFinished(status: string | null): boolean {
+  return (FINISHED_STATUSES as readonly string[]).includes(status ?? '');
+}
+
+/** Tasks not finished: the total less the server's count of each finished status. */
+export function remainingOf(progress: Progress): number {
+  return Math.max(0, FINISHED_STATUSES.reduce((left, status) => left - progress[status], progress.total));
+}

@@ -12,6 +12,7 @@ from rich.live import Live
 from rich.text import Text
 
 from plansight.cli.panel import ICONS, progress_bar, render_state
+from plansight.protocol.follow import followed_session, updated_at
 from plansight.protocol.requests import GetParams
 from plansight.protocol.text import terminal_safe_tree
 from plansight.service import PlanService
@@ -19,9 +20,6 @@ from plansight.service import PlanService
 POLL_SECONDS = 0.1
 # A session written to this recently is an agent at work: it shows under the followed one.
 ACTIVE_FOR = timedelta(minutes=10)
-# The followed session gives way to a newer one only after being idle this long, so two
-# agents writing by turns never flip the panel between them.
-IDLE_AFTER = timedelta(minutes=2)
 
 
 def pick_session(service: PlanService, wanted: str | None) -> str | None:
@@ -32,19 +30,8 @@ def pick_session(service: PlanService, wanted: str | None) -> str | None:
     return sessions[0].session if sessions else None
 
 
-def _updated(info: dict[str, Any]) -> datetime | None:
-    stamp = info.get("updatedAt")
-    if not stamp:
-        return None
-    try:
-        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # 3.10 reads no "Z"
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
-
-
 def _recent(info: dict[str, Any], now: datetime, within: timedelta) -> bool:
-    when = _updated(info)
+    when = updated_at(info)
     return when is not None and now - when <= within
 
 
@@ -65,8 +52,9 @@ class Watcher:
     """What `watch` shows: one session followed in full, the other active ones a line each.
 
     The followed session is the pinned one (`--session`), else the one updated last when
-    the watch began; it stays followed while it is in use, so a second agent writing in
-    turn with the first never flips the panel: it shows as a line underneath."""
+    the watch began (one with tasks first); it stays followed while it is in use, so a
+    second agent writing in turn with the first never flips the panel: it shows as a line
+    underneath (`protocol/follow.py`, the editors' rule too)."""
 
     def __init__(self, service: PlanService, pinned: str | None) -> None:
         self.service = service
@@ -76,13 +64,8 @@ class Watcher:
     def _follow(self, sessions: list[dict[str, Any]], now: datetime) -> str | None:
         if self.pinned:
             return self.pinned
-        if not sessions:
-            return None
-        followed = next((s for s in sessions if s["session"] == self.followed), None)
-        newest = sessions[0]
-        if followed is None or (newest is not followed and not _recent(followed, now, IDLE_AFTER)):
-            return str(newest["session"])
-        return str(followed["session"])
+        # The editors' rule too: the followed one stays until idle while another is newer.
+        return followed_session(sessions, self.followed, now)
 
     def frame(self, size: tuple[int, int]) -> tuple[tuple[Any, ...], RenderableType]:
         """A key that changes whenever the picture would, and the picture for `size`."""

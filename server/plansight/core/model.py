@@ -11,13 +11,14 @@ from typing import Any
 # The contract's words, used by every module of the core under these names.
 from plansight.protocol.vocabulary import DEFAULT_PHASE as DEFAULT_PHASE
 from plansight.protocol.vocabulary import DEFAULT_SESSION as DEFAULT_SESSION
+from plansight.protocol.vocabulary import FINISHED_STATUSES
 from plansight.protocol.vocabulary import PRIORITIES as PRIORITIES
 from plansight.protocol.vocabulary import STATUSES as STATUSES
 from plansight.protocol.vocabulary import Origin as Origin
 from plansight.protocol.vocabulary import Priority as Priority
 from plansight.protocol.vocabulary import TaskStatus as TaskStatus
 
-FINISHED: frozenset[str] = frozenset({"completed", "abandoned"})
+FINISHED: frozenset[str] = frozenset(FINISHED_STATUSES)
 
 # How a Task field is treated by what derives from the field list (see TASK_FIELDS):
 # a STAMP moves with time and is not what a reader compares (the fingerprint leaves it out,

@@ -19,7 +19,13 @@ from plansight.protocol.methods import METHODS as METHODS
 from plansight.protocol.methods import PROTOCOL_VERSION as PROTOCOL_VERSION
 from plansight.protocol.registry import REQUESTS as REGISTRY
 from plansight.protocol.shape import WireShape, camel
-from plansight.protocol.vocabulary import Origin, Priority, TaskStatus
+from plansight.protocol.vocabulary import (
+    FINISHED_STATUSES,
+    FOLLOW_IDLE_SECONDS,
+    Origin,
+    Priority,
+    TaskStatus,
+)
 
 
 class WireModel(BaseModel):
@@ -162,10 +168,20 @@ NOTIFICATIONS: dict[str, type[WireModel]] = {
 }
 
 
+# The rules a client applies to what the server sends, as data: the editors generate
+# (VS Code) or check (Neovim) their tables from these, so no shim keeps its own copy.
+RULES: dict[str, Any] = {
+    "finishedStatuses": list(FINISHED_STATUSES),
+    "followIdleSeconds": FOLLOW_IDLE_SECONDS,
+}
+
+
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of every request's params and result and of every notification."""
+    """The JSON Schema of every request's params and result and of every notification, and
+    the clients' rules."""
     return {
         "protocolVersion": PROTOCOL_VERSION,
+        "rules": RULES,
         "requests": {
             method: {
                 "params": params.json_schema(),

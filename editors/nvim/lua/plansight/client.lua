@@ -5,6 +5,7 @@
 ---global `vim.lsp.handlers` are never touched). The last state seen of each session is
 ---cached here; everything the plugin draws comes from that cache.
 local config = require("plansight.config")
+local follow = require("plansight.follow")
 local protocol = require("plansight.protocol")
 
 local M = {}
@@ -19,6 +20,8 @@ local M = {}
 ---@field queue fun()[] requests waiting for the `initialize` answer
 ---@field states table<string, plansight.TodoState> last state of each session
 ---@field loaded boolean whether the session list was read at least once
+---@field followed string? the session followed when none is picked (`plansight.follow`)
+---@field settling boolean? a refresh is putting its sessions in: follow once it is done
 ---@field server_info table? `InitializeResult.serverInfo`
 ---@field capabilities table? `InitializeResult.capabilities.experimental.plansight`
 
@@ -56,6 +59,13 @@ local CHANGES = {
 ---Calls every watcher of `root` (the sidebar, edit buffers, the statusline).
 ---@param root string
 local function touch(root)
+  local conn = M.connections[root]
+  -- The followed session is worked out on a change only (time alone never moves it), so
+  -- what the statusline and the sidebar show is what a command acts on. Before the first
+  -- listing is in, nothing was followed yet: the newest wins.
+  if conn and not conn.settling then
+    conn.followed = follow.followed(M.states(root), conn.loaded and conn.followed or nil, follow.now_ms())
+  end
   for _, fn in ipairs(watchers) do
     local ok, err = pcall(fn, root)
     if not ok then
@@ -259,18 +269,13 @@ function M.states(root)
   for _, state in pairs(conn.states) do
     list[#list + 1] = state
   end
-  table.sort(list, function(a, b)
-    local ua, ub = protocol.value(a.updatedAt) or "", protocol.value(b.updatedAt) or ""
-    if ua ~= ub then
-      return ua > ub
-    end
-    return a.session < b.session
-  end)
+  table.sort(list, follow.newer)
   return list
 end
 
----The session commands target: the picked one, else the newest with tasks, else the newest,
----else "default".
+---The session commands target: the picked one; else the one followed by the server's rule
+---(`plansight.follow`: the session with tasks that changed last, kept while in use, so two
+---agents writing by turns do not flip it); else "default".
 ---@param root string?
 ---@return string
 function M.active_session(root)
@@ -278,13 +283,9 @@ function M.active_session(root)
   if picked then
     return picked
   end
-  local states = M.states(root or M.last_root or "")
-  for _, state in ipairs(states) do
-    if state.progress and state.progress.total > 0 then
-      return state.session
-    end
-  end
-  return states[1] and states[1].session or protocol.DEFAULT_SESSION
+  local conn = M.connections[root or M.last_root or ""]
+  local followed = conn and (conn.followed or follow.followed(M.states(conn.root), nil, follow.now_ms()))
+  return followed or protocol.DEFAULT_SESSION
 end
 
 ---@param conn plansight.Connection
@@ -616,11 +617,14 @@ function M.refresh(root, cb)
           fresh[session] = state
         end
       end
+      -- The followed session is worked out once all are in, not by the order they came in.
+      conn.settling = true
       for session, state in pairs(fresh) do
         if not conn.states[session] or conn.states[session].version < state.version then
           M.ingest(conn, state, nil)
         end
       end
+      conn.settling = nil
       conn.loaded = true
       touch(root)
       if cb then

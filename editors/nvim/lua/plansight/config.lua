@@ -55,7 +55,7 @@ M.defaults = {
   settings = {},
   -- The workspace root is the nearest ancestor holding one of these, else the cwd.
   root_markers = { ".git" },
-  -- nil: commands and the statusline follow the most recently updated session.
+  -- nil: commands and the statusline follow the session in use (`plansight.follow`).
   session = nil,
   -- Open the sidebar (never focused) the first time a plan with tasks shows up. The server
   -- is started at startup only when the workspace already has a store.

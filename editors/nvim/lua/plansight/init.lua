@@ -210,7 +210,7 @@ function M.statusline(opts)
     local render = require("plansight.render")
     local label = render.fit_name(render.task_text(current), opts.max_width or 40)
     text = ("%s %s %s"):format(icons.in_progress, label, count)
-  elseif progress.completed + progress.abandoned >= progress.total then
+  elseif protocol.remaining(progress) == 0 then
     text = ("%s %s"):format(icons.completed, count)
   else
     text = ("%s %s"):format(icons.pending, count)

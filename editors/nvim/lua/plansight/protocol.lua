@@ -29,6 +29,38 @@ M.notifications = {
 
 M.DEFAULT_SESSION = "default"
 
+---The server's rules (`plansight schema`'s `rules`, checked equal by `tests/test_protocol.lua`):
+---the statuses a task ends in, and how long a followed session may be idle before a newer
+---one takes its place (`plansight.follow`).
+M.rules = {
+  finishedStatuses = { "completed", "abandoned" },
+  followIdleSeconds = 120,
+}
+
+local finished = {}
+for _, status in ipairs(M.rules.finishedStatuses) do
+  finished[status] = true
+end
+
+---Whether a task's status is one it ends in (the server's `finishedStatuses`).
+---@param status string?
+---@return boolean
+function M.finished(status)
+  return finished[status] == true
+end
+
+---The tasks not finished: the total less the server's count of each finished status (each
+---is a field of the progress, which the schema test checks).
+---@param progress plansight.Progress
+---@return integer
+function M.remaining(progress)
+  local left = progress.total or 0
+  for _, status in ipairs(M.rules.finishedStatuses) do
+    left = left - (progress[status] or 0)
+  end
+  return math.max(0, left)
+end
+
 ---Error codes the plugin treats specially.
 M.errors = {
   invalid_params = -32602,

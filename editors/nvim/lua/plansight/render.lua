@@ -222,7 +222,7 @@ function M.waits_for(task, by_id)
   end
   for _, id in ipairs(protocol.value(task.blockedBy) or {}) do
     local blocker = by_id[id]
-    if blocker and blocker.status ~= "completed" and blocker.status ~= "abandoned" then
+    if blocker and not protocol.finished(blocker.status) then
       out[#out + 1] = '"' .. one_line(blocker.content) .. '"'
     end
   end

@@ -1,7 +1,21 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { PlanState } from '../../src/planState';
-import { phase, state, task } from './fixtures';
+import { followedSession, PlanState } from '../../src/planState';
+import { EXTENSION_ROOT, phase, state, task } from './fixtures';
+
+interface FollowCases {
+  now: string;
+  cases: {
+    name: string;
+    sessions: { session: string; updatedAt: string | null; tasks: number }[];
+    kept?: string[];
+    previous: string | null;
+    idleSeconds?: number;
+    followed: string | null;
+  }[];
+}
 
 describe('PlanState', () => {
   it('keeps the newest version of a session, whatever order reports arrive in', () => {
@@ -58,19 +72,36 @@ describe('PlanState', () => {
     );
   });
 
-  it('follows the chosen session, else the one it followed, else the top one; never jumps to the latest change', () => {
-    const plans = new PlanState();
+  it("follows the chosen session, else the one in use; another agent's change moves it only once that one is idle (issue 30, item 7)", () => {
+    let now = Date.parse('2026-01-01T12:00:00.000Z');
+    const plans = new PlanState(undefined, false, () => now);
     assert.equal(plans.activeSession(), 'default');
-    plans.update(state('first', [phase('Todos', task('t1', 'a'))]));
+    plans.update(state('first', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T11:59:00.000Z' }));
     assert.equal(plans.activeSession(), 'first');
-    plans.update(state('second', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T11:00:00.000Z' }));
-    assert.equal(plans.activeSession(), 'first', 'a new session does not take the badge');
-    plans.choose('second');
-    assert.equal(plans.activeSession(), 'second');
-    plans.update(state('first', [phase('Todos', task('t1', 'b'))], { version: 2, updatedAt: '2026-01-01T12:00:00.000Z' }));
-    assert.equal(plans.activeSession(), 'second');
-    plans.update(state('second', [], { version: 2 }));
-    assert.equal(plans.activeSession(), 'second', 'the chosen session stays chosen when emptied');
+    plans.update(state('second', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T11:59:30.000Z' }));
+    assert.equal(plans.activeSession(), 'first', 'a second agent writing while the first works does not take the badge');
+    now = Date.parse('2026-01-01T12:05:00.000Z');
+    assert.equal(plans.activeSession(), 'first', 'time alone never moves it: the badge and the commands agree');
+    plans.update(state('second', [phase('Todos', task('t1', 'b'))], { version: 2, updatedAt: '2026-01-01T12:05:00.000Z' }));
+    assert.equal(plans.activeSession(), 'second', 'the first has been idle 2 minutes while the second is newer');
+    plans.choose('first');
+    assert.equal(plans.activeSession(), 'first');
+    plans.update(state('second', [phase('Todos', task('t1', 'c'))], { version: 3, updatedAt: '2026-01-01T12:06:00.000Z' }));
+    assert.equal(plans.activeSession(), 'first', 'a chosen session stays chosen');
+    plans.update(state('first', [], { version: 2 }));
+    assert.equal(plans.activeSession(), 'first', 'the chosen session stays chosen when emptied');
+  });
+
+  it("picks the session the server's rule picks, on the cases every client runs", () => {
+    const fixture = JSON.parse(fs.readFileSync(path.join(EXTENSION_ROOT, '..', '..', 'tests', 'fixtures', 'follow', 'cases.json'), 'utf8')) as FollowCases;
+    const now = Date.parse(fixture.now);
+    assert.ok(fixture.cases.length >= 10);
+    for (const c of fixture.cases) {
+      const sessions = c.sessions.map((s) => ({ session: s.session, updatedAt: s.updatedAt, progress: { total: s.tasks } }));
+      const idleMs = c.idleSeconds === undefined ? undefined : c.idleSeconds * 1000;
+      const found = followedSession(sessions, c.previous ?? undefined, now, new Set(c.kept ?? []), idleMs);
+      assert.equal(found ?? null, c.followed, c.name);
+    }
   });
 
   it('keeps a session the person cleared in sight until they switch away or close it (issue 23, item 10)', () => {
@@ -102,8 +133,8 @@ describe('PlanState', () => {
     assert.deepEqual(plans.sessionsWithTasks(), []);
   });
 
-  it('follows the latest change when followLatestSession is on (the old behaviour)', () => {
-    const plans = new PlanState(undefined, true);
+  it('follows the latest change at once when followLatestSession is on', () => {
+    const plans = new PlanState(undefined, true, () => Date.parse('2026-01-01T12:00:00.000Z'));
     assert.equal(plans.activeSession(), 'default');
     plans.update(state('old', [phase('Todos', task('t1', 'a'))], { updatedAt: '2026-01-01T09:00:00.000Z' }));
     plans.update(state('empty', [], { updatedAt: '2026-01-01T12:00:00.000Z' }));

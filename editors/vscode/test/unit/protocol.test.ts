@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { GENERATED_PATH, generateProtocol, plansightBin, readSchema, type JsonSchema, type ProtocolSchema } from '../../scripts/generateProtocol';
+import { isFinished, remainingOf } from '../../src/protocol';
 import { EXTENSION_ROOT } from './fixtures';
 
 interface Manifest {
@@ -69,6 +70,23 @@ describe('protocol.generated.ts', () => {
       'plansight/write',
     ]);
     assert.deepEqual(Object.keys(schema.notifications), ['plansight/didChange', 'plansight/didPrune']);
+  });
+});
+
+describe("the server's rules (issue 30, item 7)", () => {
+  it('counts as finished exactly the statuses the server says, each with its count in the progress', () => {
+    const result = schema.requests['plansight/get']?.result as JsonSchema;
+    const finished = schema.rules.finishedStatuses as string[];
+    assert.deepEqual([...finished].sort(), ['abandoned', 'completed']);
+    for (const status of statusEnum(result)) {
+      assert.equal(isFinished(String(status)), finished.includes(String(status)), String(status));
+    }
+    const progress = def(result, 'ProgressModel').properties ?? {};
+    for (const status of finished) {
+      assert.ok(progress[status], `the progress counts ${status}`);
+    }
+    const counts = { completed: 2, abandoned: 1, blocked: 1, total: 6, percent: 33 };
+    assert.equal(remainingOf(counts), 3);
   });
 });
 
