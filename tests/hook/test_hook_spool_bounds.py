@@ -245,3 +245,20 @@ def test_only_a_payload_that_is_the_whole_list_and_nothing_more_replaces_one() -
     assert not replaces_whole_plan("vscode-todos", {"operation": "read"})
     assert not replaces_whole_plan("claude-tasks", {"tool_name": "TaskCreate"})
     assert not replaces_whole_plan("codex-plan", {"plan": "not a list"})  # refused
+
+
+def test_a_team_stores_spool_is_named_by_its_place_not_its_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def key(url: str, workspace: str = "") -> str:
+        monkeypatch.setenv("PLANSIGHT_DB", url)
+        monkeypatch.setenv("PLANSIGHT_WORKSPACE", workspace)
+        return spool_key(tmp_path)
+
+    same = key("postgresql://alice:old@db.example/plans?sslmode=require")
+    assert key("postgresql://alice:n?w@db.example/plans?sslmode=require") == same
+    assert key("postgresql://alice:old@db.example/plans?sslmode=disable") != same
+    assert key("postgresql://alice:old@other.example/plans?sslmode=require") != same
+    assert key("postgresql://alice:old@db.example/plans?sslmode=require", "team-b") != same
+    monkeypatch.setenv("XDG_SESSION_ID", "99")
+    assert key("postgresql://alice:old@db.example/plans?sslmode=require") == same
