@@ -49,6 +49,7 @@ ALLOWED: dict[str, set[str]] = {
     "hook": {
         "protocol",
         "core",
+        "agents",  # the spool asks a plan payload's adapter whether it is a whole list
         "paths",
         "folders",
         "store",

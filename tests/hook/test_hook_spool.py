@@ -94,7 +94,10 @@ def test_spooled_plans_land_in_the_order_the_agent_wrote_them_before_the_next_on
     store = default_store_path(machine.project)
     with write_lock(store):
         for plan in (["one", "two"], ["one", "two", "three"]):
-            machine.run("codex", plan_event(machine, *plan))
+            event = plan_event(machine, *plan)
+            # Each adds a note too: the later list does not make the earlier one useless.
+            event["tool_input"]["explanation"] = f"{len(plan)} steps now"
+            machine.run("codex", event)
     assert len(spool_files(machine)) == 2
     latest = plan_event(machine, "one", "two", "three", "four")
     machine.run("codex", latest)

@@ -367,6 +367,38 @@ def test_thirty_cold_hooks_at_once_lose_no_plan(machine: WarmMachine) -> None:
     assert not [line for line in lines if "gave up" in line]
 
 
+# ---------------------------------------------------------------- issue 29, item 17: memory
+
+
+def resident(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+    return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_after_an_outsized_event_the_warm_process_is_back_to_its_size(
+    machine: WarmMachine,
+) -> None:
+    """A 24 MB `Write` event left the warm process about 80 MB larger for the rest of its
+    life. Now a fresh one takes its place: no event is lost while it does (ten more
+    arrive at once), and the one listening after it is near its size at the start."""
+    project = machine.project("p")
+    pid = machine.start_warm(project)
+    machine.hook(machine.created(project, 0), project)  # a task in progress for the files
+    idle = resident(pid)
+    write = machine.event("PostToolUse-Write", project)
+    write["tool_input"]["content"] = "x" * (24 * 1024 * 1024)
+    machine.hook(write, project)
+    with ThreadPoolExecutor(10) as pool:
+        list(pool.map(lambda n: machine.hook(machine.created(project, n), project), range(1, 11)))
+    assert sorted(tasks(project_store(machine, project))) == sorted(f"Task {n}" for n in range(11))
+    assert not [line for line in machine.log() if "gave up" in line]
+    assert wait_gone(pid)
+    successor = machine.warm_pid(other_than=pid)
+    assert resident(successor) < idle + 16 * 1024 * 1024
+    assert any("recycled: a fresh warm process takes over" in line for line in machine.log())
+
+
 # ---------------------------------------------------------------- 9: its command line
 
 

@@ -20,7 +20,13 @@ It leaves:
 - when a file of the package it runs changed (an upgrade, an edit in a clone): it answers
   `stale`, the relay handles that request itself and starts a fresh one;
 - when its socket is removed or replaced; on SIGTERM, once the request in hand is done
-  (those queued behind it are handed back: their relays run them).
+  (those queued behind it are handed back: their relays run them);
+- recycled, after a request of more than `RECYCLE_AFTER_BYTES` (a `Write` of a large
+  file) or once it has grown `RECYCLE_GROWTH_BYTES` past its size at the start: the
+  memory such a request took stays with the process (the C allocator keeps it), so it
+  starts a fresh one in its place and gives up its name (`_recycle`), answers what it
+  has queued and what reaches it until the fresh one listens, then leaves. No request
+  is dropped, and the next ones find a warm process as before.
 A second one started at the same time finds the first one's lock held and leaves at once.
 """
 
@@ -68,6 +74,14 @@ MAX_REQUEST_BYTES = MAX_EVENT_BYTES + 1024 * 1024  # the event, the environment,
 # A hook event taken over is finished here even when its relay stopped waiting; the alarm
 # is only a backstop against a hang.
 WARM_HOOK_DEADLINE_SECONDS = 60.0
+# A request this large leaves the process three to four times its size larger (20 MB:
+# from 24 to 102 MB resident, measured); growth from many smaller ones is bounded too.
+RECYCLE_AFTER_BYTES = 8 * 1024 * 1024
+RECYCLE_GROWTH_BYTES = 128 * 1024 * 1024
+# How long a recycled process serves on while its successor starts (`relay.py`:
+# a start that takes longer failed), and how often it looks whether that one listens.
+SUCCESSOR_WAIT_SECONDS = 10.0
+SUCCESSOR_POLL_SECONDS = 0.05
 _PACKAGE = str(Path(__file__).resolve().parent.parent)
 
 
@@ -134,12 +148,14 @@ def serve(cli_main: CliMain) -> int:
     # watched for a change are the ones it loaded.
     warm_up()
     stamps = _source_stamps()
+    started_size = _resident_bytes()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     queue = _Queue()
     bound = -1
+    recycled: float | None = None  # when it gave up its name to a successor
     try:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # left by one that was killed: the lock says none is running
+            os.unlink(path)  # left by one that was killed (or is recycled): the lock is ours
         old_umask = os.umask(0o177)
         try:
             listener.bind(path)
@@ -153,17 +169,27 @@ def serve(cli_main: CliMain) -> int:
         threading.Thread(target=_accept, args=(listener, queue), daemon=True).start()
         while not _state.leaving:
             _state.busy = False
-            item = queue.take(idle_seconds)
+            item = queue.take(idle_seconds if recycled is None else SUCCESSOR_POLL_SECONDS)
             if item is None:
+                if recycled is not None and _successor_pending(path, bound, recycled):
+                    continue
                 break
             _state.busy = True  # a stop waits for the request in hand: it may be committing
             connection, request = item
+            del item  # nothing of a request outlives it (an idle wait held the last one)
+            outsized = len(request.data) > RECYCLE_AFTER_BYTES
             with connection:
-                if not _unchanged(stamps) or not _still_ours(path, bound):
+                # Recycled, its successor takes the socket: what was queued here is still ours.
+                ours = recycled is not None or _still_ours(path, bound)
+                if not _unchanged(stamps) or not ours:
                     _signal(connection, STALE)
                     break
                 _run(connection, request)
+            del connection, request
             _source_stamps(into=stamps)  # what the command loaded, watched from now on
+            if recycled is None and (outsized or _grown(started_size)):
+                _recycle(path + ".lock", lock)
+                recycled = time.monotonic()
     except _Leaving:
         pass
     finally:
@@ -175,10 +201,51 @@ def serve(cli_main: CliMain) -> int:
             if os.stat(path).st_ino == bound:
                 os.unlink(path)
         # Removed while still held, then released: see the inode check in `_take_lock`.
-        with contextlib.suppress(OSError):
-            os.unlink(path + ".lock")
+        # (Recycled, the lock file there is its successor's.)
+        _release_name(path + ".lock", lock)
         os.close(lock)
     return 0
+
+
+def _resident_bytes() -> int | None:
+    """The process's resident memory now (Linux: /proc), None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _grown(started_size: int | None) -> bool:
+    now = _resident_bytes()
+    return (
+        started_size is not None and now is not None and now > started_size + (RECYCLE_GROWTH_BYTES)
+    )
+
+
+def _recycle(lock_path: str, lock: int) -> None:
+    """Give up the name and start a fresh warm process in its place: it takes the lock
+    (a new file at the same path) and then the socket, and this one leaves once its
+    queue is empty and the socket is the fresh one's (`_successor_pending`)."""
+    from plansight.hook.relay import start_warm_process
+
+    _release_name(lock_path, lock)
+    log_line({"by": "warm"}, "recycled: a fresh warm process takes over", 0.0)
+    start_warm_process()
+
+
+def _release_name(lock_path: str, lock: int) -> None:
+    """Remove the lock file if it is still this process's own."""
+    with contextlib.suppress(OSError):
+        if os.stat(lock_path).st_ino == os.fstat(lock).st_ino:
+            os.unlink(lock_path)
+
+
+def _successor_pending(path: str, bound: int, recycled: float) -> bool:
+    """Whether a recycled process serves on: its socket is still its own (its successor
+    does not listen yet), for `SUCCESSOR_WAIT_SECONDS` at most."""
+    waited = time.monotonic() - recycled
+    return _still_ours(path, bound) and waited < SUCCESSOR_WAIT_SECONDS
 
 
 def stop() -> bool:
@@ -406,7 +473,7 @@ def _read_request(connection: socket.socket, deadline: float) -> Request | None:
                 return None
             length = int(head)
             received = bytearray(rest)
-    return decode_request(bytes(received))
+    return decode_request(received)
 
 
 def _same_place(connection: socket.socket) -> bool:

@@ -32,7 +32,8 @@ from plansight.hook.warm_protocol import MAX_EVENT_BYTES
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from plansight.hook.spool import Spool, Spooled
+    from plansight.hook.spool import Dropped, Spool, Spooled
+    from plansight.hook.spool_tidy import Kind
 
 # A store another process keeps locked is given up on after 0.5 s (`hook/store.py`:
 # STORE_BUSY_SECONDS), so even then the agent has its answer within a second. The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
@@ -189,22 +190,23 @@ def handle(
         if _failed(event):
             return {}
         if tool in agent.plan_tools:
+            from plansight.hook.spool_tidy import replaces_whole_plan
             from plansight.hook.store import ingest_plan
 
             payload = _plan_payload(agent, tool, event, session_id)
+            fmt = agent.plan_tools[tool]
             if payload is None:
                 facts["result"] = "no plan in this call"
                 return {}
             title = None if conversation.planned else _title(agent, conversation)
             facts["stage"] = "storing the plan"
             stored = _stored(
-                lambda: ingest_plan(
-                    cwd, session, agent.plan_tools[tool], payload, title, heard=not replaying
-                ),
+                lambda: ingest_plan(cwd, session, fmt, payload, title, heard=not replaying),
                 replaying,
                 behind,
                 (agent.name, event, cwd),
                 facts,
+                lambda: (session, "list" if replaces_whole_plan(fmt, payload) else "ops"),
             )
             if stored is None:
                 return {}
@@ -236,6 +238,7 @@ def handle(
                 behind,
                 (agent.name, named, cwd),
                 facts,
+                lambda: (session, "files"),
             )
             if added is None:
                 return {}
@@ -258,9 +261,11 @@ def _stored(
     behind: bool,
     this: tuple[str, dict[str, Any], str],
     facts: dict[str, str],
+    does: Callable[[], tuple[str, Kind]],
 ) -> Stored | None:
-    """`write`'s result, or None when the event (`this`: its agent, itself, its folder)
-    was spooled for later instead: earlier spooled events are still waiting (`behind`:
+    """`write`'s result, or None when the event (`this`: its agent, itself, its folder;
+    `does`: the plan session it changes and how, for the spool's bounds) was spooled
+    for later instead: earlier spooled events are still waiting (`behind`:
     this one goes after them), or the store refused it for a fault that passes (locked
     past the hook's wait, out of reach). A
     spooled event `replaying` raises the store's refusal to the drain replaying it."""
@@ -275,14 +280,34 @@ def _stored(
             if replaying:
                 raise
             why = f"the store is {exc.reason}: {exc}"
+    from plansight.hook.spool import NotSpooled
+
     try:
-        _spool(this[2]).add(*this)
+        dropped = _spool(this[2]).add(*this, *does())
     except OSError as exc:
-        facts["result"] = f"gave up ({why}); not spooled: {exc.__class__.__name__}"
+        said = exc if isinstance(exc, NotSpooled) else exc.__class__.__name__
+        facts["result"] = f"gave up ({why}); not spooled: {said}"
         return None
     facts["result"] = f"spooled for the next event ({why})"
+    if dropped:
+        facts["result"] += f"; {len(dropped)} spooled before it dropped (logged)"
     facts.pop("stage", None)
+    for gone in dropped:
+        _log_dropped(gone)
     return None
+
+
+def _log_dropped(gone: Dropped) -> None:
+    """One line for a spooled event the spool's bounds dropped: never silently."""
+    entry = gone.entry
+    facts = {"by": "spool", "agent": entry.agent if entry is not None else "-"}
+    when = "?"
+    if entry is not None:
+        facts["event"] = str(_event_name(entry.event) or "-")
+        facts["tool"] = str(entry.event.get("tool_name", "-"))
+        facts["session"] = entry.session or "-"
+        when = entry.spooled_at
+    log_line(facts, f"dropped (spooled at {when}): {gone.why}", 0.0)
 
 
 def _spooled_anywhere() -> bool:

@@ -82,19 +82,22 @@ class Request:
         self.args, self.data = args, data
 
 
-def decode_request(body: bytes) -> Request | None:
-    """The request in `body` (what follows the length line), None when malformed."""
-    fields: list[bytes] = []
-    rest = body
+def decode_request(body: bytes | bytearray) -> Request | None:
+    """The request in `body` (what follows the length line), None when malformed. Its
+    fields are read where they lie and stdin's bytes copied once: taking each field off
+    the front of the rest copied a large event once per field (60 MB about 60 times)."""
+    position = 0
+
+    def take() -> bytes:
+        nonlocal position
+        end = body.find(b"\0", position)
+        if end < 0:
+            raise ValueError("cut off")
+        field = bytes(body[position:end])
+        position = end + 1
+        return field
+
     try:
-
-        def take() -> bytes:
-            nonlocal rest
-            field, nul, rest = rest.partition(b"\0")
-            if not nul:
-                raise ValueError("cut off")
-            return field
-
         kind, cwd, mask = take(), take(), take()
         env_count = int(take())
         env_fields = [take() for _ in range(env_count)]
@@ -111,7 +114,8 @@ def decode_request(body: bytes) -> Request | None:
             return None
         env[os.fsdecode(key)] = os.fsdecode(value)
     args = [os.fsdecode(field) for field in fields]
-    return Request(os.fsdecode(kind), os.fsdecode(cwd), int(mask) & 0o777, env, args, rest)
+    data = bytes(memoryview(body)[position:])
+    return Request(os.fsdecode(kind), os.fsdecode(cwd), int(mask) & 0o777, env, args, data)
 
 
 def encode_reply(code: int, out: bytes, err: bytes) -> bytes:
