@@ -30,6 +30,7 @@ from plansight.setup.settings_file import (
     read_text,
     settings_of,
     show_change,
+    too_deep,
     write_with_backup,
 )
 
@@ -145,6 +146,8 @@ def _json_change(
         after = changed_text(before, edit(settings, record), dialect)
     except (ValueError, JsonTextError) as exc:
         raise SetupError(f"{path}: {exc}; nothing changed") from None
+    except RecursionError:  # read, but too deep to compare or write again
+        raise too_deep(path) from None
     # Removed: the file's record is forgotten (what the person changed stays theirs).
     return FileChange(path, before, after, FileRecord() if remove else record)
 
@@ -173,11 +176,14 @@ def _remove_file(path: Path) -> None:
 def _toml_change(path: Path, plansight: str, remove: bool) -> FileChange:
     before = read_text(path)
     record = file_record(path)
-    if remove:
-        return FileChange(
-            path, before, codex_config.without_plansight(before, record, _say), FileRecord()
-        )
-    after = codex_config.with_plansight(before, plansight, record, _say)
+    try:
+        if remove:
+            return FileChange(
+                path, before, codex_config.without_plansight(before, record, _say), FileRecord()
+            )
+        after = codex_config.with_plansight(before, plansight, record, _say)
+    except RecursionError:  # read, but too deep to copy or compare
+        raise too_deep(path) from None
     return FileChange(path, before, after, record)
 
 

@@ -30,7 +30,7 @@ from plansight.setup.command import (
 )
 from plansight.setup.findings import Finding, Section
 from plansight.setup.json_text import STRICT, WITH_COMMENTS
-from plansight.setup.settings_file import SetupError, read_text, settings_of
+from plansight.setup.settings_file import SetupError, read_regular, read_text, settings_of
 
 EDITORS = ("code", "code-insiders", "codium", "cursor", "code-server")
 EXTENSION_ID = "plansight.plansight"
@@ -374,9 +374,10 @@ def _mentions(folder: Path, word: str) -> bool:
     if not folder.is_dir():
         return False
     for path in folder.rglob("*.lua"):
-        try:
-            if word in path.read_text(encoding="utf-8", errors="replace"):
-                return True
-        except OSError:
+        try:  # never a FIFO's open that waits for a writer
+            data = read_regular(path, 16 * 1024 * 1024)
+        except SetupError:
             continue
+        if data is not None and word.encode() in data:
+            return True
     return False

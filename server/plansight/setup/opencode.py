@@ -33,6 +33,7 @@ from plansight.setup.settings_file import (
     read_text,
     settings_of,
     show_change,
+    too_deep,
     write_with_backup,
 )
 
@@ -136,6 +137,8 @@ def _config_change(
         after = changed_text(before, settings, JSONC)
     except (ValueError, JsonTextError) as exc:
         raise SetupError(f"{path}: {exc}; nothing changed") from None
+    except RecursionError:  # read, but too deep to compare or write again
+        raise too_deep(path) from None
     return before, after, FileRecord() if remove else record
 
 
