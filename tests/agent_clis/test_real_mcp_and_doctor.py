@@ -90,12 +90,10 @@ def test_doctor_finds_gemini_with_no_plan_tool_at_all(person: AgentHome) -> None
     """Gemini CLI's default model is offered no write_todos: without Plansight's MCP server
     the model cannot plan. Setup fixes it; doctor says so both times."""
     _trust_gemini_project(person)
-    broken = _doctor(person, "gemini")
-    assert broken.returncode == 1
-    assert "✗ hooks: not installed" in broken.stdout
-    assert (
-        "✗ no plan tool at all" in broken.stdout and "fix: plansight setup gemini" in broken.stdout
-    )
+    found = _doctor(person, "gemini")
+    assert found.returncode == 0  # never set up: worth knowing, not broken (issue 29, item 15)
+    assert "- hooks: not installed" in found.stdout
+    assert "- no plan tool at all" in found.stdout and "fix: plansight setup gemini" in found.stdout
 
     assert person.plansight("setup", "gemini").returncode == 0
     healthy = _doctor(person, "gemini")

@@ -92,6 +92,14 @@ def file_record(path: Path) -> FileRecord:
     )
 
 
+def recorded(path: Path) -> bool:
+    """Setup's record holds what it added to `path`: it was set up, whatever is left."""
+    try:
+        return file_record(path).kept
+    except SetupError:
+        return False
+
+
 def save_records(records: dict[Path, FileRecord]) -> None:
     """Store the records of these files (a file whose record is empty is forgotten)."""
     data = _load()
