@@ -86,6 +86,21 @@ def test_doctor_finds_codex_hooks_that_are_not_trusted_yet(person: AgentHome) ->
     assert "✓ MCP server plansight" in healthy.stdout and "Everything works." in healthy.stdout
 
 
+def test_a_second_codex_setup_does_not_ask_to_trust_hooks_codex_trusts(
+    person: AgentHome,
+) -> None:
+    """Set up and trusted, setup again changes nothing: it does not ask for the review
+    the doctor's own line below it says is done (issue 29, item 16)."""
+    codex_home = person.home / ".codex"
+    assert person.plansight("setup", "codex").returncode == 0
+    trust_every_hook(person, codex_home)
+    again = person.plansight("setup", "codex")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "✓ hooks trusted by Codex" in again.stdout
+    assert "/hooks to trust" not in again.stdout
+    assert "Codex CLI: already set up, nothing changed." in again.stdout
+
+
 def test_doctor_finds_gemini_with_no_plan_tool_at_all(person: AgentHome) -> None:
     """Gemini CLI's default model is offered no write_todos: without Plansight's MCP server
     the model cannot plan. Setup fixes it; doctor says so both times."""
