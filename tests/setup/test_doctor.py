@@ -206,6 +206,10 @@ def test_an_mcp_entry_that_runs_something_else_is_broken(home: Path, project: Pa
     assert broken.returncode == 1, broken.stdout
     assert "does not run: `" in broken.stdout
     assert "cat` answered, but not as Plansight's MCP server" in broken.stdout
+    _claude_mcp_entry(home, {"command": "true", "args": ["mcp"]})
+    ended = _run(home, project, "doctor", "claude-code")
+    assert ended.returncode == 1, ended.stdout
+    assert "true mcp` ended without answering MCP's initialize" in ended.stdout
 
 
 def test_an_entry_setup_wrote_for_an_install_since_removed_is_fixed_by_setup(

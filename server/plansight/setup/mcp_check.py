@@ -11,6 +11,7 @@ their own, in the entry's `cwd` if it has one: Claude Code, Gemini CLI and Copil
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -113,12 +114,13 @@ def _handshake_problem(argv: list[str], launch: Launch) -> str | None:
         server.stdin.write((json.dumps(initialize) + "\n").encode())
         server.stdin.flush()
         name = _server_name(server.stdout, time.monotonic() + ANSWER_SECONDS)
-    except OSError:
-        name = None
+    except (OSError, EOFError):
+        return f"`{shown}` ended without answering MCP's initialize"
     finally:
         server.kill()
         server.wait()
-        server.stdin.close()
+        with contextlib.suppress(OSError):  # what a server gone early left unwritten
+            server.stdin.close()
         server.stdout.close()
     if name is None:
         return f"`{shown}` did not answer as an MCP server within {ANSWER_SECONDS} s"
@@ -128,7 +130,8 @@ def _handshake_problem(argv: list[str], launch: Launch) -> str | None:
 
 
 def _server_name(stdout: Any, deadline: float) -> str | None:
-    """The `serverInfo.name` of the answer to `initialize` (None: no answer by `deadline`)."""
+    """The `serverInfo.name` of the answer to `initialize` (None: no answer by `deadline`;
+    EOFError: the server ended without one)."""
     pending = b""
     with selectors.DefaultSelector() as selector:
         selector.register(stdout, selectors.EVENT_READ)
@@ -137,7 +140,7 @@ def _server_name(stdout: Any, deadline: float) -> str | None:
                 return None
             chunk = os.read(stdout.fileno(), 65536)
             if not chunk:
-                return None  # it ended without answering
+                raise EOFError  # it ended without answering
             pending += chunk
             *lines, pending = pending.split(b"\n")
             for line in lines:
