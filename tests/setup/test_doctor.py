@@ -1,5 +1,7 @@
 """`plansight doctor` in fresh homes: what it finds healthy, what broken (exit 1) and the
-one command that fixes each problem (issue 22, item 5). The agents' real CLIs are in
+one command that fixes each problem (issue 22, item 5); an agent never set up is worth
+knowing, not broken (issue 29, item 15); an MCP entry whose command does not run is
+broken (issue 29, item 14). The agents' real CLIs are in
 `tests/agent_clis/test_real_mcp_and_doctor.py` (Codex's hook trust needs Codex itself)."""
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def _run(
@@ -42,16 +45,40 @@ def test_claude_code_set_up_is_healthy(home: Path, project: Path) -> None:
         assert line in healthy.stdout
 
 
-def test_no_hooks_no_mcp_and_no_plan_tool_is_broken_with_its_fix(home: Path, project: Path) -> None:
+def test_an_agent_never_set_up_is_worth_knowing_not_broken(home: Path, project: Path) -> None:
+    """Claude Code installed, Plansight never set up for it: what is missing is shown with
+    the command that sets it up, and nothing is broken (exit 0)."""
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text('{"model": "opus"}')
-    broken = _run(home, project, "doctor")
-    assert broken.returncode == 1
-    out = broken.stdout
-    assert "✗ hooks: not installed" in out
-    assert "✗ no plan tool at all: the model cannot plan" in out
+    found = _run(home, project, "doctor")
+    assert found.returncode == 0, found.stdout
+    out = found.stdout
+    assert "- hooks: not installed" in out
+    assert "- no plan tool at all: the model cannot plan" in out
     assert out.count("fix: plansight setup claude-code") >= 2
-    assert "Something is broken" in out
+    assert "✗" not in out and "Something is broken" not in out
+    assert "Everything set up works. Not set up: Claude Code (plansight setup claude-code)." in out
+    report = json.loads(_run(home, project, "doctor", "--json").stdout)
+    assert report["ok"] is True and report["agents"][0]["setUp"] is False
+
+
+def test_hooks_taken_out_of_a_set_up_agent_are_broken_with_their_fix(
+    home: Path, project: Path
+) -> None:
+    """Set up, then the hooks are gone (an edit, another tool rewriting the file): setup's
+    record says it was set up, so no plan arriving is broken (exit 1)."""
+    assert _run(home, project, "setup", "claude-code").returncode == 0
+    settings = home / ".claude" / "settings.json"
+    written = json.loads(settings.read_text())
+    del written["hooks"]
+    settings.write_text(json.dumps(written))
+    broken = _run(home, project, "doctor")
+    assert broken.returncode == 1, broken.stdout
+    assert "✗ hooks: not installed" in broken.stdout
+    assert "fix: plansight setup claude-code" in broken.stdout
+    assert "Something is broken" in broken.stdout
+    report, code = _json(home, project)
+    assert report["ok"] is False and code == 1 and report["agents"][0]["setUp"] is False
 
 
 def test_a_settings_file_that_cannot_be_read_is_named(home: Path, project: Path) -> None:
@@ -110,6 +137,12 @@ def test_setup_records_what_it_added(home: Path, project: Path) -> None:
     assert record["files"] == {} and record["agents"] == {}
 
 
+def _json(home: Path, project: Path, *args: str) -> tuple[dict[str, Any], int]:
+    done = _run(home, project, "doctor", "--json", *args)
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report, done.returncode
+
+
 def test_json_names_the_agents_found_and_whether_each_is_set_up(
     home: Path, project: Path, tmp_path: Path
 ) -> None:
@@ -129,13 +162,90 @@ def test_json_names_the_agents_found_and_whether_each_is_set_up(
         "ok": False,
         "what": "hooks: not installed (no plan arrives)",
         "fix": "plansight setup gemini",
-        "broken": True,
+        "broken": False,  # never set up: worth knowing, not broken
     }
-    assert report["store"]["ok"] is True and report["ok"] is False
-    assert done.returncode == 1  # as the text report: something is broken
+    assert report["store"]["ok"] is True and report["ok"] is True
+    assert done.returncode == 0  # as the text report: nothing set up is broken
 
 
 def test_json_with_no_agent_is_an_empty_list(home: Path, project: Path) -> None:
     done = _run(home, project, "doctor", "--json")
     assert done.returncode == 0, done.stdout
     assert json.loads(done.stdout)["agents"] == []
+
+
+def _claude_mcp_entry(home: Path, entry: dict[str, Any]) -> Path:
+    """`~/.claude.json` holding `entry` as the `plansight` MCP server."""
+    path = home / ".claude.json"
+    config = json.loads(path.read_text()) if path.exists() else {}
+    config.setdefault("mcpServers", {})["plansight"] = entry
+    path.write_text(json.dumps(config, indent=2))
+    return path
+
+
+def test_a_persons_own_mcp_entry_whose_command_is_gone_is_broken(home: Path, project: Path) -> None:
+    """The person's own `plansight` entry (setup keeps it, and says so) names a program
+    that is not there: the agent cannot start it, so doctor says so, and how to fix it."""
+    assert _run(home, project, "setup", "claude-code").returncode == 0
+    path = _claude_mcp_entry(home, {"command": "plansight-nightly", "args": ["mcp"]})
+    broken = _run(home, project, "doctor", "claude-code")
+    assert broken.returncode == 1, broken.stdout
+    assert (
+        f"✗ MCP server plansight in {path} does not run: "
+        "its command 'plansight-nightly' is not found"
+    ) in broken.stdout
+    assert f"fix: correct or delete your own `plansight` entry in {path}" in broken.stdout
+    assert "Everything works." not in broken.stdout
+
+
+def test_an_mcp_entry_that_runs_something_else_is_broken(home: Path, project: Path) -> None:
+    """A command that is there but is no MCP server (`cat` echoes the question back)."""
+    assert _run(home, project, "setup", "claude-code").returncode == 0
+    _claude_mcp_entry(home, {"command": "cat", "args": []})
+    broken = _run(home, project, "doctor", "claude-code")
+    assert broken.returncode == 1, broken.stdout
+    assert "does not run: `" in broken.stdout
+    assert "cat` answered, but not as Plansight's MCP server" in broken.stdout
+    _claude_mcp_entry(home, {"command": "true", "args": ["mcp"]})
+    ended = _run(home, project, "doctor", "claude-code")
+    assert ended.returncode == 1, ended.stdout
+    assert "true mcp` ended without answering MCP's initialize" in ended.stdout
+
+
+def test_an_entry_setup_wrote_for_an_install_since_removed_is_fixed_by_setup(
+    home: Path, project: Path
+) -> None:
+    """Set up (before records were kept) from a virtualenv deleted since: setup's own form,
+    so `plansight setup` is the fix, and it is."""
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text("{}")
+    _claude_mcp_entry(
+        home, {"type": "stdio", "command": "/gone/venv/bin/plansight", "args": ["mcp"], "env": {}}
+    )
+    broken = _run(home, project, "doctor", "claude-code")
+    assert broken.returncode == 1, broken.stdout
+    assert "its command '/gone/venv/bin/plansight' is not found" in broken.stdout
+    assert "fix: plansight setup claude-code" in broken.stdout
+    assert _run(home, project, "setup", "claude-code").returncode == 0
+    healthy = _run(home, project, "doctor", "claude-code")
+    assert healthy.returncode == 0, healthy.stdout
+    assert "✓ MCP server plansight in" in healthy.stdout
+
+
+def test_a_persons_own_entry_that_answers_as_plansight_is_healthy(
+    home: Path, project: Path
+) -> None:
+    """Not setup's form (a session of its own), but it starts Plansight's MCP server,
+    which answers `initialize`: healthy."""
+    assert _run(home, project, "setup", "claude-code").returncode == 0
+    _claude_mcp_entry(
+        home,
+        {
+            "command": sys.executable,
+            "args": ["-m", "plansight", "mcp"],
+            "env": {"PLANSIGHT_SESSION": "mine"},
+        },
+    )
+    healthy = _run(home, project, "doctor", "claude-code")
+    assert healthy.returncode == 0, healthy.stdout
+    assert "✓ MCP server plansight in" in healthy.stdout and "Everything works." in healthy.stdout

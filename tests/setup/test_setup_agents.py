@@ -140,7 +140,11 @@ def test_codex_gets_hooks_json_and_the_plan_tool_switch(home: Path, project: Pat
     assert hooks["PostToolUse"][0]["matcher"] == "update_plan|apply_patch"
     text = config.read_text()
     assert text.startswith(original) and "[tools.update_plan]\nenabled = true\n" in text
-    assert "already as it should be" in setup(home, project, "codex").stdout
+    again = setup(home, project, "codex").stdout
+    assert "already as it should be" in again
+    # Nothing new to review: the doctor's word that follows says whether Codex trusts them
+    # (issue 29, item 16; the real Codex in tests/agent_clis/test_real_mcp_and_doctor.py).
+    assert "/hooks to trust" not in again and "Codex CLI: already set up, nothing changed." in again
 
     setup(home, project, "codex", "--remove")
     assert config.read_text() == original

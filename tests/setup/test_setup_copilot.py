@@ -117,8 +117,8 @@ def test_a_hook_file_copilot_cannot_read_stops_setup(home: Path, project: Path) 
 
 def test_doctor_says_what_copilot_lacks_and_then_that_it_works(home: Path, project: Path) -> None:
     before = run(home, project, "doctor", "copilot")
-    assert before.returncode == 1
-    assert "hooks: not installed" in before.stdout
+    assert before.returncode == 0  # never set up: worth knowing, not broken
+    assert "- hooks: not installed" in before.stdout
     assert "fix: plansight setup copilot" in before.stdout
     assert run(home, project, "setup", "copilot").returncode == 0
     after = run(home, project, "doctor", "copilot")

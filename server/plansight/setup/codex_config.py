@@ -22,7 +22,7 @@ from typing import Any
 
 from plansight.setup.mcp_entry import NAME, command_and_args
 from plansight.setup.record import FileRecord
-from plansight.setup.settings_file import SetupError
+from plansight.setup.settings_file import SetupError, too_deep
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,6 +52,8 @@ def mcp_table(plansight: str) -> dict[str, Any]:
 def loads(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise too_deep("config.toml") from None
     except tomllib.TOMLDecodeError as exc:
         raise SetupError(f"config.toml is not valid TOML ({exc}); nothing changed") from None
 

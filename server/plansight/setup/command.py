@@ -30,6 +30,7 @@ from plansight.setup.settings_file import (
     read_text,
     settings_of,
     show_change,
+    too_deep,
     write_with_backup,
 )
 
@@ -87,7 +88,7 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
         remember_plan_tools(agent.name, scope, not remove, registered_in)
     if remove:
         return 0
-    _after_install(agent, scope)
+    _after_install(agent, scope, [c.path for c in changes if c.after != c.before])
     return 0
 
 
@@ -145,6 +146,8 @@ def _json_change(
         after = changed_text(before, edit(settings, record), dialect)
     except (ValueError, JsonTextError) as exc:
         raise SetupError(f"{path}: {exc}; nothing changed") from None
+    except RecursionError:  # read, but too deep to compare or write again
+        raise too_deep(path) from None
     # Removed: the file's record is forgotten (what the person changed stays theirs).
     return FileChange(path, before, after, FileRecord() if remove else record)
 
@@ -173,11 +176,14 @@ def _remove_file(path: Path) -> None:
 def _toml_change(path: Path, plansight: str, remove: bool) -> FileChange:
     before = read_text(path)
     record = file_record(path)
-    if remove:
-        return FileChange(
-            path, before, codex_config.without_plansight(before, record, _say), FileRecord()
-        )
-    after = codex_config.with_plansight(before, plansight, record, _say)
+    try:
+        if remove:
+            return FileChange(
+                path, before, codex_config.without_plansight(before, record, _say), FileRecord()
+            )
+        after = codex_config.with_plansight(before, plansight, record, _say)
+    except RecursionError:  # read, but too deep to copy or compare
+        raise too_deep(path) from None
     return FileChange(path, before, after, record)
 
 
@@ -272,10 +278,12 @@ def plansight_command() -> str:
     return f"{shlex.quote(sys.executable)} -m plansight"
 
 
-def _after_install(agent: Agent, scope: str) -> None:
-    """What the person still has to know: the agent's own switches and reviews."""
+def _after_install(agent: Agent, scope: str, changed: list[Path]) -> None:
+    """What the person still has to know: the agent's own switches and reviews. Hooks that
+    did not change are not new to review: the doctor's word that follows says whether
+    Codex trusts those already there."""
     path = settings_path(agent, scope)
-    if agent.name == "codex":
+    if agent.name == "codex" and path in changed:
         _say(
             "Codex runs new or changed hooks only after you review them: start `codex` and "
             "open /hooks to trust Plansight's."
@@ -292,4 +300,7 @@ def _after_install(agent: Agent, scope: str) -> None:
             _say(f"Hooks are turned off in {path} (hooksConfig.enabled = false): turn them on.")
         if scope == "project":
             _say("Gemini CLI runs a project's hooks only in a trusted folder (/permissions).")
-    _say(f"{agent.label}: its plans now appear in Plansight. Restart running sessions.")
+    if changed:
+        _say(f"{agent.label}: its plans now appear in Plansight. Restart running sessions.")
+    else:
+        _say(f"{agent.label}: already set up, nothing changed.")

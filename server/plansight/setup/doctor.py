@@ -2,7 +2,9 @@
 installed and working, and for each problem the one command that fixes it.
 
 Read-only: it opens the person's files and asks the agents' own CLIs (Codex's app server
-says whether it trusts the hooks), and changes nothing. Exit 1 when something is broken.
+says whether it trusts the hooks, and an MCP server entry that is not this Plansight's is
+started and asked `initialize`), and changes nothing. Exit 1 when something that was set up
+does not work; an agent never set up is worth knowing (`-`), not broken: exit 0.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from plansight.setup.command import (
 )
 from plansight.setup.findings import Finding, Section
 from plansight.setup.json_text import STRICT, WITH_COMMENTS
-from plansight.setup.settings_file import SetupError, read_text, settings_of
+from plansight.setup.mcp_check import entry_finding
+from plansight.setup.record import recorded
+from plansight.setup.settings_file import SetupError, read_regular, read_text, settings_of
 
 EDITORS = ("code", "code-insiders", "codium", "cursor", "code-server")
 EXTENSION_ID = "plansight.plansight"
@@ -47,7 +51,15 @@ def run_doctor(only: list[str] | None, say: Say) -> int:
     broken = False
     for section in sections:
         broken |= _report(section.title, section.findings, say)
-    say("Everything works." if not broken else "Something is broken: run the fix shown.")
+    not_set_up = [s for s in sections if s.agent and not s.set_up]
+    if broken:
+        say("Something is broken: run the fix shown.")
+    elif not_set_up:
+        # One line, starting as the healthy one does (Neovim's :checkhealth reads it so).
+        names = ", ".join(f"{s.title} (plansight setup {s.agent})" for s in not_set_up)
+        say(f"Everything set up works. Not set up: {names}.")
+    else:
+        say("Everything works.")
     return 1 if broken else 0
 
 
@@ -63,12 +75,13 @@ def doctor_json(only: list[str] | None) -> tuple[dict[str, Any], int]:
         ]
 
     def healthy(section: Section) -> bool:
-        return all(f.ok or not f.broken for f in section.findings)
+        return section.set_up and all(f.ok or not f.broken for f in section.findings)
 
     agents = [s for s in sections if s.agent]
     store = next(s for s in sections if s.title == "Store")
     editors = [s for s in sections if not s.agent and s is not store]
-    ok = all(healthy(s) for s in sections)
+    # Whether anything is broken, as the exit code says (an agent not set up is not).
+    ok = not any(not f.ok and f.broken for s in sections for f in s.findings)
     report = {
         "ok": ok,
         "agents": [
@@ -86,15 +99,23 @@ def doctor_sections(only: list[str] | None) -> list[Section]:
     names = (
         [n for n in only if n in AGENTS] if only else [n for n in AGENTS if _agent_found(AGENTS[n])]
     )
-    sections = [Section(AGENTS[n].label, agent_findings(AGENTS[n]), n) for n in names]
+    sections = [_agent_section(AGENTS[n].label, n, *agent_findings(AGENTS[n])) for n in names]
     from plansight.setup.opencode_doctor import opencode_findings, opencode_found
 
     if "opencode" in (only or []) or (only is None and opencode_found()):
-        sections.append(Section("OpenCode", opencode_findings(), "opencode"))
+        sections.append(_agent_section("OpenCode", "opencode", *opencode_findings()))
     sections.append(Section("Store", [store_finding()]))
     if only is None:
         sections += [Section(editor, findings) for editor, findings in editor_findings()]
     return sections
+
+
+def _agent_section(label: str, name: str, findings: list[Finding], set_up: bool) -> Section:
+    """An agent's section; for an agent the person never set up, what is missing is worth
+    knowing (with the command that sets it up), not broken."""
+    if not set_up:
+        findings = [Finding(f.ok, f.what, f.fix, broken=False) for f in findings]
+    return Section(label, findings, name, set_up)
 
 
 def _report(title: str, findings: list[Finding], say: Say) -> bool:
@@ -129,20 +150,27 @@ def _settings(path: Path, dialect: Any) -> tuple[dict[str, Any] | None, str | No
         return None, str(exc)
 
 
-def agent_findings(agent: Agent) -> list[Finding]:
+def agent_findings(agent: Agent) -> tuple[list[Finding], bool]:
+    """The agent's findings, and whether Plansight was set up for it (anything of it in
+    its files, or setup's record of them; a file that cannot be read may hold it)."""
     setup = f"plansight setup {agent.name}"
     dialect = WITH_COMMENTS if agent.name == "gemini" else STRICT
     findings: list[Finding] = []
     hooked_in: Path | None = None
     merged: dict[str, Any] = {}
+    set_up = False
+    unreadable: set[Path] = set()
     for scope in ("project", "user"):
         path = settings_path(agent, scope)
         settings, error = _settings(path, dialect)
+        set_up |= error is not None or recorded(path)
         if error:
             findings.append(Finding(False, error, f"fix {path} by hand"))
+            unreadable.add(path)
             continue
         assert settings is not None
         events = hooked_events(settings, agent) | customised_events(settings, agent)
+        set_up |= bool(events)
         if {agent.session_start, agent.prompt, agent.after_tool} <= events and hooked_in is None:
             hooked_in = path
         merged = {**settings, **merged}  # the project's settings win
@@ -152,48 +180,49 @@ def agent_findings(agent: Agent) -> list[Finding]:
             findings.append(codex_trust(hooked_in))
     else:
         findings.append(Finding(False, "hooks: not installed (no plan arrives)", setup))
-    mcp = mcp_finding(agent, merged)
+    mcp, registered = mcp_finding(agent, unreadable)
+    set_up |= registered
     native = native_finding(agent, merged)
     findings.append(mcp)
     findings.append(native)
     if not mcp.ok and not native.ok:
         findings.append(Finding(False, "no plan tool at all: the model cannot plan", setup))
-    return findings
+    return findings, set_up
 
 
-def mcp_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
+def mcp_finding(agent: Agent, unreadable: set[Path]) -> tuple[Finding, bool]:
+    """Whether Plansight's MCP server is registered and its command runs; and whether an
+    entry named `plansight` is there at all (or a file that may hold one is unreadable).
+    `unreadable`: files already reported so (Gemini's servers are in its settings)."""
     fix = f"plansight setup {agent.name}"
+    for path in _mcp_files(agent):
+        if path in unreadable:
+            continue
+        try:
+            text = read_text(path)
+            if agent.name == "codex":
+                servers = codex_config.loads(text).get("mcp_servers")
+            else:
+                dialect = WITH_COMMENTS if agent.name == "gemini" else STRICT
+                servers = settings_of(path, text, dialect).get("mcpServers")
+        except SetupError as exc:
+            said = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+            return Finding(False, said, f"fix {path} by hand"), True
+        entry = servers.get(mcp_entry.NAME) if isinstance(servers, dict) else None
+        if isinstance(entry, dict):
+            return entry_finding(agent.name, path, entry, text), True
+    return Finding(False, "MCP server plansight: not registered", fix, broken=False), False
+
+
+def _mcp_files(agent: Agent) -> list[Path]:
+    """Where the agent keeps its MCP servers, the file it prefers first."""
     if agent.name == "codex":
-        where = [codex_config.config_path(settings_path(agent, s)) for s in ("project", "user")]
-        for path in where:
-            try:
-                config = codex_config.loads(read_text(path))
-            except SetupError as exc:
-                return Finding(False, f"{path}: {exc}", f"fix {path} by hand")
-            if isinstance(config.get("mcp_servers"), dict) and _has_server(config["mcp_servers"]):
-                return Finding(True, f"MCP server plansight in {path}")
-        return Finding(False, "MCP server plansight: not registered", fix, broken=False)
-    if agent.name in ("claude-code", "copilot"):
-        # Each keeps its MCP servers in a JSON file of its own, not in its settings.
-        paths = (
-            (claude_mcp_path("project"), claude_mcp_path("user"))
-            if agent.name == "claude-code"
-            else (copilot_mcp_path(),)
-        )
-        for path in paths:
-            found, error = _settings(path, STRICT)
-            if error:
-                return Finding(False, error, f"fix {path} by hand")
-            if found is not None and mcp_entry.registered(found):
-                return Finding(True, f"MCP server plansight in {path}")
-        return Finding(False, "MCP server plansight: not registered", fix, broken=False)
-    if mcp_entry.registered(settings):
-        return Finding(True, "MCP server plansight in settings.json")
-    return Finding(False, "MCP server plansight: not registered", fix, broken=False)
-
-
-def _has_server(servers: dict[str, Any]) -> bool:
-    return isinstance(servers.get(mcp_entry.NAME), dict)
+        return [codex_config.config_path(settings_path(agent, s)) for s in ("project", "user")]
+    if agent.name == "claude-code":  # a file of its own, not its settings
+        return [claude_mcp_path("project"), claude_mcp_path("user")]
+    if agent.name == "copilot":
+        return [copilot_mcp_path()]
+    return [settings_path(agent, "project"), settings_path(agent, "user")]
 
 
 def native_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
@@ -374,9 +403,10 @@ def _mentions(folder: Path, word: str) -> bool:
     if not folder.is_dir():
         return False
     for path in folder.rglob("*.lua"):
-        try:
-            if word in path.read_text(encoding="utf-8", errors="replace"):
-                return True
-        except OSError:
+        try:  # never a FIFO's open that waits for a writer
+            data = read_regular(path, 16 * 1024 * 1024)
+        except SetupError:
             continue
+        if data is not None and word.encode() in data:
+            return True
     return False

@@ -19,3 +19,4 @@ class Section:
     title: str
     findings: list[Finding]
     agent: str | None = None  # the name `plansight setup` takes, for an agent's section
+    set_up: bool = True  # False: an agent Plansight was never set up for (nothing is broken)

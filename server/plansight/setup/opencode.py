@@ -33,6 +33,7 @@ from plansight.setup.settings_file import (
     read_text,
     settings_of,
     show_change,
+    too_deep,
     write_with_backup,
 )
 
@@ -136,6 +137,8 @@ def _config_change(
         after = changed_text(before, settings, JSONC)
     except (ValueError, JsonTextError) as exc:
         raise SetupError(f"{path}: {exc}; nothing changed") from None
+    except RecursionError:  # read, but too deep to compare or write again
+        raise too_deep(path) from None
     return before, after, FileRecord() if remove else record
 
 
@@ -195,15 +198,3 @@ def setup_opencode(scope: str, dry_run: bool, remove: bool, plansight: str, say:
     if not remove:
         say("OpenCode: its plans now appear in Plansight. Restart running sessions.")
     return 0
-
-
-def registered(scope: str) -> tuple[bool, bool]:
-    """(the MCP server is in the config, the plugin is in place) for `plansight doctor`."""
-    path = config_path(scope)
-    try:
-        settings = settings_of(path, read_text(path), JSONC)
-    except SetupError:
-        settings = {}
-    servers = settings.get("mcp")
-    server = isinstance(servers, dict) and isinstance(servers.get(NAME), dict)
-    return server, plugin_path(scope).is_file()

@@ -1,28 +1,47 @@
-"""`plansight doctor`'s lines for OpenCode: Plansight's MCP server in its config and
-Plansight's plugin in its plugin folder (user or project scope)."""
+"""`plansight doctor`'s lines for OpenCode: Plansight's MCP server in its config (and that
+its command runs) and Plansight's plugin in its plugin folder (user or project scope)."""
 
 from __future__ import annotations
 
 import shutil
 
 from plansight.setup.findings import Finding
-from plansight.setup.opencode import config_folder, config_path, plugin_path, registered
+from plansight.setup.json_text import JSONC
+from plansight.setup.mcp_check import entry_finding
+from plansight.setup.opencode import NAME, config_folder, config_path, plugin_path
+from plansight.setup.record import recorded
+from plansight.setup.settings_file import SetupError, read_text, settings_of
 
 
 def opencode_found() -> bool:
     return shutil.which("opencode") is not None or config_folder("user").is_dir()
 
 
-def opencode_findings() -> list[Finding]:
+def opencode_findings() -> tuple[list[Finding], bool]:
+    """The findings, and whether Plansight was set up for OpenCode (its entry or its plugin
+    is there, or a config that may hold the entry cannot be read)."""
     fix = "plansight setup opencode"
-    scopes = {scope: registered(scope) for scope in ("project", "user")}
-    server = [scope for scope, (has_server, _) in scopes.items() if has_server]
-    plugin = [scope for scope, (_, has_plugin) in scopes.items() if has_plugin]
-    return [
-        Finding(True, f"MCP server registered in {config_path(server[0])}")
-        if server
-        else Finding(False, "Plansight's MCP server is not in OpenCode's config", fix),
-        Finding(True, f"plan plugin in {plugin_path(plugin[0])} (todo.updated)")
+    findings: list[Finding] = []
+    server: Finding | None = None
+    for scope in ("project", "user"):
+        path = config_path(scope)
+        try:
+            text = read_text(path)
+            servers = settings_of(path, text, JSONC).get("mcp")
+        except SetupError as exc:
+            findings.append(Finding(False, str(exc), f"fix {path} by hand"))
+            continue
+        entry = servers.get(NAME) if isinstance(servers, dict) else None
+        if server is None and isinstance(entry, dict):
+            server = entry_finding("opencode", path, entry, text)
+    plugins = [plugin_path(scope) for scope in ("project", "user")]
+    plugin = next((path for path in plugins if path.is_file()), None)
+    findings += [
+        server or Finding(False, "Plansight's MCP server is not in OpenCode's config", fix),
+        Finding(True, f"plan plugin in {plugin} (todo.updated)")
         if plugin
         else Finding(False, "no plan plugin: OpenCode's todowrite lists do not arrive", fix),
     ]
+    configs = [config_path(scope) for scope in ("project", "user")]
+    set_up = bool(findings[:-2]) or server is not None or plugin is not None
+    return findings, set_up or any(recorded(path) for path in configs + plugins)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from plansight.hook.plan_tool_note import setup_record_path
-from plansight.setup.settings_file import SetupError, read_text, write_atomically
+from plansight.setup.settings_file import SetupError, read_text, too_deep, write_atomically
 
 VERSION = 1
 
@@ -60,6 +60,8 @@ def _load() -> dict[str, Any]:
         return {"version": VERSION, "files": {}}
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise too_deep(where) from None
     except ValueError:
         raise SetupError(f"{where} is not valid JSON; move it aside, nothing changed") from None
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
@@ -88,6 +90,14 @@ def file_record(path: Path) -> FileRecord:
         blocks=listed("blocks"),
         created=listed("created"),
     )
+
+
+def recorded(path: Path) -> bool:
+    """Setup's record holds what it added to `path`: it was set up, whatever is left."""
+    try:
+        return file_record(path).kept
+    except SetupError:
+        return False
 
 
 def save_records(records: dict[Path, FileRecord]) -> None:

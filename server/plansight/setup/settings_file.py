@@ -9,6 +9,7 @@ import contextlib
 import difflib
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -22,14 +23,83 @@ class SetupError(Exception):
     """Printed as one line; nothing was changed."""
 
 
+# Claude Code's `~/.claude.json` keeps every project's history: files of 65 to 101 MB are
+# reported (anthropics/claude-code#6394, #2593). Larger than this is no settings file.
+MAX_BYTES = 256 * 1024 * 1024
+
+
 def read_text(path: Path) -> str:
-    """The file's text (`""` when it does not exist)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The file's text (`""` when it does not exist), newlines read as Python's text mode
+    reads them. Only a regular file is read: a FIFO, a socket, a device or a folder in its
+    place is refused with what it is, without waiting for a writer that never comes."""
+    data = read_regular(path, MAX_BYTES)
+    if data is None:
         return ""
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise SetupError(f"cannot read {path}: {_cause(exc)}; nothing changed") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of the regular file at `path` (None when there is none); SetupError when
+    something else is there, or the file is larger than `limit`."""
+    try:
+        # Looked at before it is opened: opening a FIFO for reading waits for a writer,
+        # and a socket cannot be opened at all (ENXIO, which names no socket).
+        kind = os.stat(path).st_mode
+        if not stat.S_ISREG(kind):
+            raise SetupError(_not_a_file(path, kind))
+        # Non-blocking all the same: what is there may change between the look and the open.
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOCTTY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SetupError(f"cannot read {path}: {_cause(exc)}; nothing changed") from None
+    try:
+        kind = os.fstat(fd).st_mode
+        if not stat.S_ISREG(kind):
+            raise SetupError(_not_a_file(path, kind))
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1024 * 1024):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise SetupError(
+                    f"cannot read {path}: it is larger than {limit // (1024 * 1024)} MiB, "
+                    "too large for a settings file; nothing changed"
+                )
+        return b"".join(chunks)
+    except OSError as exc:
+        raise SetupError(f"cannot read {path}: {_cause(exc)}; nothing changed") from None
+    finally:
+        os.close(fd)
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # not on Windows, which has no FIFOs to wait on
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+
+
+def _not_a_file(path: Path, mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "a special file")
+    return f"cannot read {path}: it is {kind}, not a regular file; move it aside, nothing changed"
+
+
+def too_deep(path: Path | str) -> SetupError:
+    """A file nested deeper than a parser can follow (Python's recursion limit): it cannot
+    be read, as a malformed one cannot."""
+    return SetupError(
+        f"{path} cannot be read: it is nested too deeply; fix or move it, nothing changed"
+    )
 
 
 def settings_of(path: Path, text: str, dialect: Dialect = STRICT) -> dict[str, Any]:
@@ -38,6 +108,8 @@ def settings_of(path: Path, text: str, dialect: Dialect = STRICT) -> dict[str, A
         return {}
     try:
         settings = parse(text, dialect).value
+    except RecursionError:
+        raise too_deep(path) from None
     except JsonTextError as exc:
         kind = "JSON with comments" if dialect.comments else "JSON"
         raise SetupError(

@@ -130,7 +130,7 @@ export async function connectionStories(browser: Browser): Promise<void> {
   await withCodeServer(browser, 'first-run', env, async (page, server, workspace) => {
     const wb = new Workbench(page);
     const cli = (...args: string[]): string => execFileSync(installed, args, { encoding: 'utf8', timeout: 120_000, env, cwd: workspace });
-    // The doctor exits 1 when an agent it found is not set up yet: its report is on stdout all the same.
+    // The doctor exits 1 when something set up is broken: its report is on stdout all the same.
     let report: string;
     try {
       report = cli('doctor', '--json');
