@@ -17,6 +17,7 @@ ALLOWED: dict[str, set[str]] = {
     "paths": set(),
     "logs": set(),
     "folders": set(),
+    "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
     "store": {"protocol", "core", "paths"},
     "wire": {"protocol", "core", "store"},
@@ -51,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "core",
         "agents",  # the spool asks a plan payload's adapter whether it is a whole list
         "paths",
+        "regular_file",
         "folders",
         "store",
         "validation",
@@ -59,7 +61,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).
-    "setup": {"paths", "hook", "store"},
+    "setup": {"paths", "regular_file", "hook", "store"},
     # The command line starts every face.
     "cli": {
         "protocol",

@@ -6,6 +6,7 @@ no longer has."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,34 @@ def test_a_record_from_before_the_files_were_kept_still_gives_the_note(
     del record["mcp_files"]
     record_path.write_text(json.dumps(record), encoding="utf-8")
     assert _note(home, "gemini") is not None
+
+
+def _swap_for_fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+@pytest.mark.parametrize(
+    "swapped",
+    [
+        lambda home: home / ".local" / "state" / "plansight" / "setup.json",
+        lambda home: home / ".gemini" / "settings.json",
+    ],
+    ids=["setup's record", "the agent's MCP file"],
+)
+def test_a_fifo_in_a_files_place_does_not_hold_the_session_start(
+    home: Path, project: Path, swapped: object
+) -> None:
+    """Opening a FIFO waits for a writer that never comes: the session start's note would
+    hang until the agent's hook timeout. The file is passed over, as an unreadable one is
+    (`_note` runs in a process of its own with a 60 s guard, which only a hang reaches)."""
+    _setup(home, project, "gemini")
+    _swap_for_fifo(swapped(home))  # type: ignore[operator]
+    assert _note(home, "gemini") is None
+
+
+def test_a_record_nested_too_deeply_gives_no_note_and_no_error(home: Path, project: Path) -> None:
+    _setup(home, project, "gemini")
+    record_path = home / ".local" / "state" / "plansight" / "setup.json"
+    record_path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert _note(home, "gemini") is None

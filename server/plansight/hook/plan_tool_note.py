@@ -11,8 +11,15 @@ import re
 from pathlib import Path
 
 from plansight.paths import state_home
+from plansight.regular_file import NotReadable, read_bounded
 
 _CODEX_TABLE = re.compile(r'^\s*\[\s*mcp_servers\s*\.\s*"?plansight"?\s*\]', re.MULTILINE)
+
+# The files are read as setup reads them: a FIFO put in a file's place would hold the
+# agent's session start until its hook timeout. Setup's own record is small; an agent's
+# MCP file may be Claude Code's `~/.claude.json`, reported at up to 101 MB.
+_RECORD_BYTES = 16 * 1024 * 1024
+_SETTINGS_BYTES = 256 * 1024 * 1024
 
 # What each agent's own plan tool is called, as its model sees it.
 NATIVE_PLAN_TOOLS = {
@@ -31,10 +38,10 @@ def setup_record_path() -> Path:
 def plan_tool_note(agent: str) -> str | None:
     """The line, or None when setup did not register the MCP server for `agent`."""
     try:
-        with open(setup_record_path(), encoding="utf-8") as file:
-            record = json.load(file)
+        data = read_bounded(setup_record_path(), _RECORD_BYTES)
+        record = json.loads(data) if data is not None else {}
         agents, files = record.get("agents", {}), record.get("mcp_files", {})
-    except (OSError, ValueError, AttributeError):
+    except (OSError, NotReadable, ValueError, AttributeError, RecursionError):
         return None
     if not isinstance(agents, dict) or not agents.get(agent) or agent not in NATIVE_PLAN_TOOLS:
         return None
@@ -54,17 +61,16 @@ def _still_registered(path: object) -> bool:
     if not isinstance(path, str):
         return False
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
+        data = read_bounded(path, _SETTINGS_BYTES)
+    except (OSError, NotReadable):
         return False
-    if b"plansight" not in data:
+    if data is None or b"plansight" not in data:
         return False
     try:
         if path.endswith(".toml"):  # Codex: its table, as `codex mcp add` and setup write it
             return _CODEX_TABLE.search(data.decode()) is not None
         parsed = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return True  # found by name in a file only its agent parses
     if not isinstance(parsed, dict):
         return False

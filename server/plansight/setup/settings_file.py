@@ -9,13 +9,13 @@ import contextlib
 import difflib
 import os
 import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from plansight.regular_file import NotRegular, TooLarge, read_bounded
 from plansight.setup.json_text import STRICT, Dialect, JsonTextError, parse
 
 
@@ -46,52 +46,18 @@ def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of the regular file at `path` (None when there is none); SetupError when
     something else is there, or the file is larger than `limit`."""
     try:
-        # Looked at before it is opened: opening a FIFO for reading waits for a writer,
-        # and a socket cannot be opened at all (ENXIO, which names no socket).
-        kind = os.stat(path).st_mode
-        if not stat.S_ISREG(kind):
-            raise SetupError(_not_a_file(path, kind))
-        # Non-blocking all the same: what is there may change between the look and the open.
-        fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOCTTY)
-    except FileNotFoundError:
-        return None
+        return read_bounded(path, limit)
+    except NotRegular as exc:
+        raise SetupError(
+            f"cannot read {path}: it is {exc.kind}, not a regular file; move it aside, "
+            "nothing changed"
+        ) from None
+    except TooLarge as exc:
+        raise SetupError(
+            f"cannot read {path}: {exc}, too large for a settings file; nothing changed"
+        ) from None
     except OSError as exc:
         raise SetupError(f"cannot read {path}: {_cause(exc)}; nothing changed") from None
-    try:
-        kind = os.fstat(fd).st_mode
-        if not stat.S_ISREG(kind):
-            raise SetupError(_not_a_file(path, kind))
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, 1024 * 1024):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise SetupError(
-                    f"cannot read {path}: it is larger than {limit // (1024 * 1024)} MiB, "
-                    "too large for a settings file; nothing changed"
-                )
-        return b"".join(chunks)
-    except OSError as exc:
-        raise SetupError(f"cannot read {path}: {_cause(exc)}; nothing changed") from None
-    finally:
-        os.close(fd)
-
-
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # not on Windows, which has no FIFOs to wait on
-_NOCTTY = getattr(os, "O_NOCTTY", 0)
-
-
-def _not_a_file(path: Path, mode: int) -> str:
-    kinds = (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-    )
-    kind = next((name for test, name in kinds if test(mode)), "a special file")
-    return f"cannot read {path}: it is {kind}, not a regular file; move it aside, nothing changed"
 
 
 def too_deep(path: Path | str) -> SetupError:
