@@ -34,8 +34,20 @@ ALLOWED: dict[str, set[str]] = {
         "context_round",
         "agent_bases",
     },
+    # Each request of the registry bound to the service method that answers it.
+    "bindings": {"protocol", "service", "wire"},
     # The faces: each stands on the service and what is below it, never on another face.
-    "lsp": {"protocol", "core", "paths", "store", "wire", "validation", "service", "plansight"},
+    "lsp": {
+        "protocol",
+        "core",
+        "paths",
+        "store",
+        "wire",
+        "validation",
+        "service",
+        "bindings",
+        "plansight",
+    },
     "mcp": {
         "protocol",
         "core",
@@ -45,6 +57,7 @@ ALLOWED: dict[str, set[str]] = {
         "wire",
         "validation",
         "service",
+        "bindings",
         "plansight",
     },
     "hook": {
@@ -72,6 +85,7 @@ ALLOWED: dict[str, set[str]] = {
         "store",
         "validation",
         "service",
+        "bindings",
         "lsp",
         "mcp",
         "hook",
@@ -169,6 +183,20 @@ def service_store_reaches(path: Path) -> list[int]:
     )
 
 
+def service_methods_by_name(path: Path) -> list[int]:
+    """Lines where a face looks up a service's method by its name (`getattr(service, name)`)
+    instead of calling it through its binding (`bindings.py`) or by name in code."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and node.args
+        and "service" in ast.unparse(node.args[0])
+    )
+
+
 def test_faces_open_stores_only_through_open_store() -> None:
     wrong = [
         f"{path.relative_to(PACKAGE)} imports {module}"
@@ -187,13 +215,23 @@ def test_faces_reach_the_store_only_through_the_service() -> None:
     assert not wrong, "faces reaching into service.store:\n" + "\n".join(wrong)
 
 
+def test_faces_never_look_up_a_service_method_by_its_name() -> None:
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{line}"
+        for path in face_files()
+        for line in service_methods_by_name(path)
+    ]
+    assert not wrong, "faces calling the service by a string:\n" + "\n".join(wrong)
+
+
 def test_the_face_checks_catch_what_they_look_for(tmp_path: Path) -> None:
     face = tmp_path / "face.py"
     face.write_text(
         "from plansight.store.sqlite import SqliteStore\n"
         "from plansight.store import postgres\n"
         "from plansight.store.postgres.writes import prune_payloads\n"
-        "def f(service):\n    return service.store.load('s')\n",
+        "def f(service):\n    return service.store.load('s')\n"
+        "def g(ls, name):\n    return getattr(ls.require_service(), name)({})\n",
         encoding="utf-8",
     )
     assert backend_imports(face) == [
@@ -202,6 +240,7 @@ def test_the_face_checks_catch_what_they_look_for(tmp_path: Path) -> None:
         "plansight.store.sqlite",
     ]
     assert service_store_reaches(face) == [5]
+    assert service_methods_by_name(face) == [7]
 
 
 def module_name(path: Path) -> str:

@@ -1,35 +1,50 @@
 """The registry (`protocol/registry.py`) is the one declaration of each request: what it
-names exists, and what the faces keep written out for their start-up's sake (the method
-names announced at `initialize`, the warm process's relayed commands) matches it."""
+names exists, each request is bound once to the service method that answers it
+(`bindings.py`), with its params shape, and what the faces keep written out for their
+start-up's sake (the method names announced at `initialize`, the warm process's relayed
+commands) matches it."""
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
+from plansight.bindings import CHANGES, READS, Change, Read, _by_method
 from plansight.cli.main import _parser
 from plansight.hook.warm_protocol import RELAYED_COMMANDS
 from plansight.lsp.server import request_handlers
 from plansight.protocol.methods import METHODS
 from plansight.protocol.models import REQUESTS as MODELS
 from plansight.protocol.registry import BY_METHOD, RELAYABLE_COMMANDS, REQUESTS, Request
-from plansight.service import Outcome, PlanService
+from plansight.protocol.requests import ApplyParams
+from plansight.service import PlanService
 
 
 def test_the_registry_lists_the_methods_the_server_announces() -> None:
     assert tuple(BY_METHOD) == METHODS == tuple(MODELS)
 
 
+def test_each_request_is_bound_once_to_a_service_method_of_its_kind() -> None:
+    """Every request of the registry has one binding (`bindings.py`), a change's among
+    the changes (it answers an Outcome, a push follows) and a read's among the reads."""
+    assert set(CHANGES) == {r.method for r in REQUESTS if r.changes}
+    assert set(READS) == {r.method for r in REQUESTS if not r.changes}
+    assert not set(CHANGES) & set(READS)
+
+
 @pytest.mark.parametrize("request_", REQUESTS, ids=[r.method for r in REQUESTS])
-def test_each_request_names_a_service_method_that_takes_its_params(request_: Request) -> None:
-    method = getattr(PlanService, request_.service)
-    parameters = list(inspect.signature(method).parameters)
-    assert parameters[:2] == ["self", "params"]
-    if request_.changes:  # a change gets the raw params too: the history keeps them
-        assert parameters[2] == "request"
-        assert inspect.signature(method).return_annotation in (Outcome, "Outcome")
-    assert MODELS[request_.method][0] is request_.params
+def test_each_binding_takes_the_params_shape_of_its_request(request_: Request) -> None:
+    binding = (CHANGES if request_.changes else READS)[request_.method]
+    assert isinstance(binding, Change if request_.changes else Read)
+    assert binding.method == request_.method
+    assert binding.params is request_.params is MODELS[request_.method][0]
+    # A method of the service itself, as the faces once named it (`PlanService.apply`).
+    assert getattr(PlanService, binding.run.__name__) is binding.run
+
+
+def test_a_request_bound_twice_is_refused() -> None:
+    apply = Change("plansight/apply", ApplyParams, PlanService.apply)
+    with pytest.raises(ImportError, match="bound twice"):
+        _by_method(apply, apply)
 
 
 def test_the_language_server_answers_every_request_of_the_registry() -> None:

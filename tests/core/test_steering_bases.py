@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from plansight.agent_bases import AgentBases
+from plansight.bindings import CHANGES
 from plansight.core.model import Phase, Plan, Task
-from plansight.protocol.registry import BY_METHOD
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.base import TodoStore
@@ -88,9 +88,7 @@ def stores(store_location: str) -> Iterator[tuple[TodoStore, TodoStore]]:
 def run(service: PlanService, session: str, step: tuple[str, Json]) -> Json:
     method, params = step
     request = {**params, "session": session}
-    declared = BY_METHOD[method]
-    change = getattr(service, declared.service)
-    return change(declared.params.validate(request), request).result
+    return CHANGES[method].answer(service, request).result
 
 
 def seen(result: Json) -> Json:

@@ -1,6 +1,6 @@
 """The commands that change a plan: `apply`, `write`, `ingest`, `clear`, `import`,
-`restore` and `undo`, each declared beside its handler. Each runs its request as the
-registry says (`protocol/registry.py`); its flags stay written by hand."""
+`restore` and `undo`, each declared beside its handler. Each runs its request through
+its binding to the service (`bindings.py`); its flags stay written by hand."""
 
 from __future__ import annotations
 
@@ -34,11 +34,11 @@ def _print_result(result: dict[str, Any], as_json: bool) -> int:
 
 
 def _change(args: argparse.Namespace, method: str, params: dict[str, Any]) -> int:
-    """A changing request, validated and run as the registry says (`protocol/registry.py`)."""
-    from plansight.protocol.registry import BY_METHOD
+    """A changing request, validated and run by the service method it is bound to
+    (`bindings.py`)."""
+    from plansight.bindings import CHANGES
 
-    request = BY_METHOD[method]
-    outcome = getattr(service_of(args), request.service)(request.params.validate(params), params)
+    outcome = CHANGES[method].answer(service_of(args), params)
     return _print_result(outcome.result, args.json)
 
 

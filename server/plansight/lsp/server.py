@@ -33,8 +33,10 @@ from plansight.store import ChangeNotice, StoreError, TodoStore, open_store
 from plansight.store.location import store_location
 
 if TYPE_CHECKING:
+    from plansight.bindings import Bound
     from plansight.core.settings import Settings
     from plansight.service import Outcome, PlanService
+    from plansight.wire import Json
 
 log = logging.getLogger(__name__)
 
@@ -306,27 +308,23 @@ def build_server(db_path: str | None = None, workspace: str | None = None) -> Pl
 
 @cache
 def request_handlers() -> dict[str, Handler]:
-    """Each request's handler, from the registry (`protocol/registry.py`): its params
-    validated, its service method called, a change answered with its push. Loaded on
-    first use, with the request shapes and the service, so that `initialize` is answered
-    without them."""
-    from plansight.protocol.registry import REQUESTS, Request
+    """Each request's handler, from the registry (`protocol/registry.py`) and each
+    request's binding to its service method (`bindings.py`): its params validated, its
+    service method called, a change answered with its push. Loaded on first use, with
+    the request shapes and the service, so that `initialize` is answered without them."""
+    from plansight.bindings import CHANGES, READS
+    from plansight.protocol.registry import REQUESTS
     from plansight.protocol.requests import GetParams
 
-    def change(request: Request) -> Handler:
-        shape, name = request.params, request.service
-
+    def change(binding: Bound[Outcome]) -> Handler:
         def handle(ls: PlansightServer, raw: dict[str, Any]) -> Any:
-            outcome = getattr(ls.require_service(), name)(shape.validate(raw), raw)
-            return ls.answer_change(outcome)
+            return ls.answer_change(binding.answer(ls.require_service(), raw))
 
         return handle
 
-    def read(request: Request) -> Handler:
-        shape, name = request.params, request.service
-
+    def read(binding: Bound[Json]) -> Handler:
         def handle(ls: PlansightServer, raw: dict[str, Any]) -> Any:
-            return getattr(ls.require_service(), name)(shape.validate(raw))
+            return binding.answer(ls.require_service(), raw)
 
         return handle
 
@@ -334,7 +332,10 @@ def request_handlers() -> dict[str, Handler]:
         # `get` answers the state encoded once per version (`encoded_state`), pushes too.
         return Encoded(ls.encoded_state(GetParams.validate(raw).session)[1])
 
-    handlers = {r.method: change(r) if r.changes else read(r) for r in REQUESTS}
+    handlers = {
+        r.method: change(CHANGES[r.method]) if r.changes else read(READS[r.method])
+        for r in REQUESTS
+    }
     handlers["plansight/get"] = get
     return handlers
 

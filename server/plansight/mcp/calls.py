@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from plansight.bindings import CHANGES, READS
 from plansight.core.context import person_change_reminder
 from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.fences import unfenced
@@ -56,14 +57,13 @@ class PlanTools:
             return ToolReply(store_fault_text(exc), is_error=True)
 
     def _send(self, request: Request, arguments: dict[str, Any], session: str) -> ToolReply:
-        """The tool's request, as the registry declares it, from the model's arguments."""
+        """The tool's request, as the registry declares it, from the model's arguments,
+        answered by the service method it is bound to (`bindings.py`)."""
         raw = _params(request, arguments, session)
-        params = request.params.validate(raw)
-        answer = getattr(self.service, request.service)
         if request.changes:
-            return self._changed(answer(params, raw), session)
+            return self._changed(CHANGES[request.method].answer(self.service, raw), session)
         # The one read tool, todo_read: the list in words, its state as structured content.
-        state = answer(params)
+        state = READS[request.method].answer(self.service, raw)
         text = read_text(self.service.load(session))
         return ToolReply(self._with_news(text, session), state=state)
 

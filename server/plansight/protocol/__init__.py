@@ -7,8 +7,9 @@
 - `requests`: every request, op and item as a plain dataclass (`shape`: how pydantic
   validates them, only when a face asks);
 - `models`: the pydantic models of every result and notification;
-- `registry`: each request once (its params, result, service method and faces), from
-  which the language server, the CLI, the MCP tools and the JSON Schema derive.
+- `registry`: each request once (its params, result and faces), from which the language
+  server, the CLI, the MCP tools and the JSON Schema derive (the service method that
+  answers each is bound above, in `plansight/bindings.py`).
   With `requests` and `models`, the one source of names and shapes (the JSON Schema, the
   TypeScript types and the Lua names are generated from them or checked against them).
 

@@ -1,12 +1,13 @@
 """Every request of the contract, declared once: its method, its params shape, its result
-model, the service method that answers it, whether it changes a plan, and the faces that
-offer it. The language server's handlers, the CLI's changing commands, the warm hook
-process's relayed commands, the MCP tools (their list, input schemas and dispatch) and
-the JSON Schema (`plansight schema`, and from it the TypeScript types) derive from here.
+model, whether it changes a plan, and the faces that offer it. The language server's
+handlers, the CLI's changing commands, the warm hook process's relayed commands, the MCP
+tools (their list, input schemas and dispatch) and the JSON Schema (`plansight schema`,
+and from it the TypeScript types) derive from here.
 
-Plain data, no pydantic: the result model and the service method are named, not
-imported (`protocol` sits below both); `protocol/models.py` resolves the one, the faces
-`getattr` the other, and tests check both names exist.
+Plain data, no pydantic: the result model is named, not imported (`protocol/models.py`
+resolves it). The service method that answers each request is not named here at all:
+`protocol` sits below the service, so the binding of each request to its `PlanService`
+method is the service's (`plansight/bindings.py`), typed, and what the faces call.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ class Request:
     method: str
     params: type[WireShape]
     result: str  # its result model's name in `protocol/models.py`
-    service: str  # the `PlanService` method: `(params)` for a read, `(params, raw)` for a change
     changes: bool  # it changes a plan: the service returns an Outcome, a didChange follows
     command: str | None = None  # the CLI command that sends it (`cli/changing.py`)
     relayed: bool = False  # a read's command the warm hook process answers too (a change's always)
@@ -61,49 +61,44 @@ class Request:
 def _change(
     method: str,
     params: type[WireShape],
-    service: str,
     command: str | None = None,
     tool: Tool | None = None,
 ) -> Request:
     """A request that changes a plan: it answers an ApplyResult."""
-    return Request(method, params, "ApplyResult", service, True, command=command, tool=tool)
+    return Request(method, params, "ApplyResult", True, command=command, tool=tool)
 
 
 REQUESTS: tuple[Request, ...] = (
-    _change("plansight/apply", ApplyParams, "apply", command="apply", tool=Tool("todo", ("ops",))),
+    _change("plansight/apply", ApplyParams, command="apply", tool=Tool("todo", ("ops",))),
     _change(
         "plansight/write",
         WriteParams,
-        "write",
         command="write",
         tool=Tool("todo_write", ("todos",)),
     ),
-    Request("plansight/get", GetParams, "TodoState", "get", False, tool=Tool("todo_read", ())),
+    Request("plansight/get", GetParams, "TodoState", False, tool=Tool("todo_read", ())),
     Request(
         "plansight/sessions",
         SessionsParams,
         "SessionsResult",
-        "sessions",
         False,
         command="sessions",
         relayed=True,
     ),
-    _change("plansight/clear", ClearParams, "clear", command="clear"),
+    _change("plansight/clear", ClearParams, command="clear"),
     Request(
         "plansight/export",
         ExportParams,
         "TextResult",
-        "export",
         False,
         command="export",
         relayed=True,
     ),
-    _change("plansight/import", ImportParams, "import_markdown", command="import"),
+    _change("plansight/import", ImportParams, command="import"),
     Request(
         "plansight/context",
         ContextParams,
         "ContextResult",
-        "context",
         False,
         command="context",
         relayed=True,
@@ -112,20 +107,18 @@ REQUESTS: tuple[Request, ...] = (
         "plansight/history",
         HistoryParams,
         "HistoryResult",
-        "history",
         False,
         command="history",
         relayed=True,
     ),
-    _change("plansight/restore", RestoreParams, "restore", command="restore"),
+    _change("plansight/restore", RestoreParams, command="restore"),
     _change(
         "plansight/ingest",
         IngestParams,
-        "ingest",
         command="ingest",
         tool=Tool("todo_ingest", ("format", "payload", "title")),
     ),
-    _change("plansight/undo", UndoParams, "undo", command="undo"),
+    _change("plansight/undo", UndoParams, command="undo"),
 )
 
 BY_METHOD: dict[str, Request] = {request.method: request for request in REQUESTS}
