@@ -135,6 +135,22 @@ def _history(machine: Replay) -> list[list[str]]:
     return [event["changes"] for event in events]
 
 
+def test_a_huge_table_gives_its_first_200_todos(machine: Replay) -> None:
+    """Half a million rows: the first 200 are read (by rowid, no sort), the rest not at
+    all. Before: every row was read into memory, and the list refused as too long."""
+    assert machine.replay("copilot", "UserPromptSubmit") == {}
+    _make(
+        machine,
+        """WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 500000)
+        INSERT INTO todos (id, title, status) SELECT 't' || i, 'Todo ' || i, 'pending' FROM n;""",
+    )
+    assert _touch_todos(machine) == {}
+    tasks = _tasks(machine)
+    assert len(tasks) == 200 and "Todo 200" in tasks and "Todo 201" not in tasks
+    [line] = _log_lines(machine, "sql")
+    assert "left_out=the todos past the first 200" in line
+
+
 def test_the_deadline_interrupts_sqlite_itself(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
