@@ -193,7 +193,7 @@ def handle(
             from plansight.hook.spool_tidy import replaces_whole_plan
             from plansight.hook.store import ingest_plan
 
-            payload = _plan_payload(agent, tool, event, session_id)
+            payload = _plan_payload(agent, tool, event, session_id, facts)
             fmt = agent.plan_tools[tool]
             if payload is None:
                 facts["result"] = "no plan in this call"
@@ -456,18 +456,30 @@ def _event_name(event: dict[str, Any]) -> Any:
     return event.get("hook_event_name", event.get("hookEventName"))
 
 
-def _plan_payload(agent: Agent, tool: str, event: dict[str, Any], session_id: str) -> Any:
+def _plan_payload(
+    agent: Agent, tool: str, event: dict[str, Any], session_id: str, facts: dict[str, str]
+) -> Any:
     """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
     Claude's Task tools need the response (the id Claude gave a new task), Copilot CLI's
     `sql` the todo table it wrote, every other plan tool its input alone."""
     if agent.plan_tools[tool] == "claude-tasks":
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
     if agent.name == "copilot" and tool == "sql":
-        from plansight.hook.copilot_todos import session_todos, touches_todos
+        from plansight.hook.copilot_todos import Unreadable, session_todos, touches_todos
 
         if not touches_todos(event.get("tool_input")):
             return None
-        return session_todos(session_id.strip())
+        facts["stage"] = "reading Copilot's todos"
+        try:
+            todos = session_todos(session_id.strip())
+        except Unreadable as exc:
+            raise HookError(f"Copilot's session database: {exc}") from None
+        facts.pop("stage", None)
+        if todos is None:
+            return None
+        if todos.left_out:
+            facts["left_out"] = "; ".join(todos.left_out)  # after the result
+        return todos.payload
     return event.get("tool_input")
 
 
@@ -576,6 +588,13 @@ def _failure(exc: BaseException) -> str:
     return "failed: " + "".join(traceback.format_exception(exc)).rstrip()
 
 
+# The facts a log line shows, in this order (`left_out`: what of a plan was not taken).
+_LOGGED_FACTS = (
+    *("by", "agent", "event", "source", "tool", "session", "command", "result"),
+    "left_out",
+)
+
+
 def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
     """Append one line; never raises (a full disk must not hurt the agent either)."""
     try:
@@ -584,11 +603,7 @@ def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
         if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
             os.replace(path, path.with_suffix(".log.1"))
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        fields = " ".join(
-            f"{key}={facts[key]}"
-            for key in ("by", "agent", "event", "source", "tool", "session", "command", "result")
-            if key in facts
-        )
+        fields = " ".join(f"{key}={facts[key]}" for key in _LOGGED_FACTS if key in facts)
         with open(path, "a", encoding="utf-8") as log:
             log.write(f"{stamp} {seconds * 1000:.1f}ms {fields} {outcome}\n")
     except Exception:
