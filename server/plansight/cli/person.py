@@ -31,27 +31,8 @@ if TYPE_CHECKING:
 # Where `add` puts a task when no phase is named and the plan has none yet: the phase
 # a TodoWrite list's tasks go to (PROTOCOL.md, `plansight/write`).
 FIRST_PHASE = "Todos"
-# How many of a session's newest changes are read to find an agent's among them: the
-# history a store keeps (`store/rules.py`, HISTORY_DEPTH).
-_CHANGES_READ = 200
 # A task's id as a person may type it: `t3`, `#3`, `#t3` or `3`.
 _ID = re.compile(r"#?t?([0-9]+)")
-
-
-def agent_session(service: PlanService) -> str | None:
-    """The session an agent changed last (None: no agent changed any). A person's own
-    change to a session does not make it the agent's: it is the time of the newest
-    agent-origin change of each session that counts."""
-    best: tuple[str, str] | None = None  # (when, session)
-    for summary in service.summaries():  # most recently updated first
-        if best is not None and (summary.updated_at or "") <= best[0]:
-            break  # every change of this session and of those after it is older
-        for change in service.store.history(summary.session, _CHANGES_READ):
-            if change.origin == "agent":
-                if best is None or change.at > best[0]:
-                    best = (change.at, summary.session)
-                break
-    return best[1] if best else None
 
 
 def steered_session(service: PlanService, args: argparse.Namespace) -> str:
@@ -59,7 +40,7 @@ def steered_session(service: PlanService, args: argparse.Namespace) -> str:
     session an agent changed last."""
     if args.session:
         return require_session(service, args)
-    session = agent_session(service)
+    session = service.agent_session()
     if session is None:
         raise BadInput(
             "no agent has written a plan in this store yet, so there is none to steer; "
