@@ -117,6 +117,19 @@ def test_the_verbs_never_start_a_task(db: str) -> None:
     ]
 
 
+def test_done_on_the_task_in_progress_leaves_the_next_one_to_the_agent(db: str) -> None:
+    # An agent's `init` starts its first task (autoStart); a person's `done` starts none.
+    init = [{"op": "init", "list": [{"phase": "Fix", "items": ["A", "B"]}]}]
+    made = plansight("apply", "--session", AGENT, "--ops", json.dumps(init), db=db)
+    assert made.returncode == 0, made.stderr
+    assert tasks(db)[0] == ("A", "in_progress", "agent")
+
+    done = plansight("done", "A", db=db)
+
+    assert done.returncode == 0, done.stderr
+    assert tasks(db) == [("A", "completed", "agent"), ("B", "pending", "agent")]
+
+
 def test_each_verb_names_a_task_by_content_or_id_and_changes_it_as_the_person(db: str) -> None:
     agent_writes(db, ("A", "in_progress"), ("B", "pending"), ("Run the tests", "pending"))
 

@@ -265,7 +265,13 @@ def _note(args: argparse.Namespace) -> int:
     return _steer(args, ops)
 
 
-NOTE = Command("note", "add a note to a task (as the user)", _note_arguments, _note)
+NOTE = Command(
+    "note",
+    "add a note to a task (as the user)",
+    _note_arguments,
+    _note,
+    description="Add a note to a task, as yours; the agent is told, as of any change of yours.",
+)
 
 
 def _undo(args: argparse.Namespace) -> int:
