@@ -116,11 +116,10 @@ def _print(outcome: Outcome, as_json: bool) -> int:
         out(json.dumps(outcome.result, indent=2, ensure_ascii=False))
     else:
         from plansight.cli.panel import render_state
+        from plansight.protocol.text import terminal_safe
 
         console().print(render_state(outcome.result))
         for error in outcome.errors:
-            from plansight.protocol.text import terminal_safe
-
             print(f"plansight: {terminal_safe(error)}", file=sys.stderr)
     return EXIT_RESULT_ERROR if outcome.is_error else EXIT_OK
 
