@@ -127,6 +127,22 @@ class PlanService:
         """Every session in brief, most recently updated first."""
         return self.store.summaries()
 
+    def agent_session(self) -> str | None:
+        """The session an agent changed last (None: no agent changed any), the plan a
+        person steers from the terminal (`cli/person.py`). A person's change does not make
+        a session the agent's: the newest agent-origin change of each counts, among the
+        changes its history keeps."""
+        best: tuple[str, str] | None = None  # (when, session)
+        for summary in self.store.summaries():  # most recently updated first
+            if best is not None and (summary.updated_at or "") < best[0]:
+                break  # every change of this session, and of those after it, is older
+            for change in self.store.history(summary.session, HISTORY_LIMIT):
+                if change.origin == "agent":
+                    if best is None or change.at > best[0]:
+                        best = (change.at, summary.session)
+                    break
+        return best[1] if best else None
+
     def context_round(self, session: str, full: bool = False) -> tuple[ContextText, list[str]]:
         """The context text (with the service's reminder setting; `full`: the whole list)
         and the lines of what a person changed, once: one counted round."""

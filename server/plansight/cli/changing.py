@@ -1,6 +1,7 @@
-"""The commands that change a plan: `apply`, `write`, `ingest`, `clear`, `import`,
-`restore` and `undo`, each declared beside its handler. Each runs its request through
-its binding to the service (`bindings.py`); its flags stay written by hand."""
+"""The commands that change a plan: `apply`, `write`, `ingest`, `clear`, `import` and
+`restore`, each declared beside its handler (a person's verbs, `undo` among them, are
+`cli/person.py`'s). Each runs its request through its binding to the service
+(`bindings.py`); its flags stay written by hand."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from plansight.cli.command import (
     store_flags,
 )
 from plansight.cli.output import out
-from plansight.cli.stores import require_session, service_of
+from plansight.cli.stores import service_of
 
 
 def _print_result(result: dict[str, Any], as_json: bool) -> int:
@@ -82,7 +83,7 @@ def _apply(args: argparse.Namespace) -> int:
     return _change(args, "plansight/apply", params)
 
 
-APPLY = Command("apply", "apply ordered operations", _apply_arguments, _apply)
+APPLY = Command("apply", "apply ordered operations (as the agent)", _apply_arguments, _apply)
 
 
 def _write_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +103,7 @@ def _write(args: argparse.Namespace) -> int:
     return _change(args, "plansight/write", _stale_edit(args, params))
 
 
-WRITE = Command("write", "replace the list (TodoWrite)", _write_arguments, _write)
+WRITE = Command("write", "replace the list (TodoWrite, as the agent)", _write_arguments, _write)
 
 
 def _ingest_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,7 +134,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
 INGEST = Command(
     "ingest",
-    "replace or change the list from an agent's own plan payload",
+    "replace or change the list from an agent's own plan payload (as the agent)",
     _ingest_arguments,
     _ingest,
 )
@@ -180,24 +181,4 @@ RESTORE = Command(
     "bring the list back to what it was right after VERSION",
     _restore_arguments,
     _restore,
-)
-
-
-def _undo_arguments(parser: argparse.ArgumentParser) -> None:
-    store_flags(parser)
-    session_flag(parser)
-    parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
-
-
-def _undo(args: argparse.Namespace) -> int:
-    """Step back one change, as the person: a second undo steps back one more."""
-    session = require_session(service_of(args), args)
-    return _change(args, "plansight/undo", {"session": session, "origin": "user"})
-
-
-UNDO = Command(
-    "undo",
-    "step back one change (as the user); again steps back one more",
-    _undo_arguments,
-    _undo,
 )

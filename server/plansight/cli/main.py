@@ -1,6 +1,7 @@
 """The `plansight` command line: the parser, built from the table of commands (each
-declared beside its handler: `cli/viewing.py`, `cli/changing.py`, `cli/serving.py`,
-`cli/installing.py`; see `cli/command.py`), and how a command's end becomes an exit code."""
+declared beside its handler: `cli/viewing.py`, `cli/person.py`, `cli/changing.py`,
+`cli/serving.py`, `cli/installing.py`; see `cli/command.py`), and how a command's end
+becomes an exit code."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from plansight import __version__
-from plansight.cli.changing import APPLY, CLEAR, IMPORT, INGEST, RESTORE, UNDO, WRITE
+from plansight.cli.changing import APPLY, CLEAR, IMPORT, INGEST, RESTORE, WRITE
 from plansight.cli.command import EXIT_BAD_INPUT, EXIT_OK, EXIT_RESULT_ERROR, BadInput, Command
 from plansight.cli.installing import DOCTOR, MIGRATE, SETUP
 from plansight.cli.output import reader_gone
+from plansight.cli.person import VERBS
 from plansight.cli.serving import HOOK, MCP, SCHEMA, SERVE, STORE_PATH
 from plansight.cli.stores import close_stores
 from plansight.cli.viewing import CONTEXT, DEMO, EXPORT, HISTORY, SESSIONS, SHOW, WATCH
@@ -58,6 +60,7 @@ COMMANDS: tuple[Command, ...] = (
     SERVE,
     SHOW,
     WATCH,
+    *VERBS,
     APPLY,
     WRITE,
     INGEST,
@@ -68,7 +71,6 @@ COMMANDS: tuple[Command, ...] = (
     CONTEXT,
     HISTORY,
     RESTORE,
-    UNDO,
     STORE_PATH,
     SCHEMA,
     DEMO,
@@ -85,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="plansight",
         description="See and steer an AI coding agent's plan: server, viewer and shell tools.",
+        epilog="You steer the plan the agent is working on with add, start, done, drop, "
+        "block, note, rm and undo (as the user; they never start a task by themselves). "
+        "apply, write, ingest, clear, import and restore are the agents' and scripts' "
+        "(as the agent, unless --origin user). `plansight COMMAND --help` for each.",
     )
     parser.add_argument("--version", action="version", version=f"plansight {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
