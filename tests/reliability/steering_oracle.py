@@ -76,12 +76,15 @@ class Seen:
     created_by: str
     phase: str
     notes: tuple[str, ...]
+    external_id: str | None
 
 
 def tasks_of(state: Json) -> dict[str, Seen]:
     """A TodoState's tasks by id."""
     return {
-        t["id"]: Seen(t["content"], t["status"], t["createdBy"], p["name"], tuple(t["notes"]))
+        t["id"]: Seen(
+            t["content"], t["status"], t["createdBy"], p["name"], tuple(t["notes"]), t["externalId"]
+        )
         for p in state["phases"]
         for t in p["tasks"]
     }
@@ -106,16 +109,24 @@ def kept_phrases(summary: str) -> list[str]:
     return []
 
 
-def check_answer(base: Json, current: Json, items: list[Item], fmt: str, answer: Json) -> None:
+def check_answer(
+    base: Json, current: Json, items: list[Item], fmt: str, answer: Json, numbers: dict[str, int]
+) -> None:
     """An agent's list `items` (made from a stale copy), sent when the plan was `current`
-    and the agent had last seen `base`, answered with `answer`."""
+    and the agent had last seen `base`, answered with `answer`. An item is the base's task
+    of its id (VS Code's, `numbers`), else of its content, as the server matches them."""
     b, c, r = tasks_of(base), tasks_of(current), tasks_of(answer)
     result = by_content(r)
     sent = dict(items)
     b_ids = {t.content: i for i, t in b.items()}
+    b_external = {t.external_id: i for i, t in b.items() if t.external_id is not None}
     expected: set[str] = set()
+    matched: set[str] = set()  # the base's tasks the list names
     for content, status in items:
-        old_id = b_ids.get(content)
+        number = str(numbers[content]) if fmt == "vscode-todos" else None
+        old_id = b_external.get(number) or b_ids.get(content)
+        if old_id is not None:
+            matched.add(old_id)
         if old_id is None:  # new in the list (rule 2), or a current task it names
             expected.add(content)
             assert content in result, (content, "the agent's new task is missing")
@@ -124,19 +135,21 @@ def check_answer(base: Json, current: Json, items: list[Item], fmt: str, answer:
         if now is None:  # the person removed it since the base: it stays removed (rule 5)
             assert content not in result or content in by_content(c), (content, "rule 5")
             continue
-        expected.add(now.content)
-        got = result.get(now.content)
-        assert got is not None, (now.content, "a task of the list and the plan is missing")
-        # Rule 1: the agent's status where it changed it, else the current one. Only
-        # "completed" is asserted exactly: who keeps "in progress" is rule 6's (v4).
+        # Rule 1: the agent's value where it changed it (a content only by VS Code's id,
+        # a task renamed in its list), else the current one. Only "completed" is asserted
+        # exactly: who keeps "in progress" is rule 6's (v4).
+        name = content if content != old.content else now.content
+        expected.add(name)
+        got = result.get(name)
+        assert got is not None, (name, "a task of the list and the plan is missing")
         want = status if status != old.status else now.status
-        assert (got.status == "completed") == (want == "completed"), (now.content, want, got)
+        assert (got.status == "completed") == (want == "completed"), (name, want, got)
     for task_id, task in c.items():
         kept = task.created_by == "user" or task_id not in b
         if kept:  # rule 4: a person's task, or one the agent never saw
             expected.add(task.content)
             assert task.content in result, (task.content, "rule 4")
-        elif b[task_id].content not in sent and task.content not in sent:
+        elif task_id not in matched and task.content not in sent:
             assert task.content not in result, (task.content, "rule 3")
     assert set(result) <= expected | set(sent), (set(result) - expected, "a task from nowhere")
     _check_kept_line(b, c, r, items, fmt, answer["summary"])

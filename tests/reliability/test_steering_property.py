@@ -1,12 +1,12 @@
 """Property-based steering through one real `plansight serve` over stdio (issue 29).
 
 Each example is one conversation on a fresh session: an agent sends its plan in one of
-the full-replacement formats, then a person's ops (add, complete, reopen, start,
-remove, note, rename) and the agent's turns (its stale copy sent whole again, with or without a change
-of its own; a `context` call; taking the answer's list as its copy) interleave at random.
-After every answer to the agent's list, `steering_oracle.check_answer` checks it against
-PROTOCOL.md "Steering (v3)" (its docstring says what it asserts and what it leaves to
-issue 32).
+the full-replacement formats, then a person's ops (add, complete, reopen, start, remove,
+note, rename) and the agent's turns (its stale copy sent whole again, with or without a
+change of its own; a `context` call; taking the answer's list, or the plan as it is, as
+its copy) interleave at random. After every answer to the agent's list,
+`steering_oracle.check_answer` checks it against PROTOCOL.md "Steering (v3)" (its
+docstring says what it asserts and what it leaves to issue 32).
 
 Derandomized, without a database: CI runs the same examples every time. One session per
 example, so a failure shrinks to a short story. The figures go to docs/reliability.md.
@@ -25,7 +25,7 @@ from steering_oracle import FORMATS, Item, Json, check_answer, kept_phrases, req
 
 STEERING_EXAMPLES = knob("PLANSIGHT_STEERING_EXAMPLES", 120)
 PERSON_OPS = ("add", "complete", "reopen", "start", "remove", "note", "rename")
-AGENT_TURNS = ("resend", "finish", "complete", "add", "drop", "context", "adopt")
+AGENT_TURNS = ("resend", "finish", "complete", "add", "drop", "context", "adopt", "mirror")
 ACTIONS = [("person", op) for op in PERSON_OPS] + [("agent", turn) for turn in AGENT_TURNS]
 DONE, REOPEN, ADD = ("person", "complete"), ("person", "reopen"), ("person", "add")
 FINISH, RESEND = ("agent", "complete"), ("agent", "resend")
@@ -54,7 +54,7 @@ class Conversation:
         current = self.get()
         method, params = request(self.fmt, self.session, self.copy, self.numbers)
         answer: Json = self.client.result(method, params)
-        check_answer(self.base, current, self.copy, self.fmt, answer)
+        check_answer(self.base, current, self.copy, self.fmt, answer, self.numbers)
         self.figures["steering: full lists sent"] += 1
         self.figures["steering: answers with a Kept line"] += bool(kept_phrases(answer["summary"]))
         self.figures["steering: answers that committed nothing"] += not answer["changed"]
@@ -96,6 +96,8 @@ class Conversation:
             return
         if turn == "adopt":  # an agent that read the answer takes its list as its copy
             self.copy = [(t.content, t.status) for t in tasks_of(self.base).values()]
+        elif turn == "mirror":  # an agent that did what the person did: the plan as it is
+            self.copy = [(t.content, t.status) for t in tasks_of(self.get()).values()]
         elif turn == "finish":
             self.copy = _finish_one(self.copy)
         elif turn == "complete" and self.copy:  # one task, whichever the agent finished
