@@ -140,3 +140,25 @@ async def test_the_kept_line_quotes_a_note_as_context_does(client: PlansightClie
     assert "\n    Human: and Firefox" in told
     assert "\n    Human: and Firefox again" in stale["summary"]
     assert not any(line.startswith("Human") for line in stale["summary"].split("\n"))
+
+
+async def test_a_vscode_read_is_no_answer_to_a_full_list(client: PlansightClient) -> None:
+    """`manage_todo_list` with `operation: "read"` sends no list: the agent's base stays,
+    so its next stale list still keeps the person's completion and says so."""
+
+    def todo_list(b: str) -> dict[str, Any]:
+        todos = [
+            {"id": 1, "title": "A", "status": "in-progress"},
+            {"id": 2, "title": "B", "status": b},
+        ]
+        return {"operation": "write", "todoList": todos}
+
+    ingest = {"session": "v", "format": "vscode-todos"}
+    await client.call("plansight/ingest", {**ingest, "payload": todo_list("not-started")})
+    await person(client, "v", {"op": "done", "task": "B"})
+    await client.call("plansight/ingest", {**ingest, "payload": {"operation": "read"}})
+
+    stale = await client.call("plansight/ingest", {**ingest, "payload": todo_list("not-started")})
+
+    assert statuses(stale)["B"] == "completed"
+    assert KEPT + 'completed "B"' in stale["summary"]
