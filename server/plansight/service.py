@@ -450,7 +450,7 @@ class PlanService:
                 steering = self._stale_edit(plan, base_version)
             elif steered and origin == "agent":
                 steering = self._agent_steering(edit)
-            if steering is not None and steering.agent:
+            if steering is not None:  # a merge never passes the limits
                 steering.limits = Limits(self.settings.max_tasks, self.settings.max_phases)
             if not (anew and steering is None):
                 # The tasks may change in place: the agent's kept base takes its own.

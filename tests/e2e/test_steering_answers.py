@@ -162,3 +162,31 @@ async def test_a_vscode_read_is_no_answer_to_a_full_list(client: PlansightClient
 
     assert statuses(stale)["B"] == "completed"
     assert KEPT + 'completed "B"' in stale["summary"]
+
+
+async def test_a_persons_merged_edit_never_passes_max_tasks(db: Any) -> None:
+    """The same for an editor's stale edit (`merge: true`): merged with the task the agent
+    added since, it would pass the limit; refused, the agent's task stays."""
+    client = await start_client(db, options={"maxTasks": 3})
+    try:
+        shown = await client.call(
+            "plansight/write", {"session": "e", "todos": [todo("A", "in_progress"), todo("B")]}
+        )
+        await client.call(
+            "plansight/apply",
+            {"session": "e", "ops": [{"op": "append", "phase": "Todos", "items": ["C"]}]},
+        )
+        merged = await client.call(
+            "plansight/import",
+            {
+                "session": "e",
+                "origin": "user",
+                "baseVersion": shown["version"],
+                "merge": True,
+                "markdown": "- [/] A\n- [ ] B\n- [ ] D\n",
+            },
+        )
+        assert merged["errors"] == ["Too many tasks (4 with the tasks added since, the limit is 3)"]
+        assert statuses(merged) == {"A": "in_progress", "B": "pending", "C": "pending"}
+    finally:
+        await stop_client(client)

@@ -149,7 +149,7 @@ def merge(
             conflicts.append(Conflict(task.id, task.content, "task"))
     if conflicts:
         return Merged(conflicts=conflicts)
-    if limits is not None and (too_big := _too_big(merged, kept, limits)):
+    if limits is not None and (too_big := _too_big(merged, kept, limits, agent)):
         return Merged(too_big=too_big)
 
     # The list's own result as it is now (`init`: before any task changes below).
@@ -166,22 +166,19 @@ def merge(
     return Merged(kept=_kept_words(mine, current, merged, result_id, seen_as_is))
 
 
-def _too_big(merged: dict[str, _Result], kept: list[_Result], limits: Limits) -> str | None:
+def _too_big(
+    merged: dict[str, _Result], kept: list[_Result], limits: Limits, agent: bool
+) -> str | None:
     """The limit the merged plan would pass, in words. The list itself is within them (the
-    replacement checked it): what passes them is what the merge keeps of the current plan,
-    so the message says so."""
+    replacement checked it): what passes them is what the merge keeps of the current plan
+    (an agent's: the person's tasks; a person's stale edit: the tasks added since)."""
+    whose = "the user's tasks your list does not have" if agent else "the tasks added since"
     tasks = len(merged) + len(kept)
     if tasks > limits.tasks:
-        return (
-            f"Too many tasks ({tasks} with the user's tasks your list does not have, "
-            f"the limit is {limits.tasks})"
-        )
+        return f"Too many tasks ({tasks} with {whose}, the limit is {limits.tasks})"
     phases = len({r.phase for r in merged.values()} | {r.phase for r in kept})
     if phases > limits.phases:
-        return (
-            f"Too many phases ({phases} with the user's tasks your list does not have, "
-            f"the limit is {limits.phases})"
-        )
+        return f"Too many phases ({phases} with {whose}, the limit is {limits.phases})"
     return None
 
 
