@@ -186,19 +186,26 @@ def test_a_config_toml_that_is_not_toml_is_refused(home: Path, project: Path) ->
 # ---------------------------------------------------------------- 11: Gemini's comments
 
 
-def test_gemini_settings_with_comments_keep_every_byte(home: Path, project: Path) -> None:
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def test_gemini_settings_with_comments_keep_every_byte(
+    home: Path, project: Path, newline: str
+) -> None:
     """The fixture is JSON as Gemini CLI reads it (strip-json-comments, then JSON.parse):
-    setup adds its entries, every other byte stays, and --remove gives the file back."""
+    setup adds its entries, every other byte stays (its line endings too), and --remove
+    gives the file back."""
     original = (FIXTURES / "gemini-settings-with-comments.json").read_text()
+    original = original.replace("\n", newline)
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(original)
+    settings.write_bytes(original.encode())
     done = setup(home, project, "gemini")
     assert done.returncode == 0, done.stderr
     written = settings.read_text()
     for line in original.splitlines():
         assert line.rstrip(",") in written  # each comment and line is still there
     assert "write_todos|replace|write_file" in written and '"plansight": {' in written
+    raw = settings.read_bytes()
+    assert raw.count(b"\n") == raw.count(newline.encode())  # every line ends the file's way
     assert setup(home, project, "gemini").stdout.count("already as it should be") == 1
     assert setup(home, project, "gemini", "--remove").returncode == 0
     assert settings.read_bytes() == original.encode()
