@@ -15,7 +15,7 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"protocol"},
     "agents": {"protocol", "core"},
     "paths": set(),
-    "logs": set(),
+    "logs": {"paths"},  # the hook's log file is in the state folder
     "folders": set(),
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
     "store": {"protocol", "core", "paths"},
@@ -56,11 +56,12 @@ ALLOWED: dict[str, set[str]] = {
         "validation",
         "service",
         "context_round",
+        "logs",  # the hook's log file
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).
     "setup": {"paths", "hook", "store"},
-    # The command line starts every face.
+    # The command line starts every face but the hook, which the warm process runs (`warm/`).
     "cli": {
         "protocol",
         "core",
@@ -72,11 +73,13 @@ ALLOWED: dict[str, set[str]] = {
         "service",
         "lsp",
         "mcp",
-        "hook",
         "setup",
         "plansight",
     },
-    "__main__": {"cli"},
+    # The warm process answers hook events and the command line's one-shot commands: it
+    # stands above both, and its entry is the `plansight` command's.
+    "warm": {"paths", "logs", "folders", "hook", "cli"},
+    "__main__": {"warm"},
     "plansight": set(),  # the package's __init__: its version
 }
 
@@ -124,7 +127,7 @@ def test_the_contract_is_at_the_bottom() -> None:
 
 # The faces and the store's modules they may import: the opener and the interface (errors,
 # types, how a location is written and shown). A backend's module is the store's own.
-FACES = ("lsp", "mcp", "hook", "cli", "setup")
+FACES = ("lsp", "mcp", "hook", "cli", "setup", "warm")
 STORE_FOR_FACES = {
     "plansight.store",
     "plansight.store.base",

@@ -1,6 +1,7 @@
 """The registry (`protocol/registry.py`) is the one declaration of each request: what it
 names exists, and what the faces keep written out for their start-up's sake (the method
-names announced at `initialize`, the warm process's relayed commands) matches it."""
+names announced at `initialize`) matches it; every command that changes a plan is one the
+warm process answers."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ import inspect
 
 import pytest
 
-from plansight.cli.main import _parser
-from plansight.hook.warm_protocol import RELAYED_COMMANDS
+from plansight.cli.main import COMMANDS, _parser
 from plansight.lsp.server import request_handlers
 from plansight.protocol.methods import METHODS
 from plansight.protocol.models import REQUESTS as MODELS
-from plansight.protocol.registry import BY_METHOD, RELAYABLE_COMMANDS, REQUESTS, Request
+from plansight.protocol.registry import BY_METHOD, REQUESTS, Request
 from plansight.service import Outcome, PlanService
 
 
@@ -36,9 +36,10 @@ def test_the_language_server_answers_every_request_of_the_registry() -> None:
     assert set(request_handlers()) == set(BY_METHOD)
 
 
-def test_the_warm_process_relays_every_change_and_the_flagged_reads() -> None:
-    assert RELAYED_COMMANDS == RELAYABLE_COMMANDS
-    assert {r.command for r in REQUESTS if r.changes} <= RELAYED_COMMANDS
+def test_the_warm_process_relays_every_command_that_changes_a_plan() -> None:
+    """Agents and scripts run them in a loop: each must be answered warm."""
+    relayed = {command.name for command in COMMANDS if command.relayed}
+    assert {r.command for r in REQUESTS if r.changes} <= relayed
 
 
 def test_every_command_the_registry_names_is_a_cli_command() -> None:

@@ -16,6 +16,7 @@ from plansight.cli.command import (
     BadInput,
     Command,
     change_flags,
+    names_a_file,
     read_json,
     session_args,
     session_flag,
@@ -82,7 +83,7 @@ def _apply(args: argparse.Namespace) -> int:
     return _change(args, "plansight/apply", params)
 
 
-APPLY = Command("apply", "apply ordered operations", _apply_arguments, _apply)
+APPLY = Command("apply", "apply ordered operations", _apply_arguments, _apply, relayed=True)
 
 
 def _write_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +103,7 @@ def _write(args: argparse.Namespace) -> int:
     return _change(args, "plansight/write", _stale_edit(args, params))
 
 
-WRITE = Command("write", "replace the list (TodoWrite)", _write_arguments, _write)
+WRITE = Command("write", "replace the list (TodoWrite)", _write_arguments, _write, relayed=True)
 
 
 def _ingest_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,6 +137,7 @@ INGEST = Command(
     "replace or change the list from an agent's own plan payload",
     _ingest_arguments,
     _ingest,
+    relayed=True,
 )
 
 
@@ -143,12 +145,14 @@ def _clear(args: argparse.Namespace) -> int:
     return _change(args, "plansight/clear", session_args(args, origin=args.origin))
 
 
-CLEAR = Command("clear", "empty the list", _changing, _clear)
+CLEAR = Command("clear", "empty the list", _changing, _clear, relayed=True)
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:
     _changing(parser)
-    parser.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    names_a_file(
+        parser.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    )
     parser.add_argument("--base-version", type=int, metavar="N")
     parser.add_argument("--merge", action="store_true", help=_MERGE_HELP)
 
@@ -162,7 +166,9 @@ def _import(args: argparse.Namespace) -> int:
     return _change(args, "plansight/import", _stale_edit(args, params))
 
 
-IMPORT = Command("import", "replace the list from markdown", _import_arguments, _import)
+IMPORT = Command(
+    "import", "replace the list from markdown", _import_arguments, _import, relayed=True
+)
 
 
 def _restore_arguments(parser: argparse.ArgumentParser) -> None:
@@ -180,6 +186,7 @@ RESTORE = Command(
     "bring the list back to what it was right after VERSION",
     _restore_arguments,
     _restore,
+    relayed=True,
 )
 
 
@@ -200,4 +207,5 @@ UNDO = Command(
     "step back one change (as the user); again steps back one more",
     _undo_arguments,
     _undo,
+    relayed=True,
 )

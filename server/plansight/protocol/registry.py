@@ -1,8 +1,8 @@
 """Every request of the contract, declared once: its method, its params shape, its result
 model, the service method that answers it, whether it changes a plan, and the faces that
-offer it. The language server's handlers, the CLI's changing commands, the warm hook
-process's relayed commands, the MCP tools (their list, input schemas and dispatch) and
-the JSON Schema (`plansight schema`, and from it the TypeScript types) derive from here.
+offer it. The language server's handlers, the CLI's changing commands, the MCP tools
+(their list, input schemas and dispatch) and the JSON Schema (`plansight schema`, and from
+it the TypeScript types) derive from here.
 
 Plain data, no pydantic: the result model and the service method are named, not
 imported (`protocol` sits below both); `protocol/models.py` resolves the one, the faces
@@ -49,13 +49,7 @@ class Request:
     service: str  # the `PlanService` method: `(params)` for a read, `(params, raw)` for a change
     changes: bool  # it changes a plan: the service returns an Outcome, a didChange follows
     command: str | None = None  # the CLI command that sends it (`cli/changing.py`)
-    relayed: bool = False  # a read's command the warm hook process answers too (a change's always)
     tool: Tool | None = None  # the MCP tool that sends it
-
-    @property
-    def relayable(self) -> bool:
-        """A command agents and scripts run in a loop: every change, and the reads flagged."""
-        return self.command is not None and (self.changes or self.relayed)
 
 
 def _change(
@@ -86,7 +80,6 @@ REQUESTS: tuple[Request, ...] = (
         "sessions",
         False,
         command="sessions",
-        relayed=True,
     ),
     _change("plansight/clear", ClearParams, "clear", command="clear"),
     Request(
@@ -96,7 +89,6 @@ REQUESTS: tuple[Request, ...] = (
         "export",
         False,
         command="export",
-        relayed=True,
     ),
     _change("plansight/import", ImportParams, "import_markdown", command="import"),
     Request(
@@ -106,7 +98,6 @@ REQUESTS: tuple[Request, ...] = (
         "context",
         False,
         command="context",
-        relayed=True,
     ),
     Request(
         "plansight/history",
@@ -115,7 +106,6 @@ REQUESTS: tuple[Request, ...] = (
         "history",
         False,
         command="history",
-        relayed=True,
     ),
     _change("plansight/restore", RestoreParams, "restore", command="restore"),
     _change(
@@ -132,11 +122,5 @@ BY_METHOD: dict[str, Request] = {request.method: request for request in REQUESTS
 BY_TOOL: dict[str, Request] = {
     request.tool.name: request for request in REQUESTS if request.tool is not None
 }
-# The one-shot commands the warm hook process answers (`hook/warm_protocol.py` keeps them
-# as a literal, for the relay's start-up; a test holds it to this).
-RELAYABLE_COMMANDS: frozenset[str] = frozenset(
-    request.command for request in REQUESTS if request.relayable and request.command is not None
-)
-
 if tuple(BY_METHOD) != METHODS:  # what the server announces before it loads this module
     raise ImportError("plansight.protocol.methods.METHODS differs from the registry")
