@@ -7,6 +7,7 @@ process is outside the caller's sandbox and folder view; see test_warm_relay.py)
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 import pytest
 
@@ -109,8 +110,10 @@ def test_a_descriptor_or_a_help_request_runs_in_the_callers_process() -> None:
     assert not relayable(["history", "-h"])
 
 
-def _command(name: str, add_arguments: object) -> tuple[Command, argparse.ArgumentParser]:
-    command = Command(name, "", add_arguments, None, relayed=True)  # type: ignore[arg-type]
+def _command(
+    name: str, add_arguments: Callable[[argparse.ArgumentParser], object]
+) -> tuple[Command, argparse.ArgumentParser]:
+    command = Command(name, "", add_arguments, None, relayed=True)
     parser = argparse.ArgumentParser(prog=name)
     command.add_arguments(parser)
     return command, parser
