@@ -236,19 +236,22 @@ def loaded(module: str) -> set[str]:
 
 
 def test_the_relays_start_up_loads_the_warm_process_s_client_side_only() -> None:
-    """The relay's start-up loads the relay, the protocol and the table of what may be
-    relayed (never the CLI's parser), and of the hook face only its settings' name; the
-    hook face loads nothing of the warm process, which stands above it."""
-    assert loaded("plansight.warm.entry") == {
+    """The relay's start-up loads the relay and the protocol, and of the hook face only its
+    settings' name; a command's, the table of what may be relayed too (never the CLI's
+    parser). The hook face loads nothing of the warm process, which stands above it."""
+    hook_event = {
         "plansight",
         "plansight.folders",
         "plansight.hook",  # the largest event a hook takes
         "plansight.hook.settings",  # the settings' name: the warm process's socket
         "plansight.warm",
-        "plansight.warm.command_line",
         "plansight.warm.entry",
         "plansight.warm.protocol",
         "plansight.warm.relay",
+    }
+    assert loaded("plansight.warm.entry") == hook_event
+    assert loaded("plansight.warm.entry, plansight.warm.command_line") == hook_event | {
+        "plansight.warm.command_line",
         "plansight.warm.relayed",
     }
     assert not {m for m in loaded("plansight.hook.run") if m.startswith("plansight.warm")}

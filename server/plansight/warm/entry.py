@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-from plansight.warm.command_line import relayable
 from plansight.warm.relay import enabled, run_command, start_warm_process
 
 TYPE_CHECKING = False  # not `typing`'s: importing it costs the hook's relay a few ms
@@ -46,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_hook(arguments[1])
     if arguments[:1] == ["hook-daemon"]:
         return _hook_daemon(arguments)
+    from plansight.warm.command_line import relayable  # not on a hook event's path
+
     relayed = enabled() and relayable(arguments)
     if relayed:
         code = run_command(arguments)
