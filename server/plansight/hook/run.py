@@ -17,9 +17,9 @@ import signal
 import sys
 import time
 from itertools import pairwise
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from plansight.hook import MAX_EVENT_BYTES
 from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.conversation import (
     Conversation,
@@ -27,7 +27,8 @@ from plansight.hook.conversation import (
     FolderPlan,
     title_from_prompt,
 )
-from plansight.hook.warm_protocol import MAX_EVENT_BYTES
+from plansight.logs import log_line
+from plansight.paths import state_folder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 # load stretches a run that loads the models past a second, several at once past two,
 # and cutting them would lose the plan. The agent's own limit (`plansight setup`) is 10 s.
 DEADLINE_SECONDS = 9.0
-LOG_MAX_BYTES = 1024 * 1024
 
 Reply = dict[str, Any]
 
@@ -567,17 +567,6 @@ def _clear_alarm(alarm: tuple[bool, Any]) -> None:
         signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
 
 
-def state_folder() -> Path:
-    from plansight.paths import state_home
-
-    return state_home() / "plansight"
-
-
-def log_path() -> Path:
-    """Where every run of the hook leaves one line (and a traceback when it failed)."""
-    return state_folder() / "hook.log"
-
-
 def _failure(exc: BaseException) -> str:
     from plansight.store.errors import StoreError
 
@@ -586,25 +575,3 @@ def _failure(exc: BaseException) -> str:
     import traceback
 
     return "failed: " + "".join(traceback.format_exception(exc)).rstrip()
-
-
-# The facts a log line shows, in this order (`left_out`: what of a plan was not taken).
-_LOGGED_FACTS = (
-    *("by", "agent", "event", "source", "tool", "session", "command", "result"),
-    "left_out",
-)
-
-
-def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
-    """Append one line; never raises (a full disk must not hurt the agent either)."""
-    try:
-        path = log_path()
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
-            os.replace(path, path.with_suffix(".log.1"))
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        fields = " ".join(f"{key}={facts[key]}" for key in _LOGGED_FACTS if key in facts)
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(f"{stamp} {seconds * 1000:.1f}ms {fields} {outcome}\n")
-    except Exception:
-        pass
