@@ -18,6 +18,8 @@ ALLOWED: dict[str, set[str]] = {
     "logs": set(),
     "folders": set(),
     "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
+    # The hooks name their agent's conversation there for its MCP server.
+    "conversation_link": {"regular_file"},
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
     "store": {"protocol", "core", "paths"},
     "wire": {"protocol", "core", "store"},
@@ -59,6 +61,7 @@ ALLOWED: dict[str, set[str]] = {
         "service",
         "bindings",
         "plansight",
+        "conversation_link",
     },
     "hook": {
         "protocol",
@@ -71,6 +74,7 @@ ALLOWED: dict[str, set[str]] = {
         "validation",
         "service",
         "context_round",
+        "conversation_link",
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).

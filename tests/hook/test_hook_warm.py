@@ -247,5 +247,6 @@ def test_the_protocol_is_one_module_below_both_sides() -> None:
         "plansight.hook.relay",
         "plansight.hook.settings",  # the settings' name: the warm process's socket
         "plansight.hook.warm_protocol",
+        "plansight.conversation_link",  # the agent's process, named in the one it ran
     }
     assert "plansight.hook.relay" not in loaded("plansight.hook.run")
