@@ -133,7 +133,6 @@ async def test_claude_code_without_its_todo_tools_plans_with_plansights(
             called = _called(model.requests)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         assert called[-1] == "mcp__plansight__todo_write", called
-        # Plansight's MCP server writes under a session of its own (named after its client).
         shown = await editor.change_where(lambda c: contents(c) == set(TASKS))
     store = SqliteStore(default_store_path(person.project))
     try:
@@ -142,6 +141,10 @@ async def test_claude_code_without_its_todo_tools_plans_with_plansights(
     finally:
         store.close()
     assert shown["session"] == arrived.session and shown["origin"] == "agent"
+    # The conversation's session, as its hooks name it, titled from the prompt (issue 31).
+    session_id = json.loads(ran.stdout)["session_id"]
+    assert arrived.session == f"claude-code:{session_id}"
+    assert arrived.title == "Fix the login bug"
 
 
 async def test_codex_default_model_plans(person: AgentHome) -> None:
