@@ -118,16 +118,26 @@ def memory_path(folder: Path, conversation: str) -> Path:
     return folder / f"{digest}.json"
 
 
-def mark_planned(state: Path, conversation: str) -> None:
-    """Tell the hook's memory that `conversation` has a plan in the store now (the MCP
-    server wrote it): its next prompt tells what a person changed, its `/compress` and
-    resume tell the plan whole, as after a plan the hook heard itself."""
+def folder_plan_path(folder: Path, agent: str, cwd: str) -> Path:
+    """The hook's note of the plan `agent` last worked on in `cwd` (`hook/conversation.py`,
+    `FolderPlan`: the plan a `/clear` there carries on), in `folder`."""
+    import hashlib
+
+    key = f"{agent}\0{cwd}".encode("utf-8", "surrogateescape")
+    return folder / f"folder-{hashlib.sha256(key).hexdigest()[:24]}.json"
+
+
+def mark_planned(state: Path, link: Link) -> None:
+    """Tell the hook's memory that `link`'s conversation has a plan in the store now (the
+    MCP server wrote it): its next prompt tells what a person changed, its `/compress` and
+    resume tell the plan whole, and a `/clear` in its folder carries an unfinished plan
+    on, as after a plan the hook heard itself."""
     import json
 
     from plansight.regular_file import NotReadable, read_bounded
 
     folder = state / "hooks"
-    path = memory_path(folder, conversation)
+    path = memory_path(folder, link.conversation)
     try:
         raw = read_bounded(path, MAX_LINK_BYTES)
         record = json.loads(raw) if raw is not None else {}
@@ -135,26 +145,23 @@ def mark_planned(state: Path, conversation: str) -> None:
         record = {}
     if not isinstance(record, dict):
         record = {}
-    if record.get("planned") is True:
-        return
-    record["planned"] = True
-    record.setdefault("first_seen", time.strftime("%H:%M"))
-    _write_atomically(path, record)
+    if record.get("planned") is not True:
+        record["planned"] = True
+        record.setdefault("first_seen", time.strftime("%H:%M"))
+        _write_atomically(path, record)
+    _write_atomically(folder_plan_path(folder, link.agent, link.folder), {"session": link.session})
 
 
 class Link:
     """What an agent process's hooks last heard: its agent, the conversation (the hook's
-    memory file is named by it), the session its plan is kept in, and its title."""
+    memory file is named by it), the session its plan is kept in, its title, and the
+    agent's folder."""
 
-    __slots__ = ("agent", "conversation", "session", "title")
+    __slots__ = ("agent", "conversation", "folder", "session", "title")
 
-    def __init__(self, agent: str, conversation: str, session: str, title: str) -> None:
-        self.agent, self.conversation, self.session, self.title = (
-            agent,
-            conversation,
-            session,
-            title,
-        )
+    def __init__(self, agent: str, conversation: str, session: str, title: str, folder: str):
+        self.agent, self.conversation, self.session = agent, conversation, session
+        self.title, self.folder = title, folder
 
     @property
     def shared(self) -> bool:
@@ -166,6 +173,7 @@ class Link:
             "conversation": self.conversation,
             "session": self.session,
             "title": self.title,
+            "folder": self.folder,
         }
 
 
@@ -193,8 +201,8 @@ def read_link(folder: Path, key: str) -> Link | None:
     texts = [value for value in fields if isinstance(value, str) and value]
     if len(texts) != len(fields):
         return None
-    agent, conversation, session, title = texts
-    return Link(agent, conversation, session, title)
+    agent, conversation, working_folder, session, title = texts
+    return Link(agent, conversation, session, title, working_folder)
 
 
 def record_link(folder: Path, key: str, link: Link, starts: bool, now: float | None = None) -> None:
@@ -206,7 +214,7 @@ def record_link(folder: Path, key: str, link: Link, starts: bool, now: float | N
     if old is not None and old.shared:
         return
     if old is not None and old.conversation != link.conversation and not starts:
-        link = Link(link.agent, link.conversation, SHARED, SHARED)
+        link = Link(link.agent, link.conversation, SHARED, SHARED, link.folder)
     if old is not None and old.record() == link.record():
         return
     _write_atomically(folder / f"{key}.json", link.record())

@@ -125,6 +125,18 @@ async def test_after_a_clear_the_mcp_tool_follows_the_new_conversation(agent: Ag
     }
 
 
+async def test_a_clear_carries_on_the_unfinished_plan_the_mcp_tool_wrote(agent: Agent) -> None:
+    """A `/clear` right after the plan, no prompt between: the new conversation carries the
+    unfinished plan on, as after a plan of the agent's own tool, and so does the MCP tool."""
+    agent.start()
+    async with mcp_client(name="gemini-cli-mcp-client", env=agent.env, cwd=agent.project) as mcp:
+        await mcp.call_tool("todo_write", {"todos": [todo("Trace the redirect", "Tracing")]})
+        agent.hook("SessionStart", "after-clear", source="clear")
+        agent.hook("BeforeAgent", "after-clear", prompt="Go on")
+        await mcp.call_tool("todo", {"ops": [{"op": "start", "task": "Trace the redirect"}]})
+    assert list(agent.plans()) == [f"gemini:{CONVERSATION}"]
+
+
 async def test_without_hooks_the_mcp_tool_keeps_a_session_of_its_own(agent: Agent) -> None:
     async with mcp_client(env=agent.env, cwd=agent.project) as mcp:
         assert (await session_of(mcp)).startswith("claude-code ")

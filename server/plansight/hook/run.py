@@ -90,7 +90,7 @@ def main(
         facts["tool"] = str(event.get("tool_name", "-"))
         reply = handle(agent, event, facts, cwd)
         if agent_process is not None:
-            _link(agent, event, agent_process)
+            _link(agent, event, agent_process, cwd)
     except _Deadline:
         outcome = _out_of_time(facts, deadline)
     except HookError as exc:
@@ -554,15 +554,18 @@ def _expire(signum: int, frame: object) -> None:
     raise _Deadline()
 
 
-def _link(agent: Agent, event: dict[str, Any], agent_process: str) -> None:
+def _link(agent: Agent, event: dict[str, Any], agent_process: str, own_cwd: str | None) -> None:
     """Link the agent's process to this event's conversation, for its MCP server
     (`conversation_link.py`). A state folder that cannot be written costs the link only."""
     from plansight.hook.conversation import link_agent_process
 
     own = _session_name(agent, str(event.get("session_id", event.get("sessionId"))))
     starts = _event_name(event) == agent.session_start
+    cwd = event.get("cwd")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        cwd = own_cwd or os.getcwd()  # as `handle` takes it
     try:
-        link_agent_process(state_folder(), agent_process, agent.name, own, starts)
+        link_agent_process(state_folder(), agent_process, agent.name, own, cwd, starts)
     except OSError as exc:
         log_line({"agent": agent.name}, f"not linked to its MCP server: {exc}", 0.0)
 

@@ -233,7 +233,7 @@ class PlanConnection:
                 self._titled(link)
             reply = self.tools.call(params.name, params.arguments or {}, session)
             if link is not None and changes and not reply.is_error:
-                mark_planned(_state(), link.conversation)
+                mark_planned(_state(), link)
         except StoreError as exc:
             reply = ToolReply(store_fault_text(exc), is_error=True)
         except Exception:
