@@ -18,6 +18,8 @@ ALLOWED: dict[str, set[str]] = {
     "logs": {"paths"},  # the hook's log file is in the state folder
     "folders": set(),
     "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
+    # The hooks name their agent's conversation there for its MCP server.
+    "conversation_link": {"regular_file"},
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
     "store": {"protocol", "core", "paths"},
     "wire": {"protocol", "core", "store"},
@@ -65,6 +67,7 @@ ALLOWED: dict[str, set[str]] = {
         "service",
         "bindings",
         "plansight",
+        "conversation_link",
     },
     "hook": {
         "protocol",
@@ -78,6 +81,7 @@ ALLOWED: dict[str, set[str]] = {
         "service",
         "context_round",
         "logs",  # the hook's log file
+        "conversation_link",
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).
@@ -100,7 +104,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     # The warm process answers hook events and the command line's one-shot commands: it
     # stands above both, and its entry is the `plansight` command's.
-    "warm": {"paths", "logs", "folders", "hook", "cli"},
+    "warm": {"paths", "logs", "folders", "conversation_link", "hook", "cli"},
     "__main__": {"warm"},
     "plansight": set(),  # the package's __init__: its version
 }

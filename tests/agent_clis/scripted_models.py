@@ -115,9 +115,10 @@ def _offered(step: ToolCall, declared: set[str]) -> ToolCall:
 
 def _find(candidate: str, declared: set[str] | list[str]) -> str | None:
     """The offered name of `candidate`: an agent may prefix an MCP tool with its server's
-    name (`mcp_plansight_todo_write`, `mcp__plansight__todo_write`)."""
+    name (`mcp_plansight_todo_write`, `mcp__plansight__todo_write`, Copilot CLI's
+    `plansight-todo_write`)."""
     for offered in sorted(declared):
-        if offered == candidate or offered.endswith("_" + candidate):
+        if offered == candidate or offered.endswith(("_" + candidate, "-" + candidate)):
             return offered
     return None
 

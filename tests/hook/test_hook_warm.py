@@ -248,6 +248,7 @@ def test_the_relays_start_up_loads_the_warm_process_s_client_side_only() -> None
         "plansight.warm.entry",
         "plansight.warm.protocol",
         "plansight.warm.relay",
+        "plansight.conversation_link",  # the agent's process, named in the one it ran
     }
     assert loaded("plansight.warm.entry") == hook_event
     assert loaded("plansight.warm.entry, plansight.warm.command_line") == hook_event | {

@@ -61,11 +61,13 @@ def main(
     warm: bool = False,
     deadline: float = DEADLINE_SECONDS,
     note: str | None = None,
+    agent_process: str | None = None,
 ) -> int:
     """Run one hook event; always returns 0. `cwd`: the agent's folder, for an event that
     does not say (default: this process's); `warm`: run by the warm hook process;
     `deadline`: seconds left of the agent's wait (a relay that waited took some); `note`:
-    why the warm process did not run it, for the log."""
+    why the warm process did not run it, for the log; `agent_process`: the process that
+    ran the hook, as its relay saw it (`conversation_link.agent_process`)."""
     started = time.perf_counter()
     # pydantic looks for plugins in every installed package's metadata when it loads
     # (about 20 ms); the hook's few models need none.
@@ -87,6 +89,8 @@ def main(
         facts["event"] = str(_event_name(event) or "-")
         facts["tool"] = str(event.get("tool_name", "-"))
         reply = handle(agent, event, facts, cwd)
+        if agent_process is not None:
+            _link(agent, event, agent_process, cwd)
     except _Deadline:
         outcome = _out_of_time(facts, deadline)
     except HookError as exc:
@@ -548,6 +552,22 @@ def _out_of_time(facts: dict[str, str], seconds: float) -> str:
 
 def _expire(signum: int, frame: object) -> None:
     raise _Deadline()
+
+
+def _link(agent: Agent, event: dict[str, Any], agent_process: str, own_cwd: str | None) -> None:
+    """Link the agent's process to this event's conversation, for its MCP server
+    (`conversation_link.py`). A state folder that cannot be written costs the link only."""
+    from plansight.hook.conversation import link_agent_process
+
+    own = _session_name(agent, str(event.get("session_id", event.get("sessionId"))))
+    starts = _event_name(event) == agent.session_start
+    cwd = event.get("cwd")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        cwd = own_cwd or os.getcwd()  # as `handle` takes it
+    try:
+        link_agent_process(state_folder(), agent_process, agent.name, own, cwd, starts)
+    except OSError as exc:
+        log_line({"agent": agent.name}, f"not linked to its MCP server: {exc}", 0.0)
 
 
 def _set_alarm(seconds: float) -> tuple[bool, Any]:

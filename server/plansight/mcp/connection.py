@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timezone
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -18,6 +19,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from plansight import __version__
+from plansight.conversation_link import Link, link_folder, linked_conversation, mark_planned
 from plansight.core.fences import unfenced
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
 from plansight.mcp.replies import ToolReply, store_fault_text
@@ -36,6 +38,7 @@ from plansight.mcp.session import (
     recent_sessions_of,
 )
 from plansight.mcp.tools import INSTRUCTIONS, TOOL_TEXT, input_schemas
+from plansight.paths import state_home
 from plansight.protocol.models import REQUESTS
 from plansight.protocol.registry import BY_TOOL
 from plansight.protocol.requests import ExportParams
@@ -48,6 +51,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Context = ServerRequestContext[Any, Any]
+
+
+def _state() -> Path:
+    """Where the hooks link their conversations (read at each call, as the hook does)."""
+    return state_home() / "plansight"
 
 
 def tool_list(agent: str | None = None) -> list[types.Tool]:
@@ -108,6 +116,7 @@ class PlanConnection:
         self.agent = agent  # whose native plan tools to offer; else known from the client
         self.started = started
         self._session = session
+        self._told = session is not None  # `--session` / PLANSIGHT_SESSION: never linked
         self._tools: PlanTools | None = None
         self._claim: SessionClaim | None = None
 
@@ -147,8 +156,23 @@ class PlanConnection:
         if self._tools is not None:
             self._tools.service.close()
 
+    def linked(self, ctx: Context) -> Link | None:
+        """The conversation the agent's hooks say this server serves, looked up at every
+        call: the first hook may come after the server's start, and a `/clear` or a resume
+        moves the agent to another conversation (`conversation_link.py`)."""
+        if self._told:
+            return None
+        try:
+            return linked_conversation(link_folder(_state()), self.agent_of_client(ctx))
+        except OSError:
+            return None
+
     def session(self, ctx: Context) -> str:
-        """Named on first use, from the client's name as it introduced itself."""
+        """The linked conversation's, else one of its own, named on first use from the
+        client's name as it introduced itself."""
+        link = self.linked(ctx)
+        if link is not None:
+            return link.session
         if self._session is None:
             params = ctx.session.client_params
             client = params.client_info.name if params is not None else None
@@ -163,6 +187,22 @@ class PlanConnection:
                 self._session = self.claim.claim(base, self._in_store)
             log.info("writing to session %r", self._session)
         return self._session
+
+    def _titled(self, link: Link) -> None:
+        """A conversation's plan first written here gets the title its hooks would give it
+        (its first prompt): set on the empty session before the model's list is written."""
+        if self.service.load(link.session).version > 0:
+            return
+        request = {
+            "session": link.session,
+            "format": "markdown",
+            "payload": {"text": ""},
+            "title": link.title,
+            "origin": "agent",
+        }
+        from plansight.protocol.requests import IngestParams
+
+        self.service.ingest(IngestParams.validate(request), request)
 
     def _in_store(self, session: str) -> bool:
         return self.service.load(session).version > 0
@@ -186,8 +226,14 @@ class PlanConnection:
         if params.name not in BY_TOOL and params.name not in NATIVE_TOOLS:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         try:
-            session = self.session(ctx)
+            link = self.linked(ctx)
+            session = link.session if link is not None else self.session(ctx)
+            changes = params.name in NATIVE_TOOLS or BY_TOOL[params.name].changes
+            if link is not None and changes:
+                self._titled(link)
             reply = self.tools.call(params.name, params.arguments or {}, session)
+            if link is not None and changes and not reply.is_error:
+                mark_planned(_state(), link)
         except StoreError as exc:
             reply = ToolReply(store_fault_text(exc), is_error=True)
         except Exception:

@@ -336,7 +336,8 @@ def _signal(connection: socket.socket, byte: bytes) -> None:
 def _run(connection: socket.socket, request: Request) -> None:
     """Run one request as its caller would in its own process, once it is handed over."""
     args = request.args
-    if request.kind == "hook" and len(args) == 1:
+    # A hook's arguments: its agent, and the agent's process when its relay named it.
+    if request.kind == "hook" and len(args) in (1, 2):
         run = _run_hook
     elif request.kind == "cli" and args and args[0] in RELAYED_COMMANDS:
         run = _run_command
@@ -402,12 +403,13 @@ def _run_hook(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, bytes
 
     out = io.StringIO()
     code = main(
-        args,
+        args[:1],
         stdin=io.BytesIO(data),
         stdout=out,
         cwd=cwd,
         warm=True,
         deadline=WARM_HOOK_DEADLINE_SECONDS,
+        agent_process=args[1] if len(args) > 1 else None,
     )
     return code, out.getvalue().encode("utf-8", "surrogateescape"), b""
 

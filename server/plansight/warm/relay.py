@@ -27,6 +27,7 @@ import os
 import sys
 import time
 
+from plansight.conversation_link import agent_process
 from plansight.folders import unsafe_folder
 from plansight.hook import MAX_EVENT_BYTES
 from plansight.hook.settings import settings_name
@@ -337,10 +338,13 @@ def run_hook(agent: str) -> int:
     except OSError:
         event = b""
     cwd = _cwd()
+    # Named here, in the process the agent ran: the warm process is nobody's child.
+    linked = agent_process()
+    args = [agent] if linked is None else [agent, linked]
     relayed = enabled() and len(event) <= MAX_EVENT_BYTES and cwd is not None
     if relayed:
         assert cwd is not None
-        reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
+        reply = relay("hook", args, event, cwd, HOOK_BUDGET, started)
         # None answered: this hook starts one, and it and the hooks of tool calls at once
         # wait for it rather than each load the store's code beside it (the same work as
         # the warm process's start: on a loaded machine they all ran out of time).
@@ -348,7 +352,7 @@ def run_hook(agent: str) -> int:
             start_warm_process()
             # The budget counts from the hook's start: waiting for the start included.
             if wait_listening(HOOK_BUDGET.ready - (time.monotonic() - started)):
-                reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
+                reply = relay("hook", args, event, cwd, HOOK_BUDGET, started)
         if isinstance(reply, Handed) and reply.waited:
             _log_relay(agent, "handed to the warm process, no answer yet: it finishes it")
             reply = (0, b"{}\n", b"")  # the agent goes on; the warm process logs the rest
@@ -367,7 +371,9 @@ def run_hook(agent: str) -> int:
 
     # What the relay waited is taken off the deadline: the agent's own limit is the same.
     left = max(DEADLINE_SECONDS - (time.monotonic() - started), 1.0)
-    return main([agent], stdin=io.BytesIO(event), deadline=left, note=why.given_up)
+    return main(
+        [agent], stdin=io.BytesIO(event), deadline=left, note=why.given_up, agent_process=linked
+    )
 
 
 def _log_relay(agent: str, outcome: str) -> None:
