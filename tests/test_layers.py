@@ -14,11 +14,13 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": set(),
     "core": {"protocol"},
     "agents": {"protocol", "core"},
-    "paths": set(),
+    # Which git checkout a folder is in (v4): git's own files, read with the standard library.
+    "checkouts": set(),
+    "paths": {"checkouts"},
     "logs": set(),
     "folders": set(),
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
-    "store": {"protocol", "core", "paths"},
+    "store": {"protocol", "core", "paths", "checkouts"},
     "wire": {"protocol", "core", "store"},
     "validation": {"protocol"},
     "context_round": {"protocol", "core", "store"},

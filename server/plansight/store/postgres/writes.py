@@ -260,6 +260,13 @@ class PostgresWrites:
             (version, self._workspace, session),
         )
 
+    def record_checkout(self, session: str, checkout: str | None) -> None:
+        self._db.execute(
+            "UPDATE plansight_sessions SET checkout = %s WHERE workspace = %s AND name = %s "
+            "AND checkout IS DISTINCT FROM %s",
+            (checkout, self._workspace, session, checkout),
+        )
+
     def drop_unborn(self, session: str) -> None:
         # Nothing to commit: the row that held the lock goes with it.
         self._db.execute(
