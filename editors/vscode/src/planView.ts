@@ -71,7 +71,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
       item.resourceUri = vscode.Uri.parse(view.decoration);
     }
     if (view.file !== undefined) {
-      const uri = workspaceFile(view.file);
+      const uri = workspaceFile(view.file, view.worktree ?? null);
       if (uri !== undefined) {
         // The file icon theme draws it, and a click opens it.
         item.resourceUri = uri;
@@ -135,6 +135,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const appeared = (session: string): boolean => !previous.isEmpty && !previous.roots.some((root) => root.session === session);
     this.tree = PlanTree.build(plans.sessions(), {
       kept: plans.kept,
+      checkouts: plans.checkouts,
       expanded: (session) =>
         !this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session)),
     });
