@@ -588,13 +588,14 @@ export interface ViewHeader {
  * bar's header, carries the progress, first so a narrow sidebar keeps it ("3/12 · 25%",
  * then the session's title). Beside other views the description says the same.
  */
-export function viewHeader(active: TodoState | undefined, several: boolean): ViewHeader {
+export function viewHeader(active: TodoState | undefined, several: boolean, checkout: Checkout | null = null): ViewHeader {
   const progress = progressText(active);
   if (active === undefined || progress === undefined) {
     return { title: 'Plan', description: undefined };
   }
   const name = several ? sessionName(active) : (active.title ?? undefined);
-  const text = name === undefined ? progress : `${progress} · ${name}`;
+  // (v4) A lone session has no row: its checkout goes with its name here.
+  const text = [progress, name, checkoutText(checkout)].filter((part) => part !== undefined).join(' · ');
   return { title: text, description: text };
 }
 

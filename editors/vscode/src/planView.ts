@@ -145,7 +145,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const remaining = remainingTasks(state);
     this.treeView.badge =
       remaining > 0 ? { value: remaining, tooltip: remaining === 1 ? '1 task remaining' : `${remaining} tasks remaining` } : undefined;
-    const header = viewHeader(state, plans.sessionsWithTasks().length > 1);
+    const checkout = state === undefined ? null : (plans.checkouts.get(state.session) ?? null);
+    const header = viewHeader(state, plans.sessionsWithTasks().length > 1, checkout);
     this.treeView.title = header.title;
     this.treeView.description = header.description;
     void vscode.commands.executeCommand('setContext', 'plansight.hasPlan', !this.tree.isEmpty);

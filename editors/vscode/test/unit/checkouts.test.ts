@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { checkoutFolder, mainWorkingTree } from '../../src/checkoutRoot';
-import { PlanTree, viewOf, type PlanNode } from '../../src/planTree';
+import { PlanTree, viewHeader, viewOf, type PlanNode } from '../../src/planTree';
 import type { Checkout } from '../../src/protocol';
 import { phase, state, task } from './fixtures';
 
@@ -36,6 +36,12 @@ describe('a session row shows its checkout (v4)', () => {
     assert.equal(rows.get('detached')?.description, '0/1 · ⎇ wt (detached)');
     assert.equal(rows.get('unknown')?.description, '0/1');
     assert.doesNotMatch(rows.get('unknown')?.tooltip ?? '', /Checkout/);
+  });
+
+  it("puts a lone session's checkout in the view's header (it has no row)", () => {
+    const lone = state('s', [phase('Todos', task('t1', 'Fix it'))], { title: 'Fix the login' });
+    assert.equal(viewHeader(lone, false, { worktree: 'trees/feature', branch: 'feature' }).description, '0/1 · 0% · Fix the login · ⎇ feature');
+    assert.equal(viewHeader(lone, false).description, '0/1 · 0% · Fix the login');
   });
 
   it("gives a task's files the worktree they are relative to", () => {
