@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -21,7 +22,7 @@ def git(*args: str, cwd: Path) -> str:
             "GIT_COMMITTER_EMAIL": "t@example.com",
             "GIT_CONFIG_NOSYSTEM": "1",
             "HOME": str(cwd),
-            "PATH": "/usr/bin:/bin:/usr/local/bin",
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         },
     )
     return done.stdout
