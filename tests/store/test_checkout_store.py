@@ -15,6 +15,7 @@ from git_checkouts import git, linked_worktree, repository
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
+from plansight.store.copying import copy_sessions
 from plansight.store.postgres.schema import _MIGRATIONS as PG_MIGRATIONS
 from plansight.store.sqlite.schema import _MIGRATIONS, SCHEMA_VERSION
 
@@ -125,3 +126,20 @@ def test_a_checkout_another_writer_spoiled_reads_as_none(store_path: Path, text:
         assert checkouts(service) == {"s": None}
     finally:
         store.close()
+
+
+def test_migrate_copies_each_sessions_checkout_into_the_team_store(
+    store_path: Path, postgres_url: str, tmp_path: Path
+) -> None:
+    main = repository(tmp_path / "repo")
+    tree = linked_worktree(main, main / "wt", "feature")
+    local = open_store(str(store_path), tree)
+    team = open_store(postgres_url, main, "team")
+    try:
+        apply(PlanService(local), "agent", {"op": "append", "items": ["a"]})
+        report = copy_sessions(local, team, 200)
+        assert report.copied == ["s"]
+        assert checkouts(PlanService(team)) == {"s": {"worktree": "wt", "branch": "feature"}}
+    finally:
+        local.close()
+        team.close()
