@@ -14,14 +14,16 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": set(),
     "core": {"protocol"},
     "agents": {"protocol", "core"},
-    "paths": set(),
+    # Which git checkout a folder is in (v4): git's own files, read with the standard library.
+    "checkouts": set(),
+    "paths": {"checkouts"},
     "logs": {"paths"},  # the hook's log file is in the state folder
     "folders": set(),
     "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
     # The hooks name their agent's conversation there for its MCP server.
     "conversation_link": {"regular_file"},
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
-    "store": {"protocol", "core", "paths"},
+    "store": {"protocol", "core", "paths", "checkouts"},
     "wire": {"protocol", "core", "store"},
     "validation": {"protocol"},
     "context_round": {"protocol", "core", "store"},

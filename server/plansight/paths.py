@@ -38,10 +38,13 @@ def default_store_path(root: str | os.PathLike[str]) -> Path:
 
 
 def resolve_store_path(explicit: str | None, root: str | os.PathLike[str] | None) -> Path:
-    """`--db`, else `PLANSIGHT_DB`, else the default for `root` (else the shell's root)."""
+    """`--db`, else `PLANSIGHT_DB`, else the default for `root` (else the shell's root);
+    a linked git worktree's is its main working tree's (v4, `checkouts.store_root`)."""
     if explicit:
         return Path(explicit).expanduser()
     from_env = os.environ.get("PLANSIGHT_DB")
     if from_env:
         return Path(from_env).expanduser()
-    return default_store_path(root if root is not None else workspace_root())
+    from plansight.checkouts import store_root
+
+    return default_store_path(store_root(root if root is not None else workspace_root()))

@@ -11,7 +11,7 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from plansight.cli.panel import ICONS, progress_bar, render_state
+from plansight.cli.panel import ICONS, checkout_label, progress_bar, render_state
 from plansight.protocol.follow import followed_session, updated_at
 from plansight.protocol.requests import GetParams
 from plansight.protocol.text import terminal_safe_tree
@@ -43,6 +43,9 @@ def summary_line(info: dict[str, Any]) -> Text:
     line.append(f"{ICONS['in_progress'] if info['current'] else ICONS['pending']} ", style="dim")
     line.append(info["session"], style="bold")
     line.append(f"  {progress_bar(progress['completed'], progress['total'], 5)}", style="dim")
+    where = checkout_label(info.get("checkout"))
+    if where:
+        line.append(f"  {where}", style="dim")
     if info["current"]:
         line.append(f"  {info['current']['activeForm']}", style="yellow")
     return line
@@ -85,15 +88,17 @@ class Watcher:
             hidden = len(others) - room + 1
             lines[-1] = Text(f"+ {hidden} more active sessions (plansight sessions)", style="dim")
         state = self.service.get(GetParams(session=self.followed))
+        checkout = next((s["checkout"] for s in sessions if s["session"] == self.followed), None)
         key = (
             size,
             self.followed,
             state["version"],
+            str(checkout),
             tuple((s["session"], s["version"]) for s in others[:room]),
             len(others),
         )
         # One row is left free: the terminal's cursor sits below the last line drawn.
-        panel = render_state(state, height=max(3, height - len(lines) - 1))
+        panel = render_state(state, height=max(3, height - len(lines) - 1), checkout=checkout)
         return key, Group(panel, *lines)
 
 

@@ -128,10 +128,12 @@ class PlanConnection:
             # Here, not at the top: the service, the core and the store are most of what
             # Plansight adds to the SDK's start, and the handshake needs none of them.
             from plansight.mcp.calls import PlanTools
+            from plansight.paths import workspace_root
             from plansight.service import PlanService
             from plansight.store import open_store
 
-            store = open_store(self.location, None, self.workspace)
+            # The agent's folder: its git checkout is recorded with its changes (v4).
+            store = open_store(self.location, workspace_root(), self.workspace)
             self._tools = PlanTools(PlanService(store))
         return self._tools
 

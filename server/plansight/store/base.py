@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
+from plansight.checkouts import Checkout
 from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan, Progress, Task, progress_of
 
@@ -93,6 +94,8 @@ class SessionSummary:
     progress: Progress
     current: Task | None
     waiting: bool  # the current task waits on unfinished ones
+    # (v4) The git checkout of its last agent change (None: none known); not in the plan.
+    checkout: Checkout | None = None
 
 
 def summary_of(plan: Plan) -> SessionSummary:

@@ -31,12 +31,18 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from plansight.checkouts import Checkout, checkout_text
 from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan, utc_now
 from plansight.core.record import plan_record
 from plansight.store import rows
 from plansight.store.base import ChangeEvent, PendingEdit, SeenCursor
-from plansight.store.rules import plans_let_go, stamp_commit, stores_whole_plan
+from plansight.store.rules import (
+    agents_own_change,
+    plans_let_go,
+    stamp_commit,
+    stores_whole_plan,
+)
 from plansight.store.session_cache import SessionCopy
 from plansight.store.snapshots import change_record
 
@@ -86,6 +92,9 @@ class WriteSteps(Protocol):
     def let_plans_go(self, session: str, first: int, last: int) -> None:
         """Forget the plans kept with versions `first` to `last` (the events stay)."""
 
+    def record_checkout(self, session: str, checkout: str | None) -> None:
+        """The session's checkout (`checkouts.checkout_text`), of its agent's change."""
+
     def set_agent_base(self, session: str, version: int) -> None: ...
 
     def drop_unborn(self, session: str) -> None:
@@ -129,6 +138,7 @@ class Dialect(Protocol):
     """A backend as the engine drives it: its transactions and its bookkeeping."""
 
     writer: str  # tells this store's commits from other processes'
+    checkout: Checkout | None  # the git checkout of the process's root (`open_store`)
 
     def writing(self, written: Written) -> AbstractContextManager[WriteSteps]:
         """A write transaction: committed when the block is left, rolled back (and
@@ -156,6 +166,9 @@ class StoreEngine:
             yield edit
             with steps.batch():
                 self._finish(steps, locked, edit, max_sessions, written)
+                if written.committed and agents_own_change(origin):
+                    # (v4) The session's checkout: that of its last agent change.
+                    steps.record_checkout(session, checkout_text(self._dialect.checkout))
         self._dialect.after_commit(written)
 
     @staticmethod

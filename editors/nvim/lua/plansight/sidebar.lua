@@ -590,6 +590,7 @@ function M.render()
     bar_width = opts.sidebar.bar_width,
     message = status_message(st.root),
     width = width,
+    checkouts = client.checkouts(st.root),
   })
   M.apply_view(view)
 end

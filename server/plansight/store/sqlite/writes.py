@@ -239,6 +239,12 @@ class SqliteWrites:
     def set_agent_base(self, session: str, version: int) -> None:
         self._db.execute("UPDATE sessions SET agent_base = ? WHERE name = ?", (version, session))
 
+    def record_checkout(self, session: str, checkout: str | None) -> None:
+        self._db.execute(
+            "UPDATE sessions SET checkout = ? WHERE name = ? AND checkout IS NOT ?",
+            (checkout, session, checkout),
+        )
+
     def drop_unborn(self, session: str) -> None:
         pass  # a new session has no row before its first commit
 
