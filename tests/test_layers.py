@@ -18,6 +18,8 @@ ALLOWED: dict[str, set[str]] = {
     "logs": set(),
     "folders": set(),
     "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
+    # Whether Codex trusts Plansight's hooks, from Codex's files (the MCP server, watch).
+    "codex_hook_trust": {"regular_file"},
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
     "store": {"protocol", "core", "paths"},
     "wire": {"protocol", "core", "store"},
@@ -49,6 +51,7 @@ ALLOWED: dict[str, set[str]] = {
         "plansight",
     },
     "mcp": {
+        "codex_hook_trust",
         "protocol",
         "core",
         "paths",
@@ -77,6 +80,7 @@ ALLOWED: dict[str, set[str]] = {
     "setup": {"paths", "regular_file", "hook", "store"},
     # The command line starts every face.
     "cli": {
+        "codex_hook_trust",
         "protocol",
         "core",
         "paths",

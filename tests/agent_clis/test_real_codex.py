@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from agent_home import AgentHome, agent_cli
-from codex_trust import hooks_listing
+from codex_trust import codex_hooks, hooks_listing, trust_every_hook
 from scripted_models import scripted_model
 from steering_story import (
     PERSON_TASK,
@@ -17,6 +17,7 @@ from steering_story import (
     statuses,
 )
 
+from plansight.codex_hook_trust import plansight_hook_trust, plansight_hooks
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
 
@@ -176,3 +177,16 @@ def test_codex_is_told_the_whole_plan_after_compacting(person: AgentHome) -> Non
     assert "[>] Reproduce the login bug" in last and "[ ] Fix the session check" in last
     log = (person.state / "plansight" / "hook.log").read_text(encoding="utf-8")
     assert " event=SessionStart source=compact " in log, log
+
+
+def test_plansight_reads_codexs_trust_as_codex_does(person: AgentHome) -> None:
+    """The key and hash Plansight computes for each of its hooks (so the MCP server can
+    tell without starting Codex) are those Codex's app server lists; and trusting them as
+    `/hooks` does makes Plansight's reading say so."""
+    assert person.plansight("setup", "codex").returncode == 0
+    codex_home = Path(_codex_home(person))
+    listed = {hook["key"]: hook["currentHash"] for hook in codex_hooks(person, codex_home)}
+    assert dict(plansight_hooks(codex_home / "hooks.json")) == listed
+    assert plansight_hook_trust(codex_home, person.project) == "untrusted"
+    trust_every_hook(person, codex_home)
+    assert plansight_hook_trust(codex_home, person.project) == "trusted"
