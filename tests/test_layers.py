@@ -77,7 +77,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).
-    "setup": {"paths", "regular_file", "hook", "store"},
+    "setup": {"paths", "regular_file", "hook", "store", "codex_hook_trust"},
     # The command line starts every face.
     "cli": {
         "codex_hook_trust",
