@@ -22,6 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
     # The hooks name their agent's conversation there for its MCP server.
     "conversation_link": {"regular_file"},
+    # Whether Codex trusts Plansight's hooks, from Codex's files (the MCP server, watch).
+    "codex_hook_trust": {"regular_file"},
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
     "store": {"protocol", "core", "paths", "checkouts"},
     "wire": {"protocol", "core", "store"},
@@ -59,6 +61,7 @@ ALLOWED: dict[str, set[str]] = {
         "plansight",
     },
     "mcp": {
+        "codex_hook_trust",
         "protocol",
         "core",
         "paths",
@@ -87,9 +90,10 @@ ALLOWED: dict[str, set[str]] = {
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).
-    "setup": {"paths", "regular_file", "hook", "store"},
+    "setup": {"paths", "regular_file", "hook", "store", "codex_hook_trust"},
     # The command line starts every face but the hook, which the warm process runs (`warm/`).
     "cli": {
+        "codex_hook_trust",
         "protocol",
         "core",
         "paths",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 
@@ -59,10 +60,17 @@ class Watcher:
     second agent writing in turn with the first never flips the panel: it shows as a line
     underneath (`protocol/follow.py`, the editors' rule too)."""
 
-    def __init__(self, service: PlanService, pinned: str | None) -> None:
+    def __init__(
+        self,
+        service: PlanService,
+        pinned: str | None,
+        warnings: Callable[[], tuple[str, ...]] = tuple,
+    ) -> None:
         self.service = service
         self.pinned = pinned
         self.followed: str | None = pinned
+        # The workspace's warnings (`cli/workspace_warnings.py`), a line each under the panel.
+        self.warnings = warnings
 
     def _follow(self, sessions: list[dict[str, Any]], now: datetime) -> str | None:
         if self.pinned:
@@ -72,12 +80,15 @@ class Watcher:
 
     def frame(self, size: tuple[int, int]) -> tuple[tuple[Any, ...], RenderableType]:
         """A key that changes whenever the picture would, and the picture for `size`."""
-        height = size[1]
+        warnings = self.warnings()
+        shown = [Text(line, style="yellow", no_wrap=True, overflow="ellipsis") for line in warnings]
+        height = size[1] - len(shown)
         now = datetime.now(timezone.utc)
         sessions: list[dict[str, Any]] = self.service.sessions()["sessions"]
         self.followed = self._follow(sessions, now)
         if self.followed is None:
-            return ("waiting", size), Text("Waiting for an agent to write a plan…", style="dim")
+            waiting = Text("Waiting for an agent to write a plan…", style="dim")
+            return ("waiting", size, warnings), Group(waiting, *shown)
         others = [
             s for s in sessions if s["session"] != self.followed and _recent(s, now, ACTIVE_FOR)
         ]
@@ -96,21 +107,26 @@ class Watcher:
             str(checkout),
             tuple((s["session"], s["version"]) for s in others[:room]),
             len(others),
+            warnings,
         )
         # One row is left free: the terminal's cursor sits below the last line drawn.
         panel = render_state(state, height=max(3, height - len(lines) - 1), checkout=checkout)
-        return key, Group(panel, *lines)
+        return key, Group(panel, *lines, *shown)
 
 
 def watch(
-    service: PlanService, wanted: str | None, console: Console, stop: threading.Event | None = None
+    service: PlanService,
+    wanted: str | None,
+    console: Console,
+    stop: threading.Event | None = None,
+    warnings: Callable[[], tuple[str, ...]] = tuple,
 ) -> None:
     """Redraw on every change until interrupted (or until `stop` is set).
 
     The screen is written only when what it shows changes (or the terminal is resized):
     no periodic refresh, so nothing flickers while the agents are quiet."""
     stop = stop or threading.Event()
-    watcher = Watcher(service, wanted)
+    watcher = Watcher(service, wanted, warnings)
     key, renderable = watcher.frame(console.size)
     # Entering Live draws the first frame; drawing it again here would be a second write.
     with Live(renderable, console=console, auto_refresh=False, transient=False) as live:

@@ -65,12 +65,13 @@ def _watch_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _watch(args: argparse.Namespace) -> int:
     from plansight.cli.live import watch
+    from plansight.cli.workspace_warnings import rechecked
 
     service = service_of(args, read=True)
     if args.session:
         require_session(service, args)
     with contextlib.suppress(KeyboardInterrupt):
-        watch(service, args.session, console())
+        watch(service, args.session, console(), warnings=rechecked())
     return EXIT_OK
 
 

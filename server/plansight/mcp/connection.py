@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from plansight import __version__
 from plansight.conversation_link import Link, link_folder, linked_conversation, mark_planned
 from plansight.core.fences import unfenced
+from plansight.mcp.hook_trust import with_trust_line
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
 from plansight.mcp.replies import ToolReply, store_fault_text
 from plansight.mcp.resources import (
@@ -242,8 +243,9 @@ class PlanConnection:
             # A bug: the model gets a plain sentence, the log gets the traceback.
             log.exception("internal error in tool %s", params.name)
             reply = ToolReply("Internal error in the Plansight MCP server; see its log.", True)
+        text = with_trust_line(reply.text, self.agent_of_client(ctx))
         return types.CallToolResult(
-            content=[types.TextContent(text=reply.text)],
+            content=[types.TextContent(text=text)],
             structured_content=reply.state,
             is_error=reply.is_error,
         )
