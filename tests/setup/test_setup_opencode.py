@@ -52,7 +52,7 @@ def test_setup_adds_the_server_and_plugin_once_and_remove_restores(
     assert "// the person's own comment" in text  # changed in place, comments kept
     assert '"type": "local"' in text and '"mcp"' in text and "github" in text
     plugin = _plugin(home).read_text()
-    assert 'event.type !== "todo.updated"' in plugin and "opencode-todos" in plugin
+    assert '"tool.execute.after"' in plugin and '"hook", "opencode"' in plugin
 
     again = run(home, project, "setup", "opencode")
     assert again.returncode == 0, again.stderr
@@ -108,9 +108,9 @@ def test_project_scope_writes_the_projects_files(home: Path, project: Path) -> N
 
 
 def test_the_plugins_payload_ingests_as_opencode_todos(home: Path, project: Path) -> None:
-    """What the plugin sends, from the recorded `todo.updated` event, is a whole plan."""
-    event = json.loads((FIXTURES / "todo.updated.json").read_text())
-    payload = json.dumps({"todos": event["properties"]["todos"]})
+    """What the plugin sends (the recorded todowrite call's `args`) is a whole plan."""
+    call = json.loads((FIXTURES / "tool.execute.after.todowrite.json").read_text())
+    payload = json.dumps(call["input"]["args"])
     db = project / "plan.db"
     ingest = "ingest", "--db", str(db), "--format", "opencode-todos", "--session", "opencode:1"
     done = run(home, project, *ingest, payload)

@@ -16,13 +16,13 @@ def edited_paths(tool_name: str, tool_input: Any) -> list[str]:
         return []
     if tool_name == "apply_patch":
         # Codex sends the patch text as `command` (its hook contract for apply_patch);
-        # older builds called the field `input`.
-        patch = tool_input.get("command", tool_input.get("input"))
+        # older builds called the field `input`; OpenCode's apply_patch takes `patchText`.
+        patch = tool_input.get("command", tool_input.get("input", tool_input.get("patchText")))
         return _patch_paths(patch) if isinstance(patch, str) else []
     # Claude Code: Edit / MultiEdit / Write take `file_path`, NotebookEdit `notebook_path`;
     # Gemini CLI: replace / write_file take `file_path`; Copilot CLI's Edit / Write (its
-    # `edit` and `create`) take `path`.
-    for key in ("file_path", "notebook_path", "path"):
+    # `edit` and `create`) take `path`; OpenCode's edit / write take `filePath`.
+    for key in ("file_path", "notebook_path", "path", "filePath"):
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             return [value]
