@@ -148,3 +148,18 @@ def test_a_jsonc_config_with_trailing_commas_is_changed_and_keeps_them(
     removed = run(home, project, "setup", "opencode", "--remove")
     assert removed.returncode == 0, removed.stderr
     assert config.read_text() == persons
+
+
+def test_doctor_says_a_plugin_of_an_earlier_plansight_tells_the_model_nothing(
+    home: Path, project: Path
+) -> None:
+    """The plugin earlier versions wrote sent `todo.updated` to `plansight ingest` only:
+    the plan arrived, but OpenCode's model was never told; setup again replaces it."""
+    assert run(home, project, "setup", "opencode").returncode == 0
+    earlier = (
+        'const PLANSIGHT = ["plansight"];\n'
+        "// on each todo.updated: ingest --format opencode-todos --session opencode:<id>\n"
+    )
+    _plugin(home).write_text(earlier)
+    said = run(home, project, "doctor", "opencode").stdout
+    assert "is an earlier Plansight's" in said and "fix: plansight setup opencode" in said
