@@ -16,6 +16,7 @@ from steering_story import (
     carries_kept_line,
     only_session,
     person_adds_and_completes,
+    reads_no_escaped_markup,
     statuses,
 )
 
@@ -121,6 +122,9 @@ def test_opencodes_stale_todowrite_keeps_the_persons_changes_and_is_told(
         PERSON_TASK: "pending",
     }
     assert carries_kept_line(after_stale_write["messages"][-1], "Fix the session check")
+    # OpenCode passes the tool's result on as it is: the note keeps its own tags.
+    assert "<system-reminder>Kept the user's changes" in json.dumps(after_stale_write)
+    assert reads_no_escaped_markup(after_stale_write["messages"][-1])
 
 
 def test_opencode_is_told_the_persons_change_on_the_next_prompt(person: AgentHome) -> None:
