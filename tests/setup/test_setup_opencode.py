@@ -161,5 +161,16 @@ def test_doctor_says_a_plugin_of_an_earlier_plansight_tells_the_model_nothing(
         "// on each todo.updated: ingest --format opencode-todos --session opencode:<id>\n"
     )
     _plugin(home).write_text(earlier)
+    # As the earlier setup left it: its record holds the text it wrote.
+    record_path = home / ".local" / "state" / "plansight" / "setup.json"
+    record = json.loads(record_path.read_text())
+    [entry] = [v for k, v in record["files"].items() if k.endswith("plansight.js")]
+    entry["blocks"] = [earlier]
+    record_path.write_text(json.dumps(record))
     said = run(home, project, "doctor", "opencode").stdout
     assert "is an earlier Plansight's" in said and "fix: plansight setup opencode" in said
+
+    again = run(home, project, "setup", "opencode")
+    assert again.returncode == 0, again.stderr
+    assert '"hook", "opencode"' in _plugin(home).read_text()
+    assert "✓ plan plugin" in run(home, project, "doctor", "opencode").stdout
