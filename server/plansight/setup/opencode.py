@@ -1,5 +1,6 @@
 """`plansight setup opencode`: Plansight's MCP server in OpenCode's config, and a small
-OpenCode plugin that sends its plan (the `todowrite` list) to Plansight.
+OpenCode plugin that sends its plan (the `todowrite` list) to Plansight and tells its model
+what a person changed there.
 
 Shapes from OpenCode's own sources (npm `opencode-ai` 1.18.33, its binary's bundled
 code; anomalyco/opencode `packages/opencode/src/config`): the config is `opencode.json`
@@ -82,128 +83,26 @@ def is_setup_form(entry: Any) -> bool:
     return mcp_entry.is_setup_form({"command": words[0], "args": words[1:]})
 
 
+# The plugin's JavaScript, with the two names setup fills in (`plugin_text`).
+PLUGIN_TEMPLATE = Path(__file__).with_name("opencode_plugin.js")
+
+
 def plugin_text(plansight: str) -> str:
-    """The plugin: `plansight hook opencode` with an event of the hook's own shape (Claude
-    Code's field names, `tests/fixtures/hooks/opencode/README.md`) from three of OpenCode's
-    plugin hooks, each of which OpenCode awaits, and the reply's context put where the model
-    reads it: after a plan or edit tool's result (`tool.execute.after`: the Kept line,
-    what a person changed), as a synthetic part of the prompt (`chat.message`: what a
-    person changed; the whole plan after a compaction), and a compaction noted
-    (`experimental.session.compacting`). Runs are chained, in OpenCode's order; one that
-    fails or outlasts the hook's own deadline is left behind with nothing told, never
-    thrown to OpenCode (a plugin hook's rejection stops its tool call)."""
+    """The plugin (`opencode_plugin.js`): `plansight hook opencode` with an event of the
+    hook's own shape (Claude Code's field names, `tests/fixtures/hooks/opencode/README.md`)
+    from three of OpenCode's plugin hooks, each of which OpenCode awaits, and the reply's
+    context put where the model reads it: after a plan or edit tool's result
+    (`tool.execute.after`: the Kept line, what a person changed), as a synthetic part of
+    the prompt (`chat.message`: what a person changed; the whole plan after a
+    compaction), and a compaction noted (`experimental.session.compacting`). Runs are
+    chained, in OpenCode's order; one that fails or outlasts the hook's own deadline is
+    left behind with nothing told, never thrown to OpenCode (a plugin hook's rejection
+    stops its tool call)."""
     command, args = mcp_entry.command_and_args(plansight)
     words = json.dumps([command, *args[:-1]])  # `plansight`, without `mcp`
     tools = json.dumps(sorted((*OPENCODE.plan_tools, *OPENCODE.edit_tools)))
-    return f"""\
-// Plansight: keeps OpenCode's plan (its todowrite list) in Plansight and tells its model
-// what a person changed there. Written by `plansight setup opencode`;
-// `plansight setup opencode --remove` takes it out.
-import {{ spawn }} from "node:child_process";
-import {{ randomBytes }} from "node:crypto";
-
-const PLANSIGHT = {words};
-const TOOLS = new Set({tools});
-const WAIT_MS = 10000; // the hook answers within 9 s whatever happens
-
-// One `plansight hook opencode` run: the event on stdin; the context its reply carries.
-function hook(directory, event) {{
-  return new Promise((resolve) => {{
-    let child;
-    try {{
-      const [program, ...args] = PLANSIGHT;
-      child = spawn(program, [...args, "hook", "opencode"], {{
-        cwd: directory,
-        stdio: ["pipe", "pipe", "ignore"],
-      }});
-    }} catch {{
-      return resolve(undefined);
-    }}
-    const chunks = [];
-    const timer = setTimeout(() => {{
-      child.kill();
-      resolve(undefined);
-    }}, WAIT_MS);
-    child.stdout.on("data", (chunk) => chunks.push(chunk));
-    child.on("error", () => {{
-      clearTimeout(timer);
-      resolve(undefined);
-    }});
-    child.on("close", () => {{
-      clearTimeout(timer);
-      try {{
-        const reply = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        const context = reply?.hookSpecificOutput?.additionalContext;
-        resolve(typeof context === "string" && context ? context : undefined);
-      }} catch {{
-        resolve(undefined);
-      }}
-    }});
-    child.stdin.on("error", () => {{}});
-    child.stdin.end(JSON.stringify({{ ...event, cwd: directory }}));
-  }});
-}}
-
-// A part id as OpenCode makes one (`prt_`, 12 hex digits of the time, 14 random letters):
-// later than the prompt's own parts, so the note follows the prompt.
-let lastTime = 0;
-let counter = 0;
-function partID() {{
-  const now = Date.now();
-  counter = now === lastTime ? counter + 1 : 1;
-  lastTime = now;
-  const stamp = (BigInt(now) * 4096n + BigInt(counter)).toString(16).padStart(12, "0");
-  const letters = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  const random = [...randomBytes(14)].map((byte) => letters[byte % 62]).join("");
-  return `prt_${{stamp.slice(-12)}}${{random}}`;
-}}
-
-export const PlansightPlan = async ({{ directory }}) => {{
-  let queue = Promise.resolve();
-  const told = (event) => (queue = queue.then(() => hook(directory, event)));
-  return {{
-    "tool.execute.after": async (input, output) => {{
-      try {{
-        if (!TOOLS.has(input.tool)) return;
-        const context = await told({{
-          hook_event_name: "PostToolUse",
-          session_id: input.sessionID,
-          tool_name: input.tool,
-          tool_input: input.args,
-        }});
-        if (context && typeof output.output === "string") output.output += `\\n\\n${{context}}`;
-      }} catch {{}}
-    }},
-    "chat.message": async (input, output) => {{
-      try {{
-        const prompt = output.parts
-          .filter((part) => part.type === "text" && !part.synthetic)
-          .map((part) => part.text)
-          .join("\\n");
-        const context = await told({{
-          hook_event_name: "UserPromptSubmit",
-          session_id: input.sessionID,
-          prompt,
-        }});
-        if (!context) return;
-        output.parts.push({{
-          id: partID(),
-          sessionID: input.sessionID,
-          messageID: output.message.id,
-          type: "text",
-          synthetic: true,
-          text: context,
-        }});
-      }} catch {{}}
-    }},
-    "experimental.session.compacting": async (input) => {{
-      try {{
-        await told({{ hook_event_name: "PreCompact", session_id: input.sessionID, trigger: "compact" }});
-      }} catch {{}}
-    }},
-  }};
-}};
-"""
+    template = PLUGIN_TEMPLATE.read_text(encoding="utf-8")
+    return template.replace("PLANSIGHT_COMMAND", words, 1).replace("PLAN_AND_EDIT_TOOLS", tools, 1)
 
 
 def _config_change(
