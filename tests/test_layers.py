@@ -15,7 +15,7 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"protocol"},
     "agents": {"protocol", "core"},
     "paths": set(),
-    "logs": set(),
+    "logs": {"paths"},  # the hook's log file is in the state folder
     "folders": set(),
     "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
@@ -71,11 +71,12 @@ ALLOWED: dict[str, set[str]] = {
         "validation",
         "service",
         "context_round",
+        "logs",  # the hook's log file
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).
     "setup": {"paths", "regular_file", "hook", "store"},
-    # The command line starts every face.
+    # The command line starts every face but the hook, which the warm process runs (`warm/`).
     "cli": {
         "protocol",
         "core",
@@ -88,11 +89,13 @@ ALLOWED: dict[str, set[str]] = {
         "bindings",
         "lsp",
         "mcp",
-        "hook",
         "setup",
         "plansight",
     },
-    "__main__": {"cli"},
+    # The warm process answers hook events and the command line's one-shot commands: it
+    # stands above both, and its entry is the `plansight` command's.
+    "warm": {"paths", "logs", "folders", "hook", "cli"},
+    "__main__": {"warm"},
     "plansight": set(),  # the package's __init__: its version
 }
 
@@ -140,7 +143,7 @@ def test_the_contract_is_at_the_bottom() -> None:
 
 # The faces and the store's modules they may import: the opener and the interface (errors,
 # types, how a location is written and shown). A backend's module is the store's own.
-FACES = ("lsp", "mcp", "hook", "cli", "setup")
+FACES = ("lsp", "mcp", "hook", "cli", "setup", "warm")
 STORE_FOR_FACES = {
     "plansight.store",
     "plansight.store.base",

@@ -24,11 +24,17 @@ def state_home() -> Path:
     return Path.home() / ".local" / "state"
 
 
+def state_folder() -> Path:
+    """`$XDG_STATE_HOME/plansight`: the stores by default, and what the hooks and the warm
+    process keep (their log, conversations, spool)."""
+    return state_home() / "plansight"
+
+
 def default_store_path(root: str | os.PathLike[str]) -> Path:
     """`$XDG_STATE_HOME/plansight/<12 hex of sha256(realpath(root))>.sqlite3`."""
     real = os.path.realpath(root)
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    return state_home() / "plansight" / f"{digest}.sqlite3"
+    return state_folder() / f"{digest}.sqlite3"
 
 
 def resolve_store_path(explicit: str | None, root: str | os.PathLike[str] | None) -> Path:

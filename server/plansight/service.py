@@ -28,7 +28,7 @@ from plansight.core.ops import apply_ops, normalize
 from plansight.core.record import EMPTY_RECORD, Record, plan_from_record
 from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
-from plansight.core.steering import Steering, steer
+from plansight.core.steering import Limits, Steering, steer
 from plansight.core.summary import summarize
 from plansight.core.undo import NOTHING_TO_UNDO, UNDO_METHOD, undo_target
 from plansight.core.write import write_todos
@@ -127,6 +127,22 @@ class PlanService:
         """Every session in brief, most recently updated first."""
         return self.store.summaries()
 
+    def agent_session(self) -> str | None:
+        """The session an agent changed last (None: no agent changed any), the plan a
+        person steers from the terminal (`cli/person.py`). A person's change does not make
+        a session the agent's: the newest agent-origin change of each counts, among the
+        changes its history keeps."""
+        best: tuple[str, str] | None = None  # (when, session)
+        for summary in self.store.summaries():  # most recently updated first
+            if best is not None and (summary.updated_at or "") < best[0]:
+                break  # every change of this session, and of those after it, is older
+            for change in self.store.history(summary.session, HISTORY_LIMIT):
+                if change.origin == "agent":
+                    if best is None or change.at > best[0]:
+                        best = (change.at, summary.session)
+                    break
+        return best[1] if best else None
+
     def context_round(self, session: str, full: bool = False) -> tuple[ContextText, list[str]]:
         """The context text (with the service's reminder setting; `full`: the whole list)
         and the lines of what a person changed, once: one counted round."""
@@ -218,7 +234,7 @@ class PlanService:
             params.origin,
             request,
             params.base_version,
-            self._full_replacement(replace, None),
+            self._full_replacement(replace, None, refused_at="todos"),
             always_updated=True,
             steered=True,
             merge=params.merge,
@@ -241,13 +257,18 @@ class PlanService:
         return dataclasses.replace(self.settings, auto_start=False)
 
     def _full_replacement(
-        self, replace: Callable[[Plan, str], list[str]], auto_start: bool | None
+        self,
+        replace: Callable[[Plan, str], list[str]],
+        auto_start: bool | None,
+        refused_at: str | None = None,
     ) -> Run:
         """A request that sends the whole list: `replace` (the v2 replacement, refusing by
         raising or by returning error lines), then normalization (`auto_start` None: none,
         as `write` and agents' formats had in v2). With `steering`, the replacement runs
         on a copy of the sender's base and is merged (`core.steering`); the merged plan is
-        then normalized, one task in progress per owner at least (rule 6)."""
+        then normalized, one task in progress per owner at least (rule 6). A merge that
+        would pass a limit changes nothing: refused as the list would be (InvalidParams at
+        `refused_at`, for the strict requests), else an error line as `import` has."""
 
         def run(
             plan: Plan, now: str, auto_started: list[str], steering: Steering | None
@@ -256,6 +277,8 @@ class PlanService:
                 errors = replace(plan, now)
             else:
                 errors = steer(plan, steering, lambda mine: replace(mine, now), now)
+                if errors and refused_at is not None:
+                    raise RequestRefused([FieldError(refused_at, line) for line in errors])
             if errors or (steering is not None and steering.conflicts):
                 return errors
             if auto_start is not None or steering is not None:
@@ -375,8 +398,11 @@ class PlanService:
 
         whole = isinstance(incoming, Replacement | MarkdownPlan)
         # The one format that may auto-start: a checklist imports as `import` does.
+        markdown = isinstance(incoming, MarkdownPlan)
         replaced = self._full_replacement(
-            replace, settings.auto_start if isinstance(incoming, MarkdownPlan) else None
+            replace,
+            settings.auto_start if markdown else None,
+            refused_at=None if markdown else "payload",
         )
 
         def run(
@@ -440,6 +466,8 @@ class PlanService:
                 steering = self._stale_edit(plan, base_version)
             elif steered and origin == "agent":
                 steering = self._agent_steering(edit)
+            if steering is not None:  # a merge never passes the limits
+                steering.limits = Limits(self.settings.max_tasks, self.settings.max_phases)
             if not (anew and steering is None):
                 # The tasks may change in place: the agent's kept base takes its own.
                 self._bases.before_change(session)
@@ -466,6 +494,14 @@ class PlanService:
             # Telling the agent what was kept brings its view up to date (its base moves).
             edit.told = kept_line is not None and not unheard
             edit.unheard = kept_line is not None and unheard
+            # (v4) Any answer to the agent's whole list shows it the version it leaves,
+            # committed or not: its base moves there (not for an answer nobody reads).
+            edit.seen = (
+                steered
+                and origin == "agent"
+                and not unheard
+                and (steering is None or steering.taken)
+            )
             changed = plan.fingerprint() != before
             if not changed:
                 # Ops may have moved a task and back, or added and removed one: nothing
@@ -498,7 +534,8 @@ class PlanService:
                         edit.agent_base,
                     )
                 )
-        if steered and origin == "agent" and (changed or edit.told) and not edit.unheard:
+        moved = steered and origin == "agent" and (changed or edit.told or edit.seen)
+        if moved and not edit.unheard:
             self._bases.keep(plan)  # the agent's base moved to this version
         headline = "Todo list updated" if changed or always_updated else "Todo list unchanged"
         # What the Kept line and the notices quote is plan text too (`core/fences.py`).

@@ -20,36 +20,19 @@ from scripted_models import Meanwhile, ToolCall, _offered, _ScriptedServer, _sse
 
 def _answer(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
     declared = {tool.get("name", "") for tool in request.get("tools") or []}
+    freeform = {t.get("name") for t in request.get("tools") or [] if t.get("type") == "custom"}
     done = sum(
         1
         for item in request.get("input") or []
-        if isinstance(item, dict) and item.get("type") == "function_call_output"
+        if isinstance(item, dict)
+        and item.get("type") in ("function_call_output", "custom_tool_call_output")
     )
     if done < len(server.script):
         name, arguments = _offered(server.step(done), declared)
-        item: dict[str, Any] = {
-            "type": "function_call",
-            "id": f"fc_{done}",
-            "call_id": f"call_{done}",
-            "name": name,
-            "arguments": json.dumps(arguments),
-            "status": "completed",
-        }
-        opened = {**item, "arguments": "", "status": "in_progress"}
-        middle: list[dict[str, Any]] = [
-            {
-                "type": "response.function_call_arguments.delta",
-                "item_id": item["id"],
-                "output_index": 0,
-                "delta": item["arguments"],
-            },
-            {
-                "type": "response.function_call_arguments.done",
-                "item_id": item["id"],
-                "output_index": 0,
-                "arguments": item["arguments"],
-            },
-        ]
+        if name in freeform:  # a freeform tool (apply_patch for GPT-5.1-Codex): text input
+            item, opened, middle = _custom_call(done, name, arguments["patch"])
+        else:
+            item, opened, middle = _function_call(done, name, arguments)
     else:
         text = {"type": "output_text", "text": "Done.", "annotations": []}
         item = {"type": "message", "id": "msg_9", "role": "assistant", "status": "completed"}
@@ -85,6 +68,65 @@ def _answer(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
     for number, event in enumerate(events):
         event["sequence_number"] = number
     return _sse([(event["type"], event) for event in events]), "text/event-stream"
+
+
+Streamed = tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]
+
+
+def _function_call(done: int, name: str, arguments: dict[str, Any]) -> Streamed:
+    """A function call: the item, the item as opened, and the stream of its arguments."""
+    item: dict[str, Any] = {
+        "type": "function_call",
+        "id": f"fc_{done}",
+        "call_id": f"call_{done}",
+        "name": name,
+        "arguments": json.dumps(arguments),
+        "status": "completed",
+    }
+    opened = {**item, "arguments": "", "status": "in_progress"}
+    middle: list[dict[str, Any]] = [
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": item["id"],
+            "output_index": 0,
+            "delta": item["arguments"],
+        },
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": item["id"],
+            "output_index": 0,
+            "arguments": item["arguments"],
+        },
+    ]
+    return item, opened, middle
+
+
+def _custom_call(done: int, name: str, text: str) -> Streamed:
+    """A freeform ("custom") tool call: its input is plain text, not JSON."""
+    item: dict[str, Any] = {
+        "type": "custom_tool_call",
+        "id": f"ctc_{done}",
+        "call_id": f"call_{done}",
+        "name": name,
+        "input": text,
+        "status": "completed",
+    }
+    opened = {**item, "input": "", "status": "in_progress"}
+    middle: list[dict[str, Any]] = [
+        {
+            "type": "response.custom_tool_call_input.delta",
+            "item_id": item["id"],
+            "output_index": 0,
+            "delta": text,
+        },
+        {
+            "type": "response.custom_tool_call_input.done",
+            "item_id": item["id"],
+            "output_index": 0,
+            "input": text,
+        },
+    ]
+    return item, opened, middle
 
 
 @contextmanager

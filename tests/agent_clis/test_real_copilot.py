@@ -116,3 +116,33 @@ def test_setup_copilot_registers_the_mcp_server_copilot_lists(person: AgentHome)
     assert "plansight mcp" in listed.stdout
     written = json.loads(Path(person.home / ".copilot" / "mcp-config.json").read_text())
     assert written["mcpServers"]["plansight"]["type"] == "local"
+
+
+def test_copilots_apply_patch_edits_arrive(person: AgentHome) -> None:
+    """With GPT-5.1-Codex Copilot CLI offers `apply_patch` (a freeform tool: the patch as
+    text) instead of `edit` / `create`; its hook event is `Edit` with the patch as the
+    whole tool input. Every file the patch names is listed under the task in progress."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    app = person.project / "app.py"
+    patch = (
+        f"*** Begin Patch\n*** Update File: {app}\n@@\n-print('hi')\n+print('hello')\n"
+        f"*** Add File: {person.project / 'notes.md'}\n+hello\n*** End Patch\n"
+    )
+    script = [
+        ("sql", {"description": "Insert login todos", "query": INSERT}),
+        ("apply_patch", {"patch": patch}),
+    ]
+    with copilot_model(script) as model:
+        env = _env(model.url) | {"COPILOT_MODEL": "gpt-5.1-codex"}
+        done = person.run(_copilot(person, model.url, session), **env)
+        offered = {tool["name"]: tool["type"] for tool in model.requests[0][1]["tools"]}
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert offered["apply_patch"] == "custom" and "edit" not in offered
+    assert app.read_text() == "print('hello')\n"
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        tasks = {task.content: task for task in store.load(f"copilot:{session}").tasks()}
+    finally:
+        store.close()
+    assert tasks["Reproduce the login bug"].files == ["app.py", "notes.md"]

@@ -56,6 +56,52 @@ def test_codex_lists_the_server_setup_registered(person: AgentHome) -> None:
     assert server["transport"]["args"][-1] == "mcp"
 
 
+# A person's own config.toml, saved on Windows (`\r\n`): comments, aligned `=`, a
+# multi-line array, inline tables, another MCP server, a profile, a trusted project.
+PERSONS_CONFIG = """\
+# mine, edited by hand
+model           = "o3"   # the default
+approval_policy = "on-request"
+
+[sandbox_workspace_write]
+writable_roots = [
+    "/tmp",   # scratch
+]
+
+[tools]
+web_search = true
+
+[mcp_servers.github]
+command = "gh"
+args    = ["mcp", "serve"]
+env     = { GITHUB_TOKEN = "ghp_x" }
+
+[profiles.deep]
+model = "o3"
+
+[projects."/home/me/app"]
+trust_level = "trusted"
+""".replace("\n", "\r\n")
+
+
+def test_codex_reads_a_persons_config_setup_added_to_and_gave_back(person: AgentHome) -> None:
+    """Codex itself reads what setup made of the person's config.toml: its server and the
+    person's, both as written; after `--remove`, the person's file byte for byte."""
+    config = person.home / ".codex" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_bytes(PERSONS_CONFIG.encode())
+    assert person.plansight("setup", "codex").returncode == 0
+    codex_home = str(person.home / ".codex")
+    listed = person.run([agent_cli("codex"), "mcp", "list", "--json"], CODEX_HOME=codex_home)
+    assert listed.returncode == 0, listed.stderr
+    servers = {server["name"]: server for server in json.loads(listed.stdout)}
+    assert servers["plansight"]["transport"]["args"][-1] == "mcp"
+    assert servers["github"]["transport"]["args"] == ["mcp", "serve"]
+    assert servers["github"]["transport"]["env"] == {"GITHUB_TOKEN": "ghp_x"}
+    assert person.plansight("setup", "codex", "--remove").returncode == 0
+    assert config.read_bytes() == PERSONS_CONFIG.encode()
+
+
 def _doctor(person: AgentHome, *agents: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "plansight", "doctor", *agents],

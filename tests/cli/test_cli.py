@@ -199,12 +199,6 @@ def test_context_full_prints_every_task(db: str) -> None:
     ]
 
 
-def test_undo_with_nothing_to_undo_says_so_and_exits_1(db: str) -> None:
-    nothing = plansight("undo", "--db", db)
-    assert nothing.returncode == 1 and "Traceback" not in nothing.stderr
-    assert nothing.stdout.startswith("Errors: Nothing to undo")
-
-
 def test_schema_covers_every_method() -> None:
     schema = json.loads(plansight("schema").stdout)
     assert schema["protocolVersion"] == 3

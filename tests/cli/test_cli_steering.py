@@ -87,3 +87,22 @@ def test_a_persons_stale_import_is_merged_or_refused_with_the_conflicts(
     assert refused.returncode == 1
     assert '"B" (status)' in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_the_kept_line_is_said_once_across_processes(db: str) -> None:
+    """Issue 29 item 1, as seen with the CLI: write A,B; the person appends C; the agent
+    writes A,B twice, each from a new process. The first answer tells it C was kept; the
+    second, whose base (kept in the store) already has C, tells nothing again."""
+    agents_copy = todos(("A", "in_progress"), ("B", "pending"))
+    plansight("write", "--db", db, "--todos", agents_copy)
+    ops = [{"op": "append", "phase": "Todos", "items": ["C"]}]
+    plansight("apply", "--db", db, "--origin", "user", "--ops", json.dumps(ops))
+
+    first = plansight("write", "--db", db, "--todos", agents_copy)
+    second = plansight("write", "--db", db, "--todos", agents_copy)
+
+    assert first.stdout.splitlines()[1] == (
+        'Kept the user\'s changes your list does not have: added "C" to phase "Todos"'
+    )
+    assert "Kept the user's changes" not in second.stdout
+    assert [t["content"] for t in state(db)["phases"][0]["tasks"]] == ["A", "B", "C"]

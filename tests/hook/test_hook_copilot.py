@@ -146,3 +146,14 @@ def test_a_resumed_copilot_session_is_told_the_whole_plan(machine: Replay) -> No
     assert reply["hookSpecificOutput"]["additionalContext"] == told
     counts = machine.replay("copilot", "SessionStart", source="startup")["additionalContext"]
     assert "0/2 completed" in counts and "[ ] Fix the session check" not in counts
+
+
+def test_copilots_apply_patch_lists_each_file_it_names(machine: Replay) -> None:
+    """With GPT-5.1-Codex and later, Copilot CLI edits through its freeform `apply_patch`,
+    which reaches hooks as `Edit` with the patch text as the whole tool input (recorded).
+    Before, the hook found no `path` in it and logged "no file in the workspace"."""
+    machine.replay("copilot", "UserPromptSubmit")
+    _sql(machine, "PostToolUse-sql-insert-todos")
+    assert machine.replay("copilot", "PostToolUse-apply_patch") == {}
+    assert _tasks(machine)["Reproduce the login bug"] == ("in_progress", ["app.py", "new.py"])
+    assert "no file in the workspace" not in machine.log()

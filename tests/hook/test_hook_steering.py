@@ -194,3 +194,32 @@ def test_the_kept_line_reaches_the_agent_through_the_warm_process(machine: Repla
     assert by(machine)[-1] == "warm"
     assert told.startswith(f'<system-reminder>{KEPT}removed "Fix the session check".')
     assert list(_statuses(machine, session)) == ["Reproduce the login bug"]
+
+
+def test_two_plan_tool_calls_of_one_step_tell_nothing_false(machine: Replay) -> None:
+    """Issue 29 item 11: Claude Code runs two TaskUpdates of one step at once (#1 completed,
+    #2 started); their PostToolUse hooks run side by side, and the agent reads both answers
+    after both committed. The first answer, made before the second call committed, must not
+    say what is no longer true then ("No task is in progress")."""
+    session = "claude-code:5f0c2a9e-1b7d-4c3e-9a61-0d8e2f4b7c11"
+    for name in (
+        "UserPromptSubmit",
+        "PostToolUse-TaskCreate-1",
+        "PostToolUse-TaskCreate-2",
+        "PostToolUse-TaskUpdate-in_progress",
+    ):
+        machine.replay("claude-code", name)
+    first, second = list(_statuses(machine, session))
+    _person(machine, session, [{"op": "note", "task": second, "text": "Use the new API"}])
+
+    # The step's two calls; the first hook answers before the second commits.
+    done = machine.replay("claude-code", "PostToolUse-TaskUpdate-completed")
+    started = machine.event("claude-code", "PostToolUse-TaskUpdate-in_progress")
+    started["tool_input"]["taskId"] = started["tool_response"]["taskId"] = "2"
+    started["tool_use_id"] = "toolu_05"
+    machine.run("claude-code", started)
+
+    assert _statuses(machine, session) == {first: "completed", second: "in_progress"}
+    told = _context(done, "PostToolUse")  # read now, with the second call committed
+    assert "Use the new API" in told  # the person's change is told
+    assert "No task is in progress" not in told and "0/2 completed" not in told

@@ -95,6 +95,87 @@ def test_codex_config_of_any_shape_stays_valid_and_comes_back_byte_for_byte(
     assert config.read_text() == original
 
 
+# A config.toml as a person keeps it: comments beside values and on their own lines, a
+# multi-line array with a trailing comma, inline tables, another MCP server, a profile, a
+# trusted project, a multi-line string, an array of tables, aligned `=` signs.
+PERSONS_CONFIG = """\
+# ~/.codex/config.toml: mine, edited by hand
+model           = "gpt-5-codex"   # the default
+model_reasoning_effort = 'high'
+approval_policy = "on-request"
+notify = ["notify-send", "Codex"]
+instructions = \"\"\"
+Keep plans short.
+  Indented, on purpose.
+\"\"\"
+
+[sandbox_workspace_write]
+writable_roots = [
+    "/home/me/.cache",   # builds
+    "/tmp",
+]
+network_access = false
+
+[tools]
+web_search = true
+
+[shell_environment_policy]
+inherit = "core"
+set = { PATH = "/usr/bin:/bin", LANG = "C.UTF-8" }
+
+[mcp_servers.github]
+command = "gh"
+args    = ["mcp", "serve"]
+env     = { GITHUB_TOKEN = "ghp_x" }
+
+[profiles.deep]
+model = "o3"
+
+[projects."/home/me/app"]
+trust_level = "trusted"
+
+[[notice.seen]]
+id = 1
+[[notice.seen]]
+id = 2
+"""
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def test_a_persons_codex_config_keeps_every_byte_through_setup_and_remove(
+    home: Path, project: Path, newline: str
+) -> None:
+    """Everything the person wrote stays as it was, byte for byte (line endings of a file
+    written on Windows included): setup's tables come after it, a dry run and a second
+    setup change nothing, and `--remove` gives the file back."""
+    original = PERSONS_CONFIG.replace("\n", newline).encode()
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_bytes(original)
+
+    dry = setup(home, project, "codex", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "+[tools.update_plan]" in dry.stdout and "+[mcp_servers.plansight]" in dry.stdout
+    assert config.read_bytes() == original
+
+    assert setup(home, project, "codex").returncode == 0
+    written = config.read_bytes()
+    assert written.startswith(original)  # the person's lines, untouched
+    if newline == "\r\n":  # setup's lines end the file's way too
+        assert written.count(b"\n") == written.count(b"\r\n")
+    settings = tomllib.loads(written.decode())
+    assert settings["tools"] == {"web_search": True, "update_plan": {"enabled": True}}
+    assert settings["mcp_servers"]["github"]["env"] == {"GITHUB_TOKEN": "ghp_x"}
+    assert settings["instructions"] == "Keep plans short.\n  Indented, on purpose.\n"
+
+    again = setup(home, project, "codex")
+    assert f"{config}: already as it should be" in again.stdout
+    assert config.read_bytes() == written
+
+    assert setup(home, project, "codex", "--remove").returncode == 0
+    assert config.read_bytes() == original
+
+
 def test_a_config_toml_that_is_not_toml_is_refused(home: Path, project: Path) -> None:
     config = _codex_config(home, "model = \n")
     done = setup(home, project, "codex")
@@ -105,19 +186,26 @@ def test_a_config_toml_that_is_not_toml_is_refused(home: Path, project: Path) ->
 # ---------------------------------------------------------------- 11: Gemini's comments
 
 
-def test_gemini_settings_with_comments_keep_every_byte(home: Path, project: Path) -> None:
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["LF", "CRLF"])
+def test_gemini_settings_with_comments_keep_every_byte(
+    home: Path, project: Path, newline: str
+) -> None:
     """The fixture is JSON as Gemini CLI reads it (strip-json-comments, then JSON.parse):
-    setup adds its entries, every other byte stays, and --remove gives the file back."""
+    setup adds its entries, every other byte stays (its line endings too), and --remove
+    gives the file back."""
     original = (FIXTURES / "gemini-settings-with-comments.json").read_text()
+    original = original.replace("\n", newline)
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(original)
+    settings.write_bytes(original.encode())
     done = setup(home, project, "gemini")
     assert done.returncode == 0, done.stderr
     written = settings.read_text()
     for line in original.splitlines():
         assert line.rstrip(",") in written  # each comment and line is still there
     assert "write_todos|replace|write_file" in written and '"plansight": {' in written
+    raw = settings.read_bytes()
+    assert raw.count(b"\n") == raw.count(newline.encode())  # every line ends the file's way
     assert setup(home, project, "gemini").stdout.count("already as it should be") == 1
     assert setup(home, project, "gemini", "--remove").returncode == 0
     assert settings.read_bytes() == original.encode()

@@ -2,9 +2,11 @@
  * Language-model tools, so that an agent inside VS Code (Copilot's agent mode) keeps its
  * plan in Plansight: `plansight_write` takes exactly a TodoWrite input, `plansight_apply`
  * takes operations. Both return the server's summary, which is what the model reads back.
- * Their names, descriptions and input schemas are declared in package.json.
+ * Each chat keeps its own plan (chatSession.ts). Their names, descriptions and input schemas
+ * are declared in package.json.
  */
 import * as vscode from 'vscode';
+import { ChatPlans } from './chatPlans';
 import { describeError, type PlansightClient } from './client';
 import type { PlanSync } from './planSync';
 import type { ApplyResult, Op, WriteItem } from './protocol';
@@ -23,7 +25,11 @@ export function registerLanguageModelTools(client: PlansightClient, sync: PlanSy
   if (typeof lm?.registerTool !== 'function') {
     return [];
   }
-  const session = (): string => vscode.workspace.getConfiguration('plansight').get<string>('tools.session', 'vscode-chat');
+  const plans = new ChatPlans({
+    request: (method, params) => client.request(method, params),
+    configuredSession: () => vscode.workspace.getConfiguration('plansight').get<string>('tools.session'),
+    logError: (message, error) => client.logError(message, error),
+  });
   const answer = (result: ApplyResult): vscode.LanguageModelToolResult => {
     sync.accept(result);
     return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.summary)]);
@@ -37,7 +43,7 @@ export function registerLanguageModelTools(client: PlansightClient, sync: PlanSy
       prepareInvocation: () => ({ invocationMessage: 'Updating the plan in Plansight' }),
       invoke: async (options) => {
         try {
-          return answer(await client.request('plansight/write', { session: session(), todos: options.input.todos, origin: 'agent' }));
+          return answer(await plans.write(options.input.todos, options.toolInvocationToken));
         } catch (error) {
           return refuse(error);
         }
@@ -47,7 +53,7 @@ export function registerLanguageModelTools(client: PlansightClient, sync: PlanSy
       prepareInvocation: () => ({ invocationMessage: 'Updating the plan in Plansight' }),
       invoke: async (options) => {
         try {
-          return answer(await client.request('plansight/apply', { session: session(), ops: options.input.ops, origin: 'agent' }));
+          return answer(await plans.apply(options.input.ops, options.toolInvocationToken));
         } catch (error) {
           return refuse(error);
         }

@@ -46,8 +46,11 @@ def manage_todo_list(payload: dict[str, Any]) -> Incoming:
                     external_id=external_id,
                 )
             )
+    # Not VS Code's: what Plansight's Copilot CLI hook could not take from Copilot's table,
+    # noted on the task in progress as Codex's explanation is (`hook/copilot_todos.py`).
+    note = reader.optional_text(payload, "note", "payload")
     reader.done()
-    return Replacement(tasks, "payload.todoList")
+    return Replacement(tasks, "payload.todoList", note=note, note_path="payload.note")
 
 
 def _id(reader: PayloadReader, todo: dict[str, Any], path: str) -> str | None:

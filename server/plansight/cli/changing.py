@@ -1,6 +1,7 @@
-"""The commands that change a plan: `apply`, `write`, `ingest`, `clear`, `import`,
-`restore` and `undo`, each declared beside its handler. Each runs its request through
-its binding to the service (`bindings.py`); its flags stay written by hand."""
+"""The commands that change a plan: `apply`, `write`, `ingest`, `clear`, `import` and
+`restore`, each declared beside its handler (a person's verbs, `undo` among them, are
+`cli/person.py`'s). Each runs its request through its binding to the service
+(`bindings.py`); its flags stay written by hand."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from plansight.cli.command import (
     BadInput,
     Command,
     change_flags,
+    names_a_file,
     read_json,
     session_args,
     session_flag,
     store_flags,
 )
 from plansight.cli.output import out
-from plansight.cli.stores import require_session, service_of
+from plansight.cli.stores import service_of
 
 
 def _print_result(result: dict[str, Any], as_json: bool) -> int:
@@ -82,7 +84,9 @@ def _apply(args: argparse.Namespace) -> int:
     return _change(args, "plansight/apply", params)
 
 
-APPLY = Command("apply", "apply ordered operations", _apply_arguments, _apply)
+APPLY = Command(
+    "apply", "apply ordered operations (as the agent)", _apply_arguments, _apply, relayed=True
+)
 
 
 def _write_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +106,13 @@ def _write(args: argparse.Namespace) -> int:
     return _change(args, "plansight/write", _stale_edit(args, params))
 
 
-WRITE = Command("write", "replace the list (TodoWrite)", _write_arguments, _write)
+WRITE = Command(
+    "write",
+    "replace the list (TodoWrite, as the agent)",
+    _write_arguments,
+    _write,
+    relayed=True,
+)
 
 
 def _ingest_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,9 +143,10 @@ def _ingest(args: argparse.Namespace) -> int:
 
 INGEST = Command(
     "ingest",
-    "replace or change the list from an agent's own plan payload",
+    "replace or change the list from an agent's own plan payload (as the agent)",
     _ingest_arguments,
     _ingest,
+    relayed=True,
 )
 
 
@@ -143,12 +154,14 @@ def _clear(args: argparse.Namespace) -> int:
     return _change(args, "plansight/clear", session_args(args, origin=args.origin))
 
 
-CLEAR = Command("clear", "empty the list", _changing, _clear)
+CLEAR = Command("clear", "empty the list", _changing, _clear, relayed=True)
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:
     _changing(parser)
-    parser.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    names_a_file(
+        parser.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    )
     parser.add_argument("--base-version", type=int, metavar="N")
     parser.add_argument("--merge", action="store_true", help=_MERGE_HELP)
 
@@ -162,7 +175,9 @@ def _import(args: argparse.Namespace) -> int:
     return _change(args, "plansight/import", _stale_edit(args, params))
 
 
-IMPORT = Command("import", "replace the list from markdown", _import_arguments, _import)
+IMPORT = Command(
+    "import", "replace the list from markdown", _import_arguments, _import, relayed=True
+)
 
 
 def _restore_arguments(parser: argparse.ArgumentParser) -> None:
@@ -180,24 +195,5 @@ RESTORE = Command(
     "bring the list back to what it was right after VERSION",
     _restore_arguments,
     _restore,
-)
-
-
-def _undo_arguments(parser: argparse.ArgumentParser) -> None:
-    store_flags(parser)
-    session_flag(parser)
-    parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
-
-
-def _undo(args: argparse.Namespace) -> int:
-    """Step back one change, as the person: a second undo steps back one more."""
-    session = require_session(service_of(args), args)
-    return _change(args, "plansight/undo", {"session": session, "origin": "user"})
-
-
-UNDO = Command(
-    "undo",
-    "step back one change (as the user); again steps back one more",
-    _undo_arguments,
-    _undo,
+    relayed=True,
 )

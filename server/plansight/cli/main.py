@@ -1,6 +1,7 @@
 """The `plansight` command line: the parser, built from the table of commands (each
-declared beside its handler: `cli/viewing.py`, `cli/changing.py`, `cli/serving.py`,
-`cli/installing.py`; see `cli/command.py`), and how a command's end becomes an exit code."""
+declared beside its handler: `cli/viewing.py`, `cli/person.py`, `cli/changing.py`,
+`cli/serving.py`, `cli/installing.py`; see `cli/command.py`), and how a command's end
+becomes an exit code."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from plansight import __version__
-from plansight.cli.changing import APPLY, CLEAR, IMPORT, INGEST, RESTORE, UNDO, WRITE
+from plansight.cli.changing import APPLY, CLEAR, IMPORT, INGEST, RESTORE, WRITE
 from plansight.cli.command import EXIT_BAD_INPUT, EXIT_OK, EXIT_RESULT_ERROR, BadInput, Command
 from plansight.cli.installing import DOCTOR, MIGRATE, SETUP
 from plansight.cli.output import reader_gone
+from plansight.cli.person import VERBS
 from plansight.cli.serving import HOOK, MCP, SCHEMA, SERVE, STORE_PATH
 from plansight.cli.stores import close_stores
 from plansight.cli.viewing import CONTEXT, DEMO, EXPORT, HISTORY, SESSIONS, SHOW, WATCH
@@ -33,22 +35,15 @@ def _hook_daemon_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _hook_daemon(args: argparse.Namespace) -> int:
-    from plansight.cli.daemon import serve, stop
-
-    if args.stop:
-        return EXIT_OK if stop() else EXIT_RESULT_ERROR
-    return serve(main)
-
-
-# Started by `plansight hook` itself; `plansight.cli.entry` runs it before the parser is
-# built when it has no argument or only `--stop`: here for `--help` and bad ones. Declared
-# here, as it hands the warm process this command line to run relayed commands with.
+# The warm process (`plansight.warm`) runs it before the parser is built when it has no
+# argument, and with this parser's arguments otherwise (`warm/entry.py`): the warm process
+# stands above this command line, whose commands it runs. Declared for `--help` and for
+# bad arguments.
 HOOK_DAEMON = Command(
     "hook-daemon",
     "the warm process that answers hooks and one-shot commands (starts by itself)",
     _hook_daemon_arguments,
-    _hook_daemon,
+    None,
     description="Run the warm hook process of the current settings in the foreground "
     "(the hooks start it by themselves; it leaves after ten idle minutes), or stop it.",
 )
@@ -58,6 +53,7 @@ COMMANDS: tuple[Command, ...] = (
     SERVE,
     SHOW,
     WATCH,
+    *VERBS,
     APPLY,
     WRITE,
     INGEST,
@@ -68,7 +64,6 @@ COMMANDS: tuple[Command, ...] = (
     CONTEXT,
     HISTORY,
     RESTORE,
-    UNDO,
     STORE_PATH,
     SCHEMA,
     DEMO,
@@ -85,12 +80,31 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="plansight",
         description="See and steer an AI coding agent's plan: server, viewer and shell tools.",
+        epilog="You steer the plan the agent is working on with add, start, done, drop, "
+        "block, note, rm and undo (as the user; they never start a task by themselves). "
+        "apply, write, ingest, clear, import and restore are the agents' and scripts' "
+        "(as the agent, unless --origin user). `plansight COMMAND --help` for each.",
     )
     parser.add_argument("--version", action="version", version=f"plansight {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.add_to(commands)
     return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """`argv` as `plansight` reads it: exit 2 with one line on bad arguments, the help
+    printed on `--help`."""
+    return _parser().parse_args(argv)
+
+
+def command_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Each command's own parser, as `plansight` builds it: the warm process derives from
+    them which command lines it may answer (`warm/derive.py`)."""
+    for action in _parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("the parser has no commands")
 
 
 def _fail(message: str) -> NoReturn:

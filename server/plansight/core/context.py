@@ -24,12 +24,19 @@ class ContextText:
     reminder: bool
 
 
+def change_phrases(changes: list[str]) -> str:
+    """What a person changed, a phrase per change joined by `; `, each quoted so that the
+    plan text it holds (a note of several lines) cannot start a line of the frame: how
+    `context` and steering's Kept line both say them (`core/fences.py`)."""
+    return "; ".join(quoted(change) for change in changes)
+
+
 def person_change_reminder(person_changes: list[str]) -> str:
     """What a person changed, said to the agent so it neither misses nor undoes it; the
     plan text the changes quote cannot leave the reminder (`core/fences.py`)."""
     return (
         "<system-reminder>The user changed the todo list: "
-        + "; ".join(quoted(change) for change in person_changes)
+        + change_phrases(person_changes)
         + ". Take this into account and do not undo it.</system-reminder>"
     )
 

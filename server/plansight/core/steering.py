@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from plansight.core.changes import Snapshot, describe_changes, snapshot
+from plansight.core.context import change_phrases
 from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
 from plansight.protocol.shape import camel
 
@@ -41,15 +42,26 @@ class Conflict:
     field: str
 
 
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The most tasks and phases a merged plan may hold (the `maxTasks` and `maxPhases`
+    settings): a merge that would pass one changes nothing (issue 29)."""
+
+    tasks: int
+    phases: int
+
+
 @dataclass(slots=True)
 class Merged:
     kept: list[str] = field(default_factory=list)  # what `current` kept that `mine` lacked
     conflicts: list[Conflict] = field(default_factory=list)
+    too_big: str | None = None  # the limit the merge would pass: nothing was merged
 
     @property
     def kept_line(self) -> str | None:
-        """The summary's line telling the agent what was kept, if anything was."""
-        return KEPT_LINE + "; ".join(self.kept) if self.kept else None
+        """The summary's line telling the agent what was kept, if anything was, each change
+        quoted as `context` quotes it."""
+        return KEPT_LINE + change_phrases(self.kept) if self.kept else None
 
 
 @dataclass(slots=True)
@@ -61,14 +73,22 @@ class _Match:
 
 
 def merge(
-    base: Plan, mine: Plan, current: Plan, now: str, *, agent: bool, anew: bool = False
+    base: Plan,
+    mine: Plan,
+    current: Plan,
+    now: str,
+    *,
+    agent: bool,
+    anew: bool = False,
+    limits: Limits | None = None,
 ) -> Merged:
     """Make `current` the merge of `mine` (sent from a copy of `base`) with it.
 
     `agent`: the agent's rules (no conflicts); else a person's three-way merge, which
     changes nothing when there are conflicts. `anew` (an `init`): `mine`'s tasks are new
     tasks whatever they continue, matched to the base by content; they take the merged
-    values and the `createdBy` of the task they continue."""
+    values and the `createdBy` of the task they continue. `limits`: a merge that would
+    pass one changes nothing (`too_big` says which)."""
     base_phase = {t.id: p.name for p, t in base.tasks_with_phase()}
     current_phase = {t.id: p.name for p, t in current.tasks_with_phase()}
     matches = _matches(base, mine, current, anew)
@@ -110,6 +130,7 @@ def merge(
         merged[m.mine.id] = _Result(task, phase, c.id, list(c.blocked_by), "blocked_by" in won)
 
     kept: list[_Result] = []  # current tasks the list lacks that stay
+    seen_as_is: set[str] = set()  # of those, the ones the sender saw as they are now
     base_by_id = {t.id: t for t in base.tasks()}
     for in_phase, task in current.tasks_with_phase():
         if task.id in matched_current:
@@ -120,10 +141,16 @@ def merge(
             # Never seen by the sender, or a person's task: a whole list does not remove
             # it (rule 4). Otherwise the sender removed it (rule 3).
             kept.append(_Result(task, in_phase.name, task.id, list(task.blocked_by), False))
+            if old is not None and not _changed(
+                old, base_phase[old.id], task, in_phase.name, result_id
+            ):
+                seen_as_is.add(task.id)  # no change of a person's since the base
         elif not agent and _changed(old, base_phase[old.id], task, in_phase.name, result_id):
             conflicts.append(Conflict(task.id, task.content, "task"))
     if conflicts:
         return Merged(conflicts=conflicts)
+    if limits is not None and (too_big := _too_big(merged, kept, limits, agent)):
+        return Merged(too_big=too_big)
 
     # The list's own result as it is now (`init`: before any task changes below).
     said = _renamed(snapshot(mine), result_id) if anew else None
@@ -132,9 +159,36 @@ def merge(
     _lay_out(current, mine, merged, kept)
     _settle_blockers(current, merged, result_id)
     current.next_id = max(current.next_id, mine.next_id)
+    # The Kept line tells what a person changed since the base: a person's task the
+    # sender saw as it is now, and left out of its list, is no news (told once, not twice).
     if said is not None:
-        return Merged(kept=describe_changes(said, current))
-    return Merged(kept=_kept_words(mine, current, merged, result_id))
+        return Merged(kept=describe_changes(said, _without(current, seen_as_is)))
+    return Merged(kept=_kept_words(mine, current, merged, result_id, seen_as_is))
+
+
+def _too_big(
+    merged: dict[str, _Result], kept: list[_Result], limits: Limits, agent: bool
+) -> str | None:
+    """The limit the merged plan would pass, in words. The list itself is within them (the
+    replacement checked it): what passes them is what the merge keeps of the current plan
+    (an agent's: the person's tasks; a person's stale edit: the tasks added since)."""
+    whose = "the user's tasks your list does not have" if agent else "the tasks added since"
+    tasks = len(merged) + len(kept)
+    if tasks > limits.tasks:
+        return f"Too many tasks ({tasks} with {whose}, the limit is {limits.tasks})"
+    phases = len({r.phase for r in merged.values()} | {r.phase for r in kept})
+    if phases > limits.phases:
+        return f"Too many phases ({phases} with {whose}, the limit is {limits.phases})"
+    return None
+
+
+def _without(plan: Plan, ids: set[str]) -> Plan:
+    """`plan` as far as the Kept line looks at it: without the tasks `ids`."""
+    if not ids:
+        return plan
+    shown = Plan(plan.session, title=plan.title)
+    shown.phases = [Phase(p.name, [t for t in p.tasks if t.id not in ids]) for p in plan.phases]
+    return shown
 
 
 @dataclass(slots=True)
@@ -354,7 +408,11 @@ def _has_cycle(plan: Plan) -> bool:
 
 
 def _kept_words(
-    mine: Plan, current: Plan, merged: dict[str, _Result], result_id: dict[str, str]
+    mine: Plan,
+    current: Plan,
+    merged: dict[str, _Result],
+    result_id: dict[str, str],
+    seen_as_is: set[str],
 ) -> list[str]:
     """What the merged plan (`current`) has that the list's own result lacks, in words:
     told of the tasks that differ only (the words of two whole plans cost more than the
@@ -373,7 +431,7 @@ def _kept_words(
         ):
             shown.add(rid)
     kept = present.difference(result_id.get(i, i) for i in mine_tasks)
-    shown |= kept
+    shown |= kept - seen_as_is
     if not shown and current.title == mine.title:
         return []
     by_result = {result_id.get(i, i): t for i, (_, t) in mine_tasks.items()}
@@ -384,6 +442,7 @@ def _kept_words(
     for rid in shown:
         if rid in by_result:
             named.update(_ids(by_result[rid].blocked_by, result_id))
+    named -= seen_as_is  # on one side only, it would read as added
     listed = Plan(mine.session, title=mine.title)
     listed.phases = [
         Phase(p.name, [t for t in p.tasks if result_id.get(t.id, t.id) in named])
@@ -427,6 +486,9 @@ class Steering:
     agent: bool = True  # the agent's rules; else a person's three-way merge
     kept: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
+    limits: Limits | None = None  # what the merged plan may hold
+    # (v4) A replacement was merged, so its answer shows the sender the version it leaves.
+    taken: bool = False
 
     @property
     def kept_line(self) -> str | None:
@@ -453,7 +515,10 @@ def steer(
     errors = replace(mine)
     if errors:
         return errors
-    merged = merge(base, mine, plan, now, agent=steering.agent, anew=anew)
+    merged = merge(base, mine, plan, now, agent=steering.agent, anew=anew, limits=steering.limits)
+    if merged.too_big is not None:
+        return [merged.too_big]
     steering.kept.extend(merged.kept)
     steering.conflicts.extend(merged.conflicts)
+    steering.taken = not merged.conflicts
     return []

@@ -158,7 +158,8 @@ COPILOT = Agent(
     session_start="SessionStart",
     prompt="UserPromptSubmit",
     after_tool="PostToolUse",
-    # Copilot CLI's `create` and `edit` reach hooks under Claude's names, with a `path`.
+    # Copilot CLI's `create` and `edit` reach hooks under Claude's names, with a `path`;
+    # its freeform `apply_patch` (GPT-5.1-Codex and later) as `Edit`, the patch as text.
     edit_tools=frozenset({"Edit", "Write"}),
     # SessionStart's `source`: new | startup | resume (the SDK's SessionStartHookInput).
     lost_context_sources=frozenset({"resume"}),

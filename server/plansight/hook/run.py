@@ -17,9 +17,9 @@ import signal
 import sys
 import time
 from itertools import pairwise
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from plansight.hook import MAX_EVENT_BYTES
 from plansight.hook.agents import HOOK_AGENTS, Agent
 from plansight.hook.conversation import (
     Conversation,
@@ -27,7 +27,8 @@ from plansight.hook.conversation import (
     FolderPlan,
     title_from_prompt,
 )
-from plansight.hook.warm_protocol import MAX_EVENT_BYTES
+from plansight.logs import log_line
+from plansight.paths import state_folder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 # load stretches a run that loads the models past a second, several at once past two,
 # and cutting them would lose the plan. The agent's own limit (`plansight setup`) is 10 s.
 DEADLINE_SECONDS = 9.0
-LOG_MAX_BYTES = 1024 * 1024
 
 Reply = dict[str, Any]
 
@@ -194,7 +194,7 @@ def handle(
             from plansight.hook.spool_tidy import replaces_whole_plan
             from plansight.hook.store import ingest_plan
 
-            payload = _plan_payload(agent, tool, event, session_id)
+            payload = _plan_payload(agent, tool, event, session_id, facts)
             fmt = agent.plan_tools[tool]
             if payload is None:
                 facts["result"] = "no plan in this call"
@@ -457,18 +457,30 @@ def _event_name(event: dict[str, Any]) -> Any:
     return event.get("hook_event_name", event.get("hookEventName"))
 
 
-def _plan_payload(agent: Agent, tool: str, event: dict[str, Any], session_id: str) -> Any:
+def _plan_payload(
+    agent: Agent, tool: str, event: dict[str, Any], session_id: str, facts: dict[str, str]
+) -> Any:
     """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
     Claude's Task tools need the response (the id Claude gave a new task), Copilot CLI's
     `sql` the todo table it wrote, every other plan tool its input alone."""
     if agent.plan_tools[tool] == "claude-tasks":
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
     if agent.name == "copilot" and tool == "sql":
-        from plansight.hook.copilot_todos import session_todos, touches_todos
+        from plansight.hook.copilot_todos import Unreadable, session_todos, touches_todos
 
         if not touches_todos(event.get("tool_input")):
             return None
-        return session_todos(session_id.strip())
+        facts["stage"] = "reading Copilot's todos"
+        try:
+            todos = session_todos(session_id.strip())
+        except Unreadable as exc:
+            raise HookError(f"Copilot's session database: {exc}") from None
+        facts.pop("stage", None)
+        if todos is None:
+            return None
+        if todos.left_out:
+            facts["left_out"] = "; ".join(todos.left_out)  # after the result
+        return todos.payload
     return event.get("tool_input")
 
 
@@ -556,17 +568,6 @@ def _clear_alarm(alarm: tuple[bool, Any]) -> None:
         signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
 
 
-def state_folder() -> Path:
-    from plansight.paths import state_home
-
-    return state_home() / "plansight"
-
-
-def log_path() -> Path:
-    """Where every run of the hook leaves one line (and a traceback when it failed)."""
-    return state_folder() / "hook.log"
-
-
 def _failure(exc: BaseException) -> str:
     from plansight.store.errors import StoreError
 
@@ -575,22 +576,3 @@ def _failure(exc: BaseException) -> str:
     import traceback
 
     return "failed: " + "".join(traceback.format_exception(exc)).rstrip()
-
-
-def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
-    """Append one line; never raises (a full disk must not hurt the agent either)."""
-    try:
-        path = log_path()
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
-            os.replace(path, path.with_suffix(".log.1"))
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        fields = " ".join(
-            f"{key}={facts[key]}"
-            for key in ("by", "agent", "event", "source", "tool", "session", "command", "result")
-            if key in facts
-        )
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(f"{stamp} {seconds * 1000:.1f}ms {fields} {outcome}\n")
-    except Exception:
-        pass

@@ -83,7 +83,7 @@ def ingest_plan(
     hand (the session name as the contract cleans it, a payload that is an object), so no
     validator is built on the agent's time. Not `heard`: a spooled event applied late,
     whose answer reaches no agent, so nothing counts as told (it is told later)."""
-    from plansight.core.context import DEFAULT_REMINDER_AFTER_ROUNDS, context_text
+    from plansight.core.context import person_change_reminder
     from plansight.core.errors import RequestRefused
     from plansight.protocol.requests import IngestParams
 
@@ -114,8 +114,11 @@ def ingest_plan(
         kept = outcome.kept_line
         told = [kept_reminder(kept)] if kept is not None else []
         if changes:
-            plan = service.load(session)
-            told.append(context_text(plan, 0, changes, DEFAULT_REMINDER_AFTER_ROUNDS).text)
+            # What a person changed, and nothing of the plan's state: the agent's other
+            # plan tool calls of the same step (their hooks run at once) may commit after
+            # this answer is made and before it is read, so "No task is in progress" or a
+            # count may be false by then; what a person did stays true (issue 29).
+            told.append(person_change_reminder(changes))
         return done + (" kept" if kept else ""), "\n".join(told) or None
     finally:
         service.close()

@@ -30,8 +30,9 @@ MAX_BYTES = 256 * 1024 * 1024
 
 def read_text(path: Path) -> str:
     """The file's text (`""` when it does not exist), newlines read as Python's text mode
-    reads them. Only a regular file is read: a FIFO, a socket, a device or a folder in its
-    place is refused with what it is, without waiting for a writer that never comes."""
+    reads them (`write_with_backup` writes them back as the file had them). Only a regular
+    file is read: a FIFO, a socket, a device or a folder in its place is refused with what
+    it is, without waiting for a writer that never comes."""
     data = read_regular(path, MAX_BYTES)
     if data is None:
         return ""
@@ -98,8 +99,10 @@ def show_change(path: Path, before: str, after: str, say: Callable[[str], None])
 
 def write_with_backup(path: Path, text: str, existed: bool, say: Callable[[str], None]) -> None:
     """Write `text` to `path` atomically, after copying the old file aside (next to `path`,
-    not into the dotfiles repository a link may point into)."""
+    not into the dotfiles repository a link may point into). Lines end as the file's did:
+    `text` is edited with `\n` (`read_text`), and a file written on Windows keeps `\r\n`."""
     if existed:
+        text = in_line_endings_of(path, text)
         backup = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
         try:
             shutil.copy2(path, backup)
@@ -110,6 +113,16 @@ def write_with_backup(path: Path, text: str, existed: bool, say: Callable[[str],
         say(f"backup: {backup}")
     write_atomically(path, text)
     say(f"wrote {path}" + ("" if not path.is_symlink() else f" (at {os.path.realpath(path)})"))
+
+
+def in_line_endings_of(path: Path, text: str) -> str:
+    """`text` (lines ending `\n`) with the line endings of the file at `path`: `\r\n` when
+    each of its lines ends so, else as it is (a file of mixed endings is read as `\n`)."""
+    data = read_regular(path, MAX_BYTES) or b""
+    crlf = data.count(b"\r\n")
+    if crlf and crlf == data.count(b"\n"):
+        return text.replace("\n", "\r\n")
+    return text
 
 
 def write_atomically(path: Path, text: str) -> None:

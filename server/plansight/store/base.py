@@ -115,6 +115,10 @@ class SessionEdit(Protocol):
     # store was busy, applied late): its base and what it has seen stay where they were,
     # so the person's changes are kept and told again at its next change or look.
     unheard: bool
+    # (v4) Set when the edit answers an agent's full replacement: the agent has seen the
+    # version the edit leaves, committed or not (a list sent as the plan already is), so
+    # its base moves there. What a person changed is not thereby told (`told` says that).
+    seen: bool
 
     def commit(self, event: ChangeEvent) -> None:
         """Record that `plan` changed: bump the version, write it and log `event`."""
@@ -129,6 +133,7 @@ class PendingEdit:
         self.agent_base = agent_base
         self.told = False
         self.unheard = False
+        self.seen = False
         self.event: ChangeEvent | None = None
 
     def commit(self, event: ChangeEvent) -> None:

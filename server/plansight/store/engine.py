@@ -13,8 +13,9 @@ into `StoreError`. The engine decides the steps and their order, the same for al
    a change against the version before, `rules.stores_whole_plan`), let go of the plans
    no kept version needs (`rules.plans_let_go`), announce it, and prune the sessions
    beyond those a store keeps when the session is new;
-4. move the agent's base (`rules.agent_base_after`) and its seen cursor and context
-   rounds (`rules.agents_own_change`);
+4. move the agent's base (`rules.agent_base_after`; with nothing committed, only the
+   session row's `agent_base`: no version, no event, no push) and its seen cursor and
+   context rounds (`rules.agents_own_change`);
 5. commit; then the backend's own bookkeeping (copies kept, watchers told of prunes).
 
 A `context` round (and an MCP reply that carries what a person changed) runs its own
@@ -193,7 +194,12 @@ class StoreEngine:
             edit.agent_base
             if edit.unheard
             else agent_base_after(
-                origin, committed, edit.told, edit.agent_base, locked.copy.plan.version + committed
+                origin,
+                committed,
+                edit.told,
+                edit.agent_base,
+                locked.copy.plan.version + committed,
+                edit.seen,
             )
         )
         if edit.event is not None:

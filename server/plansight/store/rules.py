@@ -66,9 +66,12 @@ def history_limit(limit: int) -> int:
     return min(limit, HISTORY_DEPTH)
 
 
-def agent_base_after(origin: Origin, committed: bool, told: bool, base: int, version: int) -> int:
+def agent_base_after(
+    origin: Origin, committed: bool, told: bool, base: int, version: int, seen: bool = False
+) -> int:
     """The version the session's agent has seen once an edit leaves the session at
-    `version` (steering, v3): its own committed change, or an answer that told it what a
-    person changed, brings its view up to date; a person's change, or an agent's request
-    that changed nothing and told nothing, does not."""
-    return version if told or (committed and origin == "agent") else base
+    `version` (steering, v3): its own committed change, an answer that told it what a
+    person changed, or (v4) any answer to its full replacement (`seen`, committed or not)
+    brings its view up to date; a person's change, or an agent's other request that changed
+    nothing and told nothing, does not."""
+    return version if told or seen or (committed and origin == "agent") else base
