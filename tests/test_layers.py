@@ -23,7 +23,11 @@ ALLOWED: dict[str, set[str]] = {
     "wire": {"protocol", "core", "store"},
     "validation": {"protocol"},
     "context_round": {"protocol", "core", "store"},
-    "agent_bases": {"core", "store"},
+    # What each changing request does (`ChangePolicy`), and one call's facts.
+    "policies": {"core", "wire"},
+    # The agent's base and what it is told; the change pipeline, on both.
+    "agent_view": {"core", "store", "policies"},
+    "pipeline": {"protocol", "core", "store", "wire", "policies", "agent_view"},
     "service": {
         "protocol",
         "core",
@@ -32,7 +36,9 @@ ALLOWED: dict[str, set[str]] = {
         "wire",
         "validation",
         "context_round",
-        "agent_bases",
+        "policies",
+        "agent_view",
+        "pipeline",
     },
     # Each request of the registry bound to the service method that answers it.
     "bindings": {"protocol", "service", "wire"},

@@ -22,7 +22,7 @@ from plansight.store.postgres.reads import PostgresReads
 
 log = logging.getLogger(__name__)
 
-# An agent's commit (`rules.agents_own_change`): its context rounds start again, and the
+# An agent's commit (`SeenCursor.OWN_CHANGE`): its context rounds start again, and the
 # session counts as seen up to this version unless a person's change waits in the ones
 # after the last seen.
 _SEEN_BY_ITS_AGENT = """

@@ -32,7 +32,7 @@ _INSERT_EVENT = (
 )
 
 
-# An agent's commit (`rules.agents_own_change`): its context rounds start again, and the
+# An agent's commit (`SeenCursor.OWN_CHANGE`): its context rounds start again, and the
 # session counts as seen up to this version unless a person's change waits in the ones
 # after the last seen (few, read through the (session, version) key).
 _SEEN_BY_ITS_AGENT = """
