@@ -228,7 +228,9 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
         stop = "tool_use"
     else:
         blocks, stop = [{"type": "text", "text": "Done."}], "end_turn"
-    usage = {"input_tokens": 10, "output_tokens": 5}
+    # The main loop's answers report the tokens used: a full window makes OpenCode compact.
+    main = bool(tools & {"Edit", "edit"})
+    usage = {"input_tokens": max(10, server.tokens_used()) if main else 10, "output_tokens": 5}
     if not request.get("stream"):
         message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted"}
         message.update(content=blocks, stop_reason=stop, stop_sequence=None, usage=usage)

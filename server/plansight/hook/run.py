@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import IO, TYPE_CHECKING, Any
 
 from plansight.hook import MAX_EVENT_BYTES
-from plansight.hook.agents import AGENTS, Agent
+from plansight.hook.agents import HOOK_AGENTS, Agent
 from plansight.hook.conversation import (
     Conversation,
     ConversationFile,
@@ -82,9 +82,10 @@ def main(
     outcome = "ok"
     previous_alarm = _set_alarm(deadline)
     try:
-        agent = AGENTS.get(agent_name)
+        agent = HOOK_AGENTS.get(agent_name)
         if agent is None:
-            raise HookError(f"unknown agent {agent_name!r} (expected one of {', '.join(AGENTS)})")
+            expected = ", ".join(HOOK_AGENTS)
+            raise HookError(f"unknown agent {agent_name!r} (expected one of {expected})")
         event = _read_event(source)
         facts["event"] = str(_event_name(event) or "-")
         facts["tool"] = str(event.get("tool_name", "-"))
@@ -336,7 +337,7 @@ def _replay(spooled: Spooled) -> None:
     facts = {"agent": spooled.agent, "by": "spool"}
     outcome = f"applied (spooled at {spooled.spooled_at})"
     try:
-        agent = AGENTS.get(spooled.agent)
+        agent = HOOK_AGENTS.get(spooled.agent)
         if agent is None:
             raise HookError(f"unknown agent {spooled.agent!r}")
         facts["event"] = str(_event_name(spooled.event) or "-")
