@@ -292,10 +292,19 @@ class PlanService:
             return None
         return EMPTY_RECORD if target == 0 else self.store.snapshot(session, target)
 
-    def ingest(self, params: IngestParams, request: Json, unheard: bool = False) -> Outcome:
+    def ingest(
+        self,
+        params: IngestParams,
+        request: Json,
+        unheard: bool = False,
+        title_if_untitled: bool = False,
+    ) -> Outcome:
         """An agent's own plan payload (`params.format`), mapped by its adapter. `unheard`:
         the answer reaches no agent (a hook event applied late), so a Kept line in it
-        tells nobody (`ChangeCall.unheard`)."""
+        tells nobody (`ChangeCall.unheard`). `title_if_untitled`: `params.title` names a
+        session that has no title yet (a hook's, from the conversation's first prompt),
+        decided in the change's own transaction: a title set meanwhile, by a person or by
+        a parallel hook of the same conversation, stays."""
         # Read before the store is touched: a payload of the wrong shape changes nothing.
         incoming = read_payload(params.format, params.payload)
         title = _clean_title(params.title, self.settings)
@@ -329,8 +338,8 @@ class PlanService:
             plan: Plan, now: str, auto_started: list[str], steering: Steering | None
         ) -> list[str]:
             errors = change(plan, now, auto_started, steering)
-            if params.title is not None:  # it wins over a markdown `# Title`
-                plan.title = title
+            if params.title is not None and not (title_if_untitled and plan.title is not None):
+                plan.title = title  # it wins over a markdown `# Title`
             return errors
 
         return self._changes.change(policy, call, run)
