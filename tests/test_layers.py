@@ -163,7 +163,7 @@ FACES = ("lsp", "mcp", "hook", "cli", "setup", "warm")
 STORE_FOR_FACES = {
     "plansight.store",
     "plansight.store.base",
-    "plansight.store.errors",
+    "plansight.store.store_error",
     "plansight.store.location",
 }
 

@@ -5,7 +5,7 @@
 (`core.steering`), and a person's stale list from the version it names (`baseVersion`).
 The base moves to the version an answer leaves when that answer shows the agent the plan:
 - its own committed change;
-- (v4) any answer to its whole list (`ChangePolicy.whole_list`), even with nothing
+- any answer to its whole list (`ChangePolicy.whole_list`), even with nothing
   committed (a list sent as the plan already is), once a merge took it or none was needed;
 - an answer that tells it what a person changed: the Kept line (`told_line`), which also
   counts every change so far as told;
@@ -69,7 +69,7 @@ class AgentBases:
         self._bases: OrderedDict[str, _Base] = OrderedDict()
         self._size = size
 
-    def keep(self, plan: Plan) -> None:
+    def remember(self, plan: Plan) -> None:
         """`plan` is now committed at `plan.version`, and the agent's base moved there."""
         self._bases[plan.session] = _Base(
             plan.version,
@@ -169,7 +169,7 @@ class AgentView:
         if told:
             edit.moves_base, edit.cursor = True, SeenCursor.TOLD
             return
-        # (v4) Any answer to its whole list shows it the version it leaves.
+        # Any answer to its whole list shows it the version it leaves.
         seen = policy.whole_list and not call.unheard and (steering is None or steering.taken)
         edit.moves_base = seen or committed
         edit.cursor = SeenCursor.OWN_CHANGE if committed else SeenCursor.RESTART
@@ -178,7 +178,7 @@ class AgentView:
         """Keep the plan an agent's whole list left when its base moved there: the next
         merge of its list then reads no history."""
         if policy.whole_list and edit.moves_base:
-            self._bases.keep(plan)
+            self._bases.remember(plan)
 
     def _agent_steering(self, edit: SessionEdit) -> Steering | None:
         """An agent's whole list is merged from the plan at its base. None, v2 exactly and

@@ -1,4 +1,4 @@
-"""Which git checkout a folder is in, and the root its store is kept for (v4): every
+"""Which git checkout a folder is in, and the root its store is kept for: every
 worktree of one repository shares the store of its main working tree.
 
 Read from git's own files, never by running `git`: the hook asks on the agent's time.

@@ -39,7 +39,7 @@ def default_store_path(root: str | os.PathLike[str]) -> Path:
 
 def resolve_store_path(explicit: str | None, root: str | os.PathLike[str] | None) -> Path:
     """`--db`, else `PLANSIGHT_DB`, else the default for `root` (else the shell's root);
-    a linked git worktree's is its main working tree's (v4, `checkouts.store_root`)."""
+    a linked git worktree's is its main working tree's (`checkouts.store_root`)."""
     if explicit:
         return Path(explicit).expanduser()
     from_env = os.environ.get("PLANSIGHT_DB")

@@ -29,7 +29,7 @@ from plansight.core.settings import Settings
 from plansight.core.steering import Limits, Steering, steer
 from plansight.core.summary import summarize
 from plansight.policies import ChangeCall, ChangePolicy
-from plansight.protocol.transport import MAX_DEPTH, too_deep
+from plansight.protocol.message_limits import MAX_DEPTH, too_deep
 from plansight.store.base import ChangeEvent, TodoStore
 from plansight.wire import Json, change_json, state_json
 
@@ -52,7 +52,7 @@ class Outcome:
     origin: Origin
     completed: list[dict[str, str]]  # {id, content, phase} of each task it completed
     removed: list[dict[str, str]]  # and of each unfinished task it removed
-    # (v3) The summary's "Kept the user's changes ..." line, when a merge kept some.
+    # The summary's "Kept the user's changes ..." line, when a merge kept some.
     kept_line: str | None = None
 
     @property

@@ -21,8 +21,8 @@ class ChangePolicy:
     """How the pipeline runs one kind of changing request."""
 
     method: str  # as the event log keeps it
-    # It carries the agent's whole list: an agent's stale one is merged from its base (v3)
-    # and any answer to it shows the agent the version it leaves (v4): its base moves
+    # It carries the agent's whole list: an agent's stale one is merged from its base
+    # and any answer to it shows the agent the version it leaves: its base moves
     # there, committed or not (`agent_view.py`).
     whole_list: bool = False
     # Its run replaces the whole list with new Task objects, changing none it finds (the

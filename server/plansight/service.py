@@ -231,7 +231,7 @@ class PlanService:
         return self._changes.change(CLEAR, ChangeCall(params.session, params.origin, request), run)
 
     def _settings_for(self, origin: Origin) -> Settings:
-        """(v3) Only an agent's change may make the server start a task."""
+        """Only an agent's change may make the server start a task."""
         if origin == "agent" or not self.settings.auto_start:
             return self.settings
         return dataclasses.replace(self.settings, auto_start=False)

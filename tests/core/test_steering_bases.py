@@ -171,7 +171,7 @@ def plan_of(session: str, version: int, *tasks: Task) -> Plan:
 def test_a_session_made_anew_under_the_same_name_is_not_taken_for_the_kept_one() -> None:
     """A session pruned and made again reaches the kept version with other tasks."""
     bases = AgentBases()
-    bases.keep(plan_of("s", 3, task_a()))
+    bases.remember(plan_of("s", 3, task_a()))
     again = plan_of("s", 5, task_a("2026-02-01T00:00:00Z"))
     assert bases.base(again, 3) is None
     assert bases.base(again, 3) is None  # and it was forgotten
@@ -181,7 +181,7 @@ def test_a_base_the_history_no_longer_lists_is_not_used() -> None:
     """The store has no plan that old: neither may the kept bases (rule 4's fallback)."""
     bases = AgentBases()
     task = task_a()
-    bases.keep(plan_of("s", 3, task))
+    bases.remember(plan_of("s", 3, task))
     assert bases.base(plan_of("s", 3 + HISTORY_DEPTH, task), 3) is not None
     assert bases.base(plan_of("s", 4 + HISTORY_DEPTH, task), 3) is None
 
@@ -192,7 +192,7 @@ def test_a_kept_base_keeps_its_tasks_when_the_plan_changes_in_place() -> None:
     bases = AgentBases()
     task = task_a()
     plan = plan_of("s", 3, task)
-    bases.keep(plan)
+    bases.remember(plan)
     bases.before_change("s")
     task.set_status("completed", "2026-01-02T00:00:00Z")
     base = bases.base(plan_of("s", 4, task), 3)

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from replay import Replay
 
-from plansight.hook.agents import AGENTS
 from plansight.hook.files import edited_paths, naming_only
+from plansight.hook.hooked_agents import AGENTS
 
 PATCH = (
     "*** Begin Patch\n"

@@ -11,7 +11,7 @@ import json
 from replay import Replay
 from test_hook_steering import PLANS, _context
 
-from plansight.hook.agents import GEMINI
+from plansight.hook.hooked_agents import GEMINI
 from plansight.setup.agent_hooks import wanted_groups
 
 

@@ -89,7 +89,7 @@ def test_events_an_older_version_spooled_are_still_applied_first(machine: Replay
     the next event takes them in, and applies them before its own."""
     machine.run("codex", plan_event(machine, "one"))
     code = (
-        "import sys; from plansight.hook.settings import settings_name;"
+        "import sys; from plansight.hook.settings_name import settings_name;"
         "print(settings_name(sys.argv[1]))"
     )
     former = subprocess.run(

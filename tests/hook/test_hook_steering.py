@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from replay import Replay
 
-from plansight.hook.agents import AGENTS, GEMINI
+from plansight.hook.hooked_agents import AGENTS, GEMINI
 from plansight.paths import default_store_path
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from replay import Replay
 
-import plansight.hook.store
+import plansight.hook.plan_calls
 from plansight.paths import default_store_path
 from plansight.protocol.requests import GetParams
 from plansight.service import PlanService
@@ -144,7 +144,7 @@ def test_a_warm_process_whose_code_changed_hands_the_event_back(machine: Replay)
     machine.replay("claude-code", "UserPromptSubmit")
     pid = warm_pid(machine)
     assert pid is not None
-    source = Path(plansight.hook.store.__file__)
+    source = Path(plansight.hook.plan_calls.__file__)
     before = source.stat()
     os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
     try:
@@ -243,7 +243,7 @@ def test_the_relays_start_up_loads_the_warm_process_s_client_side_only() -> None
         "plansight",
         "plansight.folders",
         "plansight.hook",  # the largest event a hook takes
-        "plansight.hook.settings",  # the settings' name: the warm process's socket
+        "plansight.hook.settings_name",  # the settings' name: the warm process's socket
         "plansight.warm",
         "plansight.warm.entry",
         "plansight.warm.protocol",

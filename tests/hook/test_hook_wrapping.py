@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from plansight.core.fences import untagged
-from plansight.hook.agents import AGENTS
+from plansight.hook.hooked_agents import AGENTS
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "model_requests"
 KEPT = "<system-reminder>Kept the user's changes. Do not undo them.</system-reminder>"

@@ -15,7 +15,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_harness import Rendezvous, mcp_client, session_of, text_of, todo
 
-from plansight.mcp.server import run_mcp
+from plansight.mcp.mcp_server import run_mcp
 from plansight.mcp.session import SessionClaim, connection_session
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore

@@ -23,7 +23,7 @@ from reliability_checks import (
     leaks,
 )
 
-from plansight.lsp.errors import REQUEST_FAILED
+from plansight.lsp.rpc_errors import REQUEST_FAILED
 
 # A task as an agent's model may write it: every trick for making text lie.
 NASTY_CONTENT = "\u202eevil\u202c \x1b[31mred\x1b[0m\r\nnext\tline\x00 \u2066iso\u2069\u200f\u061c "

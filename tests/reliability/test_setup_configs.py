@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from reliability_checks import knob
 
-from plansight.hook.agents import AGENTS
+from plansight.hook.hooked_agents import AGENTS
 from plansight.setup.codex_config import tomllib
-from plansight.setup.command import planned_changes
 from plansight.setup.json_text import STRICT, WITH_COMMENTS, loads
-from plansight.setup.record import save_records
 from plansight.setup.settings_file import SetupError, write_atomically
+from plansight.setup.setup_command import planned_changes
+from plansight.setup.setup_record import save_records
 
 CONFIGS = knob("PLANSIGHT_SETUP_CONFIGS", 60)  # per agent
 WORDS = ["theme", "model", "a b", "ünï", "x/y", "env", "url", "", 'k"q', "tab\t"]

@@ -20,7 +20,7 @@ from reliability_checks import assert_no_leak, knob
 from reliability_wire import WireClient
 from store_faults import files_size, fill_up, limit_file_size, make_room, read_only
 
-from plansight.lsp.errors import REQUEST_FAILED, to_rpc_error
+from plansight.lsp.rpc_errors import REQUEST_FAILED, to_rpc_error
 from plansight.protocol.requests import ApplyParams, ContextParams, GetParams
 from plansight.service import PlanService
 from plansight.store import StoreError

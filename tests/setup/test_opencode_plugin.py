@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from plansight.paths import default_store_path
-from plansight.setup.opencode import plugin_text
+from plansight.setup.opencode_setup import plugin_text
 from plansight.store.sqlite import SqliteStore
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "hooks" / "opencode"

@@ -164,7 +164,7 @@ def test_codex_switch_turned_off_by_the_person_is_not_overridden(home: Path, pro
 def test_the_plugins_hooks_are_the_ones_setup_writes() -> None:
     """`hooks/hooks.json` of the Claude Code plugin holds what `setup` writes, with the
     command on PATH (a plugin cannot know where Plansight is installed)."""
-    from plansight.hook.agents import CLAUDE_CODE
+    from plansight.hook.hooked_agents import CLAUDE_CODE
     from plansight.setup.agent_hooks import wanted_groups
 
     plugin = json.loads((Path(__file__).resolve().parents[2] / "hooks" / "hooks.json").read_text())

@@ -17,10 +17,10 @@ from plansight.protocol.requests import ApplyParams, GetParams
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.base import ChangeNotice
-from plansight.store.errors import StoreError
 from plansight.store.location import redact_url
 from plansight.store.postgres import PostgresStore
 from plansight.store.postgres.schema import SCHEMA_VERSION
+from plansight.store.store_error import StoreError
 from plansight.store.workspace import normalize_remote, workspace_key
 from postgres_cluster import PASSWORD, PASSWORD_ROLE, Cluster
 

@@ -13,10 +13,10 @@ import pytest
 
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
-from plansight.store.errors import StoreError
 from plansight.store.sqlite import SqliteStore
 from plansight.store.sqlite import opening as sqlite_module
 from plansight.store.sqlite.schema import SCHEMA_VERSION
+from plansight.store.store_error import StoreError
 
 Json = dict[str, Any]
 

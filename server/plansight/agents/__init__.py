@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from plansight.agents import acp, claude, codex, gemini, markdown, opencode, roo, vscode
+from plansight.agents import acp, checklist, claude, codex, gemini, opencode, roo, vscode
 from plansight.core.incoming import Incoming
 
 Adapter = Callable[[dict[str, Any]], Incoming]
@@ -23,7 +23,7 @@ ADAPTERS: dict[str, Adapter] = {
     "acp-plan": acp.plan_update,
     "vscode-todos": vscode.manage_todo_list,
     "roo-todos": roo.update_todo_list,
-    "markdown": markdown.checklist,
+    "markdown": checklist.checklist,
 }
 
 

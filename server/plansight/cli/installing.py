@@ -83,7 +83,7 @@ def _setup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _setup(args: argparse.Namespace) -> int:
-    from plansight.setup.command import SetupError, run_setup
+    from plansight.setup.setup_command import SetupError, run_setup
 
     try:
         code = run_setup(args.target, args.scope, dry_run=args.dry_run, remove=args.remove)

@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pydantic import ValidationError
 
         from plansight.core.errors import RequestRefused, VersionConflict
-        from plansight.store.errors import StoreError
+        from plansight.store.store_error import StoreError
         from plansight.validation import validation_errors
 
         if isinstance(exc, StoreError):

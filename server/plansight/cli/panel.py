@@ -207,7 +207,7 @@ def render_state(
 
 
 def checkout_label(checkout: Any) -> str:
-    """(v4) Where a session's agent works, in a few words: `⎇ branch` for the main working
+    """Where a session's agent works, in a few words: `⎇ branch` for the main working
     tree, `⎇ branch (worktree)` for a linked one; empty when none is known."""
     if not isinstance(checkout, dict):
         return ""

@@ -80,7 +80,7 @@ def _mcp_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from plansight.mcp.server import run_mcp
+    from plansight.mcp.mcp_server import run_mcp
 
     return run_mcp(args.db, args.session, args.workspace, args.agent)
 

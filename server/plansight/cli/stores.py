@@ -33,7 +33,7 @@ def service_of(args: argparse.Namespace, read: bool = False) -> Any:
     location = store_location(args.db, None)
     if read:
         _check_store_exists(args, location)
-    # The command's root: its git checkout is recorded with an agent's change (v4).
+    # The command's root: its git checkout is recorded with an agent's change.
     root = workspace_root()
     return close_when_done(PlanService(open_store(location, root, args.workspace)))
 

@@ -140,7 +140,7 @@ def _quoted_list(values: Iterable[str]) -> str:
 
 
 def _notes(old: tuple[str, ...], new: tuple[str, ...], quoted: str, _: dict[str, str]) -> list[str]:
-    """Notes added at the end (the `note` op), or (v3: `update` with `notes`, a person's
+    """Notes added at the end (the `note` op), or (`update` with `notes`, a person's
     edit) edited and deleted ones: a changed note is told with its new text."""
     if new[: len(old)] == old:
         return [f'added a note to {quoted}: "{note}"' for note in new[len(old) :]]

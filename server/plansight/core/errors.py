@@ -32,7 +32,7 @@ class RequestRefused(Exception):
 
 class VersionConflict(Exception):
     """`baseVersion` was given and the session has moved on (ContentModified on the wire).
-    (v3) `conflicts`: a person's stale edit (`merge: true`) that changed what others
+    `conflicts`: a person's stale edit (`merge: true`) that changed what others
     changed too, as `{id, content, field}`; None when no merge was tried."""
 
     def __init__(self, current_version: int, conflicts: list[dict[str, str]] | None = None) -> None:

@@ -35,7 +35,7 @@ import unicodedata
 
 # The agents' own fences around what a hook or a tool adds (Gemini CLI's).
 AGENT_FENCES = ("hook_context", "session_context")
-# Our own frames around what the hook tells an agent (`core/context.py`, `hook/store.py`).
+# Our own frames around what the hook tells an agent (`core/context.py`, `hook/plan_calls.py`).
 FRAME_TAGS = ("system-reminder", "reminder")
 _FENCE_START = re.compile(
     rf"<(?=\s*/?\s*[\w:.-]*(?:system|reminder|{'|'.join(AGENT_FENCES)}))",
@@ -114,7 +114,7 @@ def unfenced(text: str) -> str:
 
 def untagged(text: str) -> str:
     """`text` with our frames' tags taken out, their words kept: for an agent that frames
-    what a hook adds itself and escapes tags in it (`hook/agents.py`). Plan text quoted in
+    what a hook adds itself and escapes tags in it (`hook/hooked_agents.py`). Plan text quoted in
     it went through `unfenced`, so every such tag left is ours."""
     return _FRAME_TAG.sub("", text)
 

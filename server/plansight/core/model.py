@@ -67,7 +67,7 @@ class Task:
     owner: str | None = field(default=None, metadata=attribute("Owner"))
     files: list[str] = field(default_factory=list)
     external_id: str | None = None
-    # (v3) Who added the task: a full replacement of the agent never removes a person's.
+    # Who added the task: a full replacement of the agent never removes a person's.
     created_by: Origin = "agent"
     started_at: str | None = field(default=None, metadata=STAMP)
     completed_at: str | None = field(default=None, metadata=STAMP)

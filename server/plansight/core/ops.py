@@ -54,7 +54,7 @@ def apply_ops(
 
     There is no rollback: an op either applies whole or not at all, and the batch goes on.
     `auto_started`, when given, receives the id of a task normalization started.
-    `steering`, when given, merges an `init` with what a person changed (v3 steering).
+    `steering`, when given, merges an `init` with what a person changed (steering).
     """
     errors: list[str] = []
     for op in ops:
@@ -382,7 +382,7 @@ def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
         if problem := file_count_problem(content, len(files), settings):
             problems.append(problem)
         changes["files"] = files
-    if "notes" in named:  # (v3) how a person edits or deletes a note: the whole list
+    if "notes" in named:  # how a person edits or deletes a note: the whole list
         notes, note_problems = clean_notes(op.notes or [], content, settings)
         problems.extend(note_problems)
         changes["notes"] = notes

@@ -1,4 +1,4 @@
-"""Steering (v3): a whole list sent from a stale copy, merged with what others changed.
+"""Steering: a whole list sent from a stale copy, merged with what others changed.
 
 Three plans: `base`, the plan the sender last saw; `mine`, what the sender meant, the v2
 replacement run on a copy of `base`; `current`, the plan now. Per task and field, the
@@ -525,7 +525,7 @@ class Steering:
     kept: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     limits: Limits | None = None  # what the merged plan may hold
-    # (v4) A replacement was merged, so its answer shows the sender the version it leaves.
+    # A replacement was merged, so its answer shows the sender the version it leaves.
     taken: bool = False
 
     @property

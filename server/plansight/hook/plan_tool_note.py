@@ -1,7 +1,7 @@
 """The one line the hook gives an agent when a session starts, once setup has registered
 Plansight's MCP server for it: which tool keeps its plan when it has no plan tool of its
 own (a model offered none: Gemini CLI's default model, Claude's newest ones without the
-switch). Setup's record (`setup/record.py`) says for which agents; the hook reads it
+switch). Setup's record (`setup/setup_record.py`) says for which agents; the hook reads it
 with the standard library only."""
 
 from __future__ import annotations

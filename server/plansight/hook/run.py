@@ -20,13 +20,13 @@ from itertools import pairwise
 from typing import IO, TYPE_CHECKING, Any
 
 from plansight.hook import MAX_EVENT_BYTES
-from plansight.hook.agents import HOOK_AGENTS, Agent
 from plansight.hook.conversation import (
     Conversation,
     ConversationFile,
     FolderPlan,
     title_from_prompt,
 )
+from plansight.hook.hooked_agents import HOOK_AGENTS, Agent
 from plansight.logs import log_line
 from plansight.paths import state_folder
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from plansight.hook.spool import Dropped, Spool, Spooled
     from plansight.hook.spool_tidy import Kind
 
-# A store another process keeps locked is given up on after 0.5 s (`hook/store.py`:
+# A store another process keeps locked is given up on after 0.5 s (`hook/plan_calls.py`:
 # STORE_BUSY_SECONDS), so even then the agent has its answer within a second. The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
 # load stretches a run that loads the models past a second, several at once past two,
 # and cutting them would lose the plan. The agent's own limit (`plansight setup`) is 10 s.
@@ -195,8 +195,8 @@ def handle(
         if _failed(event):
             return {}
         if tool in agent.plan_tools:
+            from plansight.hook.plan_calls import ingest_plan
             from plansight.hook.spool_tidy import replaces_whole_plan
-            from plansight.hook.store import ingest_plan
 
             payload = _plan_payload(agent, tool, event, session_id, facts)
             fmt = agent.plan_tools[tool]
@@ -230,7 +230,7 @@ def handle(
             if not conversation.planned:
                 return {}
             from plansight.hook.files import edited_paths, naming_only
-            from plansight.hook.store import add_files
+            from plansight.hook.plan_calls import add_files
 
             paths = edited_paths(tool, event.get("tool_input"))
             facts["stage"] = "adding the files"
@@ -274,7 +274,7 @@ def _stored(
     this one goes after them), or the store refused it for a fault that passes (locked
     past the hook's wait, out of reach). A
     spooled event `replaying` raises the store's refusal to the drain replaying it."""
-    from plansight.hook.store import NotStoredYet
+    from plansight.hook.plan_calls import NotStoredYet
 
     if behind:
         why = "behind events spooled earlier"
@@ -331,7 +331,7 @@ def _spool(cwd: str) -> Spool:
 
 def _replay(spooled: Spooled) -> None:
     """Apply one spooled event as its own hook run would have; logged as such."""
-    from plansight.hook.store import NotStoredYet
+    from plansight.hook.plan_calls import NotStoredYet
 
     started = time.perf_counter()
     facts = {"agent": spooled.agent, "by": "spool"}
@@ -372,7 +372,7 @@ def _carry_on_after_clear(
     cleared = folder_plan.read()
     if cleared is None or cleared == own:
         return None
-    from plansight.hook.store import unfinished_plan
+    from plansight.hook.plan_calls import unfinished_plan
 
     if not unfinished_plan(cwd, cleared):
         return None
@@ -436,7 +436,7 @@ def warm_up() -> None:
     before it listens; one event in its own process loads only what it needs)."""
     import plansight.context_round
     import plansight.hook.files
-    import plansight.hook.store
+    import plansight.hook.plan_calls
     import plansight.service  # noqa: F401
     from plansight.store import load_backends
 
@@ -499,7 +499,7 @@ def _failed(event: dict[str, Any]) -> bool:
 
 
 def _context(cwd: str, session: str, always: bool, whole: bool = False) -> str | None:
-    from plansight.hook.store import context_for_agent
+    from plansight.hook.plan_calls import context_for_agent
 
     return context_for_agent(cwd, session, always, whole)
 
@@ -589,7 +589,7 @@ def _clear_alarm(alarm: tuple[bool, Any]) -> None:
 
 
 def _failure(exc: BaseException) -> str:
-    from plansight.store.errors import StoreError
+    from plansight.store.store_error import StoreError
 
     if isinstance(exc, StoreError):  # a lock held too long, a full disk, a read-only store
         return f"gave up: the store is {exc.reason}: {exc}"

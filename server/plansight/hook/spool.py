@@ -13,7 +13,7 @@ another login (another `XDG_SESSION_ID`), shell or terminal applies what this on
 before its own change, never after it. A spooled event is the agent's event as it came,
 in a file of the user's own (0600) under the state folder; it is removed once its change
 is committed. Only a change the store refused before writing anything is spooled
-(`hook/store.py`: `NotStoredYet`, for a busy or unreachable store), so an event is never
+(`hook/plan_calls.py`: `NotStoredYet`, for a busy or unreachable store), so an event is never
 applied twice by the spool, except by a process killed between its commit and its
 removal of the file.
 
@@ -102,7 +102,7 @@ class Spool:
 
     @classmethod
     def of(cls, state: Path, cwd: str) -> Spool:
-        from plansight.hook.settings import settings_name
+        from plansight.hook.settings_name import settings_name
 
         root = workspace_root(cwd)
         folders = spool_folder(state)
@@ -163,7 +163,7 @@ class Spool:
         one agent at once never apply them out of order."""
         if fcntl is None or not self.waiting():
             return True  # (without locks nothing is ever spooled: `add`)
-        from plansight.hook.store import NotStoredYet
+        from plansight.hook.plan_calls import NotStoredYet
 
         deadline = time.monotonic() + seconds
         lock = self._lock(deadline)

@@ -24,8 +24,8 @@ from pygls.uris import to_fs_path
 
 from plansight import __version__
 from plansight.lsp.encoded import Encoded, StateEncoder, extend
-from plansight.lsp.errors import request_failed, to_rpc_error
 from plansight.lsp.pygls_private import FencedProtocol
+from plansight.lsp.rpc_errors import request_failed, to_rpc_error
 from plansight.lsp.watch import watch_store
 from plansight.paths import workspace_root
 from plansight.protocol.methods import DID_CHANGE, DID_PRUNE, FORMATS, METHODS, PROTOCOL_VERSION

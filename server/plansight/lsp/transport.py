@@ -21,7 +21,7 @@ from typing import Any, BinaryIO
 from pygls.protocol import JsonRPCProtocol
 
 from plansight.lsp.pygls_private import more_buffered, request_runner
-from plansight.protocol.transport import MAX_MESSAGE_BYTES, valid_id
+from plansight.protocol.message_limits import MAX_MESSAGE_BYTES, valid_id
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 
 from plansight.store.base import ChangeNotice, TodoStore
-from plansight.store.errors import StoreError
+from plansight.store.store_error import StoreError
 
 log = logging.getLogger(__name__)
 

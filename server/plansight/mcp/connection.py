@@ -43,7 +43,7 @@ from plansight.paths import state_home
 from plansight.protocol.models import REQUESTS
 from plansight.protocol.registry import BY_TOOL
 from plansight.protocol.requests import ExportParams
-from plansight.store.errors import StoreError
+from plansight.store.store_error import StoreError
 
 if TYPE_CHECKING:
     from plansight.mcp.calls import PlanTools
@@ -133,7 +133,7 @@ class PlanConnection:
             from plansight.service import PlanService
             from plansight.store import open_store
 
-            # The agent's folder: its git checkout is recorded with its changes (v4).
+            # The agent's folder: its git checkout is recorded with its changes.
             store = open_store(self.location, workspace_root(), self.workspace)
             self._tools = PlanTools(PlanService(store))
         return self._tools

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from plansight.store.errors import StoreError
+from plansight.store.store_error import StoreError
 
 if TYPE_CHECKING:
     from plansight.wire import Json

@@ -25,7 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from plansight.protocol.transport import MAX_MESSAGE_BYTES, too_deep, valid_id
+from plansight.protocol.message_limits import MAX_MESSAGE_BYTES, too_deep, valid_id
 
 log = logging.getLogger(__name__)
 

@@ -119,7 +119,7 @@ class SessionInfo(WireModel):
     progress: ProgressModel
     current: TaskModel | None
     updated_at: str | None
-    # (v4) The git checkout of the session's last agent change (null: none known).
+    # The git checkout of the session's last agent change (null: none known).
     checkout: CheckoutModel | None
 
 

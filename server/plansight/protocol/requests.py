@@ -145,7 +145,7 @@ class UpdateOp(WireShape):
     status: TaskStatus | None = None
     blocked_by: list[str] | None = None
     add_files: list[str] | None = None
-    notes: list[str] | None = None  # (v3) replaces the task's notes: edit or delete one
+    notes: list[str] | None = None  # replaces the task's notes: edit or delete one
 
 
 AnyOp = InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp
@@ -174,7 +174,7 @@ class WriteParams(SessionParams):
     todos: list[WriteItem]
     base_version: int | None = None
     origin: Origin = "agent"
-    # (v3) A person's stale edit (`baseVersion` older than the current version) is merged
+    # A person's stale edit (`baseVersion` older than the current version) is merged
     # with what changed since, or refused with the conflicts.
     merge: bool = False
 
@@ -204,12 +204,12 @@ class ImportParams(SessionParams):
     markdown: str
     origin: Origin = "agent"
     base_version: int | None = None
-    merge: bool = False  # (v3) as `write`'s
+    merge: bool = False  # as `write`'s
 
 
 @dataclass(kw_only=True, eq=False)
 class ContextParams(SessionParams):
-    full: bool = False  # (v3) the whole list, for an agent whose context was compacted
+    full: bool = False  # the whole list, for an agent whose context was compacted
 
 
 @dataclass(kw_only=True, eq=False)

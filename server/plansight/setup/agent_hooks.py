@@ -20,8 +20,8 @@ import re
 import shlex
 from typing import Any
 
-from plansight.hook.agents import Agent
-from plansight.setup.record import FileRecord
+from plansight.hook.hooked_agents import Agent
+from plansight.setup.setup_record import FileRecord
 
 # The hook answers within a second on a store another process keeps locked, and gives up
 # by itself after 9 s whatever happens; the agent's own limit is only a backstop.
@@ -132,7 +132,7 @@ def without_ours(
         groups = hooks[event]
         if not isinstance(groups, list) or (events is not None and event not in events):
             continue
-        kept_groups = []
+        remaining_groups = []
         for group in groups:
             handlers = group.get("hooks") if isinstance(group, dict) else None
             if isinstance(handlers, list) and any(is_ours(h, agent) for h in handlers):
@@ -140,9 +140,9 @@ def without_ours(
                 if not rest:
                     continue
                 group = {**group, "hooks": rest}
-            kept_groups.append(group)
-        if kept_groups or not groups:
-            hooks[event] = kept_groups
+            remaining_groups.append(group)
+        if remaining_groups or not groups:
+            hooks[event] = remaining_groups
         else:
             del hooks[event]
     return settings

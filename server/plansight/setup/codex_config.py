@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from plansight.setup.mcp_entry import NAME, command_and_args
-from plansight.setup.record import FileRecord
 from plansight.setup.settings_file import SetupError, too_deep
+from plansight.setup.setup_record import FileRecord
 
 if sys.version_info >= (3, 11):
     import tomllib

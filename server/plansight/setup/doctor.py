@@ -18,12 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from plansight.codex_hook_trust import plansight_hook_trust
-from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.copilot_todos import copilot_home
+from plansight.hook.hooked_agents import AGENTS, Agent
 from plansight.paths import workspace_root
 from plansight.setup import codex_config, mcp_entry
 from plansight.setup.agent_hooks import customised_events, hooked_events, is_customised, is_ours
-from plansight.setup.command import (
+from plansight.setup.findings import Finding, Section
+from plansight.setup.json_text import STRICT, WITH_COMMENTS
+from plansight.setup.mcp_check import entry_finding
+from plansight.setup.settings_file import SetupError, read_regular, read_text, settings_of
+from plansight.setup.setup_command import (
     CLAUDE_TODO_SWITCH,
     claude_home,
     claude_mcp_path,
@@ -31,11 +35,7 @@ from plansight.setup.command import (
     copilot_mcp_path,
     settings_path,
 )
-from plansight.setup.findings import Finding, Section
-from plansight.setup.json_text import STRICT, WITH_COMMENTS
-from plansight.setup.mcp_check import entry_finding
-from plansight.setup.record import recorded
-from plansight.setup.settings_file import SetupError, read_regular, read_text, settings_of
+from plansight.setup.setup_record import recorded
 
 EDITORS = ("code", "code-insiders", "codium", "cursor", "code-server")
 EXTENSION_ID = "plansight.plansight"

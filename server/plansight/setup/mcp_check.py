@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from plansight.setup import codex_config, mcp_entry
-from plansight.setup.command import plansight_command
 from plansight.setup.findings import Finding
-from plansight.setup.record import file_record
 from plansight.setup.settings_file import SetupError
+from plansight.setup.setup_command import plansight_command
+from plansight.setup.setup_record import file_record
 
 # A guard against a server that never answers, never a speed check: `plansight mcp`
 # answers in about half a second, and took 5 s on a machine under a load of 20.
@@ -181,7 +181,7 @@ def _setup_wrote(agent: str, path: Path, entry: dict[str, Any], text: str) -> bo
     if agent == "codex":
         return any(codex_config.MCP_MARKER in block and block in text for block in record.blocks)
     if agent == "opencode":
-        from plansight.setup.opencode import is_setup_form
+        from plansight.setup.opencode_setup import is_setup_form
     else:
         is_setup_form = mcp_entry.is_setup_form
     if record.kept:

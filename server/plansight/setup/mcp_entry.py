@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
-from plansight.setup.record import FileRecord
+from plansight.setup.setup_record import FileRecord
 
 NAME = "plansight"
 

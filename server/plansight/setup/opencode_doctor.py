@@ -9,9 +9,9 @@ from pathlib import Path
 from plansight.setup.findings import Finding
 from plansight.setup.json_text import JSONC
 from plansight.setup.mcp_check import entry_finding
-from plansight.setup.opencode import NAME, config_folder, config_path, plugin_path
-from plansight.setup.record import recorded
+from plansight.setup.opencode_setup import NAME, config_folder, config_path, plugin_path
 from plansight.setup.settings_file import SetupError, read_text, settings_of
+from plansight.setup.setup_record import recorded
 
 
 def opencode_found() -> bool:

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from plansight.store.base import ChangeEvent, ChangeNotice, SessionEdit, TodoStore
-from plansight.store.errors import StoreError, StoreFault
 from plansight.store.location import is_postgres_url, is_url
+from plansight.store.store_error import StoreError, StoreFault
 
 
 def open_store(
@@ -47,7 +47,7 @@ def open_store(
 
 
 def _in_checkout(store: Any, root: str | os.PathLike[str] | None) -> TodoStore:
-    """(v4) The store, recording `root`'s git checkout with each agent change it commits
+    """The store, recording `root`'s git checkout with each agent change it commits
     (a session's `checkout`); a store opened with no root records none."""
     if root is not None:
         from plansight.checkouts import checkout_of

@@ -4,7 +4,7 @@ A backend keeps sessions, their tasks in order, and an append-only log of every 
 change, and tells its owner about changes other processes committed. SQLite implements it
 (polling `PRAGMA data_version`), and PostgreSQL (LISTEN/NOTIFY), unchanged above.
 
-Every method may raise `plansight.store.errors.StoreError` (with its `reason`) when the
+Every method may raise `plansight.store.store_error.StoreError` (with its `reason`) when the
 storage cannot be used now; nothing is changed then. Reads never create anything: a
 store that does not exist yet reads as empty, and the first change creates it.
 """
@@ -48,7 +48,7 @@ class ChangeEvent:
     changes: list[str] = field(default_factory=list)  # what changed, in words (history)
     removed: list[dict[str, str]] = field(default_factory=list)
     auto_started: list[str] = field(default_factory=list)  # ids the server itself started
-    # (v3) The version the session's agent had seen when the change was made (steering's
+    # The version the session's agent had seen when the change was made (steering's
     # base): with it the log replays a merged change as it was made.
     agent_base: int | None = None
 
@@ -94,7 +94,7 @@ class SessionSummary:
     progress: Progress
     current: Task | None
     waiting: bool  # the current task waits on unfinished ones
-    # (v4) The git checkout of its last agent change (None: none known); not in the plan.
+    # The git checkout of its last agent change (None: none known); not in the plan.
     checkout: Checkout | None = None
 
 
@@ -122,7 +122,7 @@ class SessionEdit(Protocol):
     """A session opened for change inside one transaction."""
 
     plan: Plan
-    # (v3) The version the session's agent last saw: of its last own change, or at which it
+    # The version the session's agent last saw: of its last own change, or at which it
     # was last told what a person changed (0: never). The plan at it is the steering base.
     agent_base: int
     # What the edit does to the agent's view, as its owner decides it (the service's

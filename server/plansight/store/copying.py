@@ -10,7 +10,7 @@ from plansight.checkouts import Checkout
 from plansight.core.model import Plan
 from plansight.core.record import Record
 from plansight.store.base import LoggedEvent, TodoStore
-from plansight.store.errors import StoreError
+from plansight.store.store_error import StoreError
 
 
 class AdoptingStore(TodoStore, Protocol):
@@ -26,7 +26,7 @@ class AdoptingStore(TodoStore, Protocol):
         checkout: Checkout | None = None,
     ) -> bool: ...
 
-    def keep_newest(self, max_sessions: int) -> list[str]: ...
+    def prune_beyond(self, max_sessions: int) -> list[str]: ...
 
 
 @dataclass
@@ -46,7 +46,7 @@ def copy_sessions(source: TodoStore, target: TodoStore, max_sessions: int) -> Co
     if not _adopts(target):
         raise StoreError("unavailable", advice="sessions can be copied into a team store only")
     report = CopyReport(target.workspace)
-    # (v4) Each session's checkout: not in its plan nor its log.
+    # Each session's checkout: not in its plan nor its log.
     checkouts = {summary.session: summary.checkout for summary in source.summaries()}
     for plan in reversed(source.sessions()):  # oldest first, as they were written
         events = source.events(plan.session)
@@ -60,9 +60,9 @@ def copy_sessions(source: TodoStore, target: TodoStore, max_sessions: int) -> Co
             report.changes += len(events)
         else:
             report.skipped.append(plan.session)
-    report.pruned = target.keep_newest(max_sessions)
+    report.pruned = target.prune_beyond(max_sessions)
     return report
 
 
 def _adopts(store: TodoStore) -> TypeGuard[AdoptingStore]:
-    return hasattr(store, "adopt") and hasattr(store, "keep_newest")
+    return hasattr(store, "adopt") and hasattr(store, "prune_beyond")

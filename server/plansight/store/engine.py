@@ -167,7 +167,7 @@ class StoreEngine:
             with steps.batch():
                 self._finish(steps, locked, edit, max_sessions, written)
                 if written.committed and agents_own_change(origin):
-                    # (v4) The session's checkout: that of its last agent change.
+                    # The session's checkout: that of its last agent change.
                     steps.record_checkout(session, checkout_text(self._dialect.checkout))
         self._dialect.after_commit(written)
 

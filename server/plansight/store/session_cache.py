@@ -54,15 +54,15 @@ class SessionCache:
         self._copies: OrderedDict[str, SessionCopy] = OrderedDict()
 
     def get(self, session: str) -> SessionCopy | None:
-        """The copy kept of `session`, now the most recently used."""
+        """The copy held of `session`, now the most recently used."""
         copy = self._copies.get(session)
         if copy is not None:
             self._copies.move_to_end(session)
         return copy
 
-    def keep(self, copy: SessionCopy) -> None:
-        """Keep `copy` as the most recently used. A session the store does not hold is
-        not kept: reading unknown names must not grow anything."""
+    def hold(self, copy: SessionCopy) -> None:
+        """Hold `copy` as the most recently used. A session the store does not hold is
+        not cached: reading unknown names must not grow anything."""
         if copy.plan.version == 0:
             return
         session = copy.plan.session

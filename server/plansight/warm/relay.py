@@ -30,7 +30,7 @@ import time
 from plansight.conversation_link import agent_process
 from plansight.folders import unsafe_folder
 from plansight.hook import MAX_EVENT_BYTES
-from plansight.hook.settings import settings_name
+from plansight.hook.settings_name import settings_name
 from plansight.warm.protocol import (
     COMMAND_BUDGET,
     CONNECT_WAIT_SECONDS,

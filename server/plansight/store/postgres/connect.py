@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from plansight.store.errors import StoreError
 from plansight.store.location import redact_url
+from plansight.store.store_error import StoreError
 
 log = logging.getLogger(__name__)
 

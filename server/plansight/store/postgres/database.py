@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from plansight.store.errors import StoreError
 from plansight.store.location import redact_url
 from plansight.store.postgres.connect import connect, lock_timeout, require_driver, translate
 from plansight.store.postgres.listen import ChangeListener
 from plansight.store.postgres.schema import NewerSchema, migrate
 from plansight.store.session_cache import SessionCache
+from plansight.store.store_error import StoreError
 
 log = logging.getLogger(__name__)
 

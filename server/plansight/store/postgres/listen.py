@@ -10,8 +10,8 @@ import time
 from contextlib import suppress
 from typing import Any
 
-from plansight.store.errors import StoreError
 from plansight.store.postgres.connect import connect
+from plansight.store.store_error import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -151,7 +151,7 @@ class PostgresReads(PostgresDatabase):
             return Locked(cached, base, new=False, last_plan_stored=last_stored)
         else:
             copy = copy_of(session, head[:4], [row[0] for row in phase_rows], task_rows)
-        self._cache.keep(copy)
+        self._cache.hold(copy)
         return Locked(copy, base, new=copy.plan.version == 0, last_plan_stored=last_stored)
 
     # ------------------------------------------------------------ history

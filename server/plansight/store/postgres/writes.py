@@ -104,13 +104,13 @@ class PostgresWriting(PostgresReads):
 
     def after_commit(self, written: Written) -> None:
         if written.copy is not None:
-            self._cache.keep(written.copy)
+            self._cache.hold(written.copy)
             if written.committed:
                 self._committed[written.session] = written.copy.plan.version
         for name in written.pruned:
             self._gone(name)
 
-    def keep_newest(self, max_sessions: int) -> list[str]:
+    def prune_beyond(self, max_sessions: int) -> list[str]:
         """Prune the workspace down to its `max_sessions` updated last (after sessions
         were copied in with their own times: `plansight migrate`); returns the pruned."""
         with self._transaction() as db:

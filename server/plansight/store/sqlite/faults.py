@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from plansight.store.errors import StoreError, StoreFault
+from plansight.store.store_error import StoreError, StoreFault
 
 # SQLite's primary result codes (sqlite3.SQLITE_* in Python 3.11, missing from the
 # type stubs), by what a person can do about them.

@@ -18,7 +18,6 @@ from contextlib import contextmanager, suppress
 
 from plansight.store import rows
 from plansight.store.base import ChangeNotice
-from plansight.store.errors import StoreError
 from plansight.store.session_cache import SessionCache
 from plansight.store.sqlite.faults import faults
 from plansight.store.sqlite.file_events import FileEvents
@@ -29,6 +28,7 @@ from plansight.store.sqlite.opening import (
     end_read,
     identity_of,
 )
+from plansight.store.store_error import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from plansight.store.errors import StoreError, StoreFault
 from plansight.store.sqlite.faults import faults
 from plansight.store.sqlite.schema import SCHEMA_VERSION, migrate
+from plansight.store.store_error import StoreError, StoreFault
 
 log = logging.getLogger(__name__)
 

@@ -11,12 +11,12 @@ from plansight.core.changes import LoggedChange
 from plansight.core.model import Plan
 from plansight.store import rows
 from plansight.store.base import LoggedEvent, SessionSummary
-from plansight.store.errors import StoreError
 from plansight.store.rules import history_limit, restorable
 from plansight.store.session_cache import SessionCache, SessionCopy, copy_of, empty_copy
 from plansight.store.snapshots import FULL_PLAN_EVERY, plan_at
 from plansight.store.sqlite.faults import fault_of, faults
 from plansight.store.sqlite.file import SqliteFile
+from plansight.store.store_error import StoreError
 from plansight.store.summaries import blockers_wanted, current_tasks, summaries_of
 
 
@@ -126,12 +126,12 @@ class SqliteReads(SqliteFile):
             return [rows.event_of(row) for row in db.execute(query + " ORDER BY seq", args)]
 
 
-def copy_cached(kept: SessionCache, db: sqlite3.Connection, session: str) -> SessionCopy:
-    """The kept copy, else read (and kept, unless the session does not exist)."""
-    copy = kept.get(session)
+def copy_cached(cache: SessionCache, db: sqlite3.Connection, session: str) -> SessionCopy:
+    """The cached copy, else read (and cached, unless the session does not exist)."""
+    copy = cache.get(session)
     if copy is None:
         copy = _read_copy(db, session)
-        kept.keep(copy)
+        cache.hold(copy)
     return copy
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from plansight.store.errors import StoreError
+from plansight.store.store_error import StoreError
 
 SCHEMA_VERSION = 7
 

@@ -113,7 +113,7 @@ class SqliteWriting(SqliteFile):
 
     def after_commit(self, written: Written) -> None:
         if written.copy is not None and written.copy.plan.version > 0:
-            self._cache.keep(written.copy)
+            self._cache.hold(written.copy)
             self._known.add(written.session)
         for name in written.pruned:
             self._forget(name)

@@ -49,7 +49,7 @@ class NotStoredYet(Exception):
 @contextmanager
 def _before_commit() -> Iterator[None]:
     """A store fault here has written nothing (`StoreError`: nothing was changed)."""
-    from plansight.store.errors import StoreError
+    from plansight.store.store_error import StoreError
 
     try:
         yield
@@ -106,7 +106,7 @@ def ingest_plan(
         )
         if not heard:
             return done + (" kept, to be told" if outcome.kept_line else ""), None
-        # Looked at after the ingest (v3): a look before would count as telling the agent,
+        # Looked at after the ingest: a look before would count as telling the agent,
         # so its list, made before it was told, would not be merged from the base it was
         # made from. Counted as no round: a plan tool call is never a reason to remind it.
         # The Kept line counts as telling the person's changes it names: not said twice.

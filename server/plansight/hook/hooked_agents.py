@@ -168,7 +168,7 @@ COPILOT = Agent(
 )
 
 # OpenCode (1.18.33) has no command hooks: the plugin `plansight setup opencode` writes
-# (`setup/opencode.py`) runs `plansight hook opencode` from its plugin hooks with events of
+# (`setup/opencode_setup.py`) runs `plansight hook opencode` from its plugin hooks with events of
 # this shape, its own (documented in `tests/fixtures/hooks/opencode/README.md`), and puts
 # the reply's context where OpenCode's model reads it: after the tool's result
 # (`tool.execute.after`), as a part of the prompt (`chat.message`).

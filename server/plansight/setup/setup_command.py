@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.copilot_todos import copilot_home
+from plansight.hook.hooked_agents import AGENTS, Agent
 from plansight.paths import workspace_root
 from plansight.setup import codex_config, mcp_entry
 from plansight.setup.agent_hooks import with_ours, without_recorded
 from plansight.setup.editors import setup_nvim, setup_vscode
 from plansight.setup.json_text import STRICT, WITH_COMMENTS, Dialect, JsonTextError, changed_text
-from plansight.setup.record import FileRecord, file_record, remember_plan_tools, save_records
 from plansight.setup.settings_file import (
     SetupError,
     read_text,
@@ -33,6 +32,7 @@ from plansight.setup.settings_file import (
     too_deep,
     write_with_backup,
 )
+from plansight.setup.setup_record import FileRecord, file_record, remember_plan_tools, save_records
 
 __all__ = ["SetupError", "run_setup"]
 
@@ -55,7 +55,7 @@ def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
     if target == "vscode":
         return setup_vscode(dry_run, remove, _say)
     if target == "opencode":
-        from plansight.setup.opencode import setup_opencode
+        from plansight.setup.opencode_setup import setup_opencode
 
         setup_opencode(scope, dry_run, remove, plansight_command(), _say)
         return 0

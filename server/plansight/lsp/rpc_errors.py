@@ -17,7 +17,7 @@ from pygls.exceptions import (
 
 from plansight.core.errors import RequestRefused, VersionConflict
 from plansight.protocol.methods import METHODS
-from plansight.store.errors import StoreError
+from plansight.store.store_error import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -27,11 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from plansight.hook.agents import OPENCODE
+from plansight.hook.hooked_agents import OPENCODE
 from plansight.paths import workspace_root
 from plansight.setup import mcp_entry
 from plansight.setup.json_text import JSONC, JsonTextError, changed_text
-from plansight.setup.record import FileRecord, file_record, remember_plan_tools, save_records
 from plansight.setup.settings_file import (
     SetupError,
     read_text,
@@ -40,6 +39,7 @@ from plansight.setup.settings_file import (
     too_deep,
     write_with_backup,
 )
+from plansight.setup.setup_record import FileRecord, file_record, remember_plan_tools, save_records
 
 NAME = "plansight"
 PLUGIN_FILE = "plansight.js"
