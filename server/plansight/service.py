@@ -25,7 +25,7 @@ from plansight.core.markdown import to_markdown
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
 from plansight.core.netchange import person_changes
 from plansight.core.ops import apply_ops, normalize
-from plansight.core.record import EMPTY_RECORD, Record, plan_from_record
+from plansight.core.record import EMPTY_RECORD, Record, plan_from_record, plan_record
 from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
 from plansight.core.steering import Limits, Steering, steer
@@ -55,6 +55,10 @@ from plansight.wire import Json, change_json, session_info_json, state_json
 
 # `history` without a `limit`: every change whose plan is kept.
 HISTORY_LIMIT = 1000
+# The event log's method of a plan copied into a forked conversation's session (no
+# request of the contract: the hook makes it, `PlanService.fork`), and the fork's title.
+FORK_METHOD = "plansight/fork"
+FORK_SUFFIX = " (fork)"
 
 
 # A change of a plan: (plan, now, auto_started, steering) -> its error lines.
@@ -355,6 +359,26 @@ class PlanService:
             return []
 
         return self._change("plansight/restore", params.session, params.origin, request, None, run)
+
+    def fork(self, parent: str, session: str, request: Json) -> Outcome:
+        """Make the empty `session` a copy of `parent`'s plan as it is now (its tasks with
+        their ids, statuses, notes, files and agent ids), titled "<title> (fork)": an agent
+        conversation forked from another goes on from the plan it forked, on its own. A
+        `session` that has a plan already is left as it is (the fork was heard before)."""
+        source = plan_record(self.store.load(parent))
+        forked = self.settings.max_title_length - len(FORK_SUFFIX)
+        title = source.get("title")
+        title = f"{title[:forked].rstrip()}{FORK_SUFFIX}" if isinstance(title, str) else None
+
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
+            if plan.is_empty() and plan.title is None:
+                _go_back(plan, source)
+                plan.title = title
+            return []
+
+        return self._change(FORK_METHOD, session, "agent", request, None, run)
 
     def undo(self, params: UndoParams, request: Json) -> Outcome:
         """One step back, as an editor's undo: a second undo right after steps back one

@@ -27,6 +27,7 @@ from plansight.hook.conversation import (
     FolderPlan,
     title_from_prompt,
 )
+from plansight.hook.resume import FORK_SOURCE, carry_on_after_fork
 from plansight.hook.warm_protocol import MAX_EVENT_BYTES
 
 if TYPE_CHECKING:
@@ -149,6 +150,9 @@ def handle(
             told = _carry_on_after_clear(agent, cwd, own, conversation, memory, folder_plan)
             if told is not None:
                 facts["session"] = str(conversation.continues)
+            return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
+        if not conversation.planned and source == FORK_SOURCE:
+            told = carry_on_after_fork(cwd, own, conversation, memory, folder_plan, facts)
             return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
         if not conversation.planned:
             return _reply(agent, agent.session_start, note)
