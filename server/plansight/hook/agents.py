@@ -91,6 +91,8 @@ CLAUDE_CODE = Agent(
         "TodoWrite": "claude-todowrite",
         "TaskCreate": "claude-tasks",
         "TaskUpdate": "claude-tasks",
+        # Leaving plan mode: the approved plan, markdown (`hook/plan_mode.py`).
+        "ExitPlanMode": "markdown",
     },
     edit_tools=frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"}),
     # SessionStart's `source`: startup | resume | clear | compact | fork; after a

@@ -466,6 +466,10 @@ def _plan_payload(
     """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
     Claude's Task tools need the response (the id Claude gave a new task), Copilot CLI's
     `sql` the todo table it wrote, every other plan tool its input alone."""
+    if agent.plan_tools[tool] == "markdown":  # a plan mode's approved plan
+        from plansight.hook.plan_mode import approved_plan
+
+        return approved_plan(event)
     if agent.plan_tools[tool] == "claude-tasks":
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
     if agent.name == "copilot" and tool == "sql":
