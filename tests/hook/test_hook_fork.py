@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from replay import Replay
+from replay import FIXTURES, Replay
 from test_hook_steering import _context, _person, _statuses, _store
 
 PARENT = "claude-code:5f0c2a9e-1b7d-4c3e-9a61-0d8e2f4b7c11"
@@ -79,3 +79,39 @@ def test_a_fork_with_no_plan_before_it_starts_with_none(machine: Replay) -> None
         assert [summary.session for summary in store.summaries()] == []
     finally:
         store.close()
+
+
+CODEX_PARENT = "codex:01a208ff-7e88-7242-abd7-08a0704c66c8"
+CODEX_FORK = "codex:01a221ec-77a9-75a0-abf8-9328c5f4c562"
+
+
+def _codex_fork(machine: Replay) -> dict[str, object]:
+    """Codex's fork start, its rollout written first (`codex/rollout-fork.jsonl`)."""
+    event = machine.event("codex", "SessionStart-fork")
+    rollout = (FIXTURES / "codex" / "rollout-fork.jsonl").read_text(encoding="utf-8")
+    path = machine.home / ".codex" / "rollout-fork.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(rollout.replace("{{project}}", str(machine.project)), encoding="utf-8")
+    return machine.run("codex", {**event, "transcript_path": str(path)}).reply
+
+
+def test_codexs_fork_starts_from_the_conversation_its_rollout_names(machine: Replay) -> None:
+    """Codex names the forked conversation in the fork's rollout: its plan is taken even
+    when another conversation of the folder was heard from since."""
+    machine.replay("codex", "UserPromptSubmit")
+    machine.replay("codex", "PostToolUse-update_plan")
+    parent = _statuses(machine, CODEX_PARENT)
+    other = "01a20000-0000-7000-8000-000000000001"
+    machine.replay("codex", "UserPromptSubmit", session_id=other, prompt="Something else")
+    machine.replay(
+        "codex",
+        "PostToolUse-update_plan",
+        session_id=other,
+        tool_input={"plan": [{"step": "Another plan", "status": "pending"}]},
+    )
+
+    told = _context(_codex_fork(machine), "SessionStart")
+
+    assert _statuses(machine, CODEX_FORK) == parent
+    assert "Another plan" not in told and "Reproduce the login bug" in told
+    assert _title(machine, CODEX_FORK) == f"{_title(machine, CODEX_PARENT)} (fork)"

@@ -152,7 +152,9 @@ def handle(
                 facts["session"] = str(conversation.continues)
             return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
         if not conversation.planned and source == FORK_SOURCE:
-            told = carry_on_after_fork(cwd, own, conversation, memory, folder_plan, facts)
+            told = carry_on_after_fork(
+                agent.name, event, cwd, own, conversation, memory, folder_plan, facts
+            )
             return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
         if not conversation.planned:
             return _reply(agent, agent.session_start, note)
