@@ -63,3 +63,46 @@ def test_a_plan_without_a_checklist_changes_nothing(machine: Replay) -> None:
     )
 
     assert "Patch app.py" in _statuses(machine, SESSION)
+
+
+GEMINI = "gemini:b07f5632-ad94-4bcb-855a-8544934d2a62"
+GEMINI_PLAN = (
+    "# Fix the login bug\n\nThe session check reads the wrong cookie.\n\n"
+    "## Investigate\n- [ ] Reproduce the login bug\n\n## Fix\n- [ ] Patch app.py\n"
+)
+
+
+def test_geminis_approved_plan_arrives_from_its_file(machine: Replay) -> None:
+    """Gemini CLI's `exit_plan_mode` names the approved plan's file in its result
+    (`AfterTool-exit_plan_mode.json`, recorded from 0.61.0)."""
+    (machine.project / "plans").mkdir()
+    (machine.project / "plans" / "fix.md").write_text(GEMINI_PLAN, encoding="utf-8")
+    machine.replay("gemini", "BeforeAgent")
+
+    machine.replay("gemini", "AfterTool-exit_plan_mode")
+
+    store = _store(machine)
+    try:
+        plan = store.load(GEMINI)
+        phases = {phase.name: [task.content for task in phase.tasks] for phase in plan.phases}
+    finally:
+        store.close()
+    assert phases == {"Investigate": ["Reproduce the login bug"], "Fix": ["Patch app.py"]}
+
+
+def test_a_rejected_gemini_plan_changes_nothing(machine: Replay) -> None:
+    (machine.project / "plans").mkdir()
+    (machine.project / "plans" / "fix.md").write_text(GEMINI_PLAN, encoding="utf-8")
+    rejected = {
+        "llmContent": "Plan rejected. No feedback provided.\n\nThe plan is stored at: "
+        f"{machine.project}/plans/fix.md\nAsk the user for specific feedback.",
+        "returnDisplay": "Rejected (no feedback)",
+    }
+
+    machine.replay("gemini", "AfterTool-exit_plan_mode", tool_response=rejected)
+
+    store = _store(machine)
+    try:
+        assert store.summaries() == []
+    finally:
+        store.close()

@@ -128,7 +128,9 @@ GEMINI = Agent(
     session_start="SessionStart",
     prompt="BeforeAgent",
     after_tool="AfterTool",
-    plan_tools={"write_todos": "gemini-todos"},
+    # exit_plan_mode: leaving plan mode, the approved plan in a markdown file
+    # (`hook/plan_mode.py`).
+    plan_tools={"write_todos": "gemini-todos", "exit_plan_mode": "markdown"},
     edit_tools=frozenset({"replace", "write_file"}),
     # SessionStart's `source`: startup | resume | clear. A compression runs PreCompress
     # only, which reads nothing back; with trigger "auto" it runs before every model
