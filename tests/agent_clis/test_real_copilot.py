@@ -172,3 +172,28 @@ def test_copilot_resumes_and_continues_the_plan(person: AgentHome) -> None:
         assert again.returncode == 0, again.stdout + again.stderr
         assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told
     assert only_session(person, "copilot") == f"copilot:{session}"
+
+
+def test_copilots_compact_reaches_the_hook(person: AgentHome) -> None:
+    """Issue 31 item 3: Copilot CLI's `/compact` (run by `-p "/compact"`) runs the
+    `PreCompact` hook setup wrote (matcher `manual`), which flags the conversation; what
+    the next prompt then tells is `tests/hook/test_hook_copilot.py`'s (a next `-p --resume`
+    run is told the whole plan by its SessionStart anyway)."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    with copilot_model([("sql", {"description": "Insert login todos", "query": INSERT})]) as m:
+        done = person.run(_copilot(person, m.url, session), **_env(m.url))
+    assert done.returncode == 0, done.stdout + done.stderr
+    with copilot_model([]) as model:
+        compacted = person.run(
+            [
+                agent_cli("copilot"),
+                *("-p", "/compact", "--resume", session),
+                *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
+            ],
+            **_env(model.url),
+        )
+    assert compacted.returncode == 0, compacted.stdout + compacted.stderr
+    assert "Compacted conversation history" in compacted.stdout
+    log = (person.state / "plansight" / "hook.log").read_text()
+    assert f"event=PreCompact tool=- session=copilot:{session} ok" in log, log

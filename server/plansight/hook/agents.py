@@ -167,6 +167,10 @@ COPILOT = Agent(
     edit_tools=frozenset({"Edit", "Write"}),
     # SessionStart's `source`: new | startup | resume (the SDK's SessionStartHookInput).
     lost_context_sources=frozenset({"resume"}),
+    # 1.0.102's `/compact` runs `PreCompact` (trigger "manual") and no SessionStart after
+    # it, and reads nothing back (`tests/fixtures/hooks/copilot/PreCompact-manual.json`):
+    # the next prompt tells the plan whole.
+    compression=("PreCompact", "manual"),
     # 1.0.102 adds a tool's hook context after "Additional guidance from postToolUse
     # hooks:", as it is: our tags reach the model unchanged (`hook-context-copilot.json`).
 )
