@@ -56,7 +56,7 @@ class Machine:
 
     def wait_warm(self) -> None:
         """After the first event: wait until the warm process it started listens."""
-        code = "from plansight.hook.relay import address, running_pid; print(address())"
+        code = "from plansight.warm.relay import address, running_pid; print(address())"
         path = subprocess.run(
             [sys.executable, "-c", code], env=self.env, capture_output=True, text=True, check=True
         ).stdout.strip()

@@ -72,6 +72,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(TESTS_HOME, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _no_conversation_link_between_tests() -> Iterator[None]:
+    """This process runs many tests' hooks and starts their MCP servers, as an agent does:
+    the link a test's hook leaves under it (`conversation_link.py`) must not reach the MCP
+    servers of the next test."""
+    yield
+    links = TESTS_HOME / "home" / ".local" / "state" / "plansight" / "hooks" / "links"
+    shutil.rmtree(links, ignore_errors=True)
+
+
 # Property tests must stay quick on a shared two-core machine; timing is never asserted.
 hypothesis_settings.register_profile("plansight", max_examples=200, deadline=None)
 hypothesis_settings.load_profile("plansight")

@@ -45,8 +45,8 @@ def test_a_process_a_test_starts_finds_its_state_in_the_tests_home(
         [
             sys.executable,
             "-c",
-            "import json; from plansight.hook.run import log_path;"
-            " from plansight.hook.relay import address;"
+            "import json; from plansight.logs import log_path;"
+            " from plansight.warm.relay import address;"
             " from plansight.paths import default_store_path;"
             " print(json.dumps([str(log_path()), address(), str(default_store_path('.'))]))",
         ],

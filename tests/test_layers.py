@@ -14,16 +14,26 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": set(),
     "core": {"protocol"},
     "agents": {"protocol", "core"},
-    "paths": set(),
-    "logs": set(),
+    # Which git checkout a folder is in (v4): git's own files, read with the standard library.
+    "checkouts": set(),
+    "paths": {"checkouts"},
+    "logs": {"paths"},  # the hook's log file is in the state folder
     "folders": set(),
     "regular_file": set(),  # reading a file anyone may have replaced (setup, the hook)
+    # The hooks name their agent's conversation there for its MCP server.
+    "conversation_link": {"regular_file"},
+    # Whether Codex trusts Plansight's hooks, from Codex's files (the MCP server, watch).
+    "codex_hook_trust": {"regular_file"},
     # store/ with each backend's package (store/sqlite/, store/postgres/): one floor.
-    "store": {"protocol", "core", "paths"},
+    "store": {"protocol", "core", "paths", "checkouts"},
     "wire": {"protocol", "core", "store"},
     "validation": {"protocol"},
     "context_round": {"protocol", "core", "store"},
-    "agent_bases": {"core", "store"},
+    # What each changing request does (`ChangePolicy`), and one call's facts.
+    "policies": {"core", "wire"},
+    # The agent's base and what it is told; the change pipeline, on both.
+    "agent_view": {"core", "store", "policies"},
+    "pipeline": {"protocol", "core", "store", "wire", "policies", "agent_view"},
     "service": {
         "protocol",
         "core",
@@ -32,7 +42,9 @@ ALLOWED: dict[str, set[str]] = {
         "wire",
         "validation",
         "context_round",
-        "agent_bases",
+        "policies",
+        "agent_view",
+        "pipeline",
     },
     # Each request of the registry bound to the service method that answers it.
     "bindings": {"protocol", "service", "wire"},
@@ -49,6 +61,7 @@ ALLOWED: dict[str, set[str]] = {
         "plansight",
     },
     "mcp": {
+        "codex_hook_trust",
         "protocol",
         "core",
         "paths",
@@ -59,6 +72,7 @@ ALLOWED: dict[str, set[str]] = {
         "service",
         "bindings",
         "plansight",
+        "conversation_link",
     },
     "hook": {
         "protocol",
@@ -71,12 +85,15 @@ ALLOWED: dict[str, set[str]] = {
         "validation",
         "service",
         "context_round",
+        "logs",  # the hook's log file
+        "conversation_link",
     },
     # Writes the hook commands that `hook` reads; `plansight doctor` opens the store as
     # every face does (`open_store`).
-    "setup": {"paths", "regular_file", "hook", "store"},
-    # The command line starts every face.
+    "setup": {"paths", "regular_file", "hook", "store", "codex_hook_trust"},
+    # The command line starts every face but the hook, which the warm process runs (`warm/`).
     "cli": {
+        "codex_hook_trust",
         "protocol",
         "core",
         "paths",
@@ -88,11 +105,13 @@ ALLOWED: dict[str, set[str]] = {
         "bindings",
         "lsp",
         "mcp",
-        "hook",
         "setup",
         "plansight",
     },
-    "__main__": {"cli"},
+    # The warm process answers hook events and the command line's one-shot commands: it
+    # stands above both, and its entry is the `plansight` command's.
+    "warm": {"paths", "logs", "folders", "conversation_link", "hook", "cli"},
+    "__main__": {"warm"},
     "plansight": set(),  # the package's __init__: its version
 }
 
@@ -140,7 +159,7 @@ def test_the_contract_is_at_the_bottom() -> None:
 
 # The faces and the store's modules they may import: the opener and the interface (errors,
 # types, how a location is written and shown). A backend's module is the store's own.
-FACES = ("lsp", "mcp", "hook", "cli", "setup")
+FACES = ("lsp", "mcp", "hook", "cli", "setup", "warm")
 STORE_FOR_FACES = {
     "plansight.store",
     "plansight.store.base",

@@ -1,20 +1,19 @@
 """The registry (`protocol/registry.py`) is the one declaration of each request: what it
 names exists, each request is bound once to the service method that answers it
 (`bindings.py`), with its params shape, and what the faces keep written out for their
-start-up's sake (the method names announced at `initialize`, the warm process's relayed
-commands) matches it."""
+start-up's sake (the method names announced at `initialize`) matches it; every command
+that changes a plan is one the warm process answers."""
 
 from __future__ import annotations
 
 import pytest
 
 from plansight.bindings import CHANGES, READS, Change, Read, _by_method
-from plansight.cli.main import _parser
-from plansight.hook.warm_protocol import RELAYED_COMMANDS
+from plansight.cli.main import COMMANDS, _parser
 from plansight.lsp.server import request_handlers
 from plansight.protocol.methods import METHODS
 from plansight.protocol.models import REQUESTS as MODELS
-from plansight.protocol.registry import BY_METHOD, RELAYABLE_COMMANDS, REQUESTS, Request
+from plansight.protocol.registry import BY_METHOD, REQUESTS, Request
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 
@@ -51,9 +50,10 @@ def test_the_language_server_answers_every_request_of_the_registry() -> None:
     assert set(request_handlers()) == set(BY_METHOD)
 
 
-def test_the_warm_process_relays_every_change_and_the_flagged_reads() -> None:
-    assert RELAYED_COMMANDS == RELAYABLE_COMMANDS
-    assert {r.command for r in REQUESTS if r.changes} <= RELAYED_COMMANDS
+def test_the_warm_process_relays_every_command_that_changes_a_plan() -> None:
+    """Agents and scripts run them in a loop: each must be answered warm."""
+    relayed = {command.name for command in COMMANDS if command.relayed}
+    assert {r.command for r in REQUESTS if r.changes} <= relayed
 
 
 def test_every_command_the_registry_names_is_a_cli_command() -> None:

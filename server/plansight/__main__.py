@@ -1,5 +1,5 @@
 """`python -m plansight` does what the `plansight` command does."""
 
-from plansight.cli.entry import main
+from plansight.warm.entry import main
 
 raise SystemExit(main())

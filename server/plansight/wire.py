@@ -91,6 +91,7 @@ def session_info_json(info: SessionSummary) -> Json:
         "progress": _progress(info.progress),
         "current": task_json(info.current, info.waiting) if info.current else None,
         "updatedAt": info.updated_at,
+        "checkout": info.checkout.wire() if info.checkout is not None else None,
     }
 
 

@@ -115,9 +115,10 @@ def _offered(step: ToolCall, declared: set[str]) -> ToolCall:
 
 def _find(candidate: str, declared: set[str] | list[str]) -> str | None:
     """The offered name of `candidate`: an agent may prefix an MCP tool with its server's
-    name (`mcp_plansight_todo_write`, `mcp__plansight__todo_write`)."""
+    name (`mcp_plansight_todo_write`, `mcp__plansight__todo_write`, Copilot CLI's
+    `plansight-todo_write`)."""
     for offered in sorted(declared):
-        if offered == candidate or offered.endswith("_" + candidate):
+        if offered == candidate or offered.endswith(("_" + candidate, "-" + candidate)):
             return offered
     return None
 
@@ -227,7 +228,9 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
         stop = "tool_use"
     else:
         blocks, stop = [{"type": "text", "text": "Done."}], "end_turn"
-    usage = {"input_tokens": 10, "output_tokens": 5}
+    # The main loop's answers report the tokens used: a full window makes OpenCode compact.
+    main = bool(tools & {"Edit", "edit"})
+    usage = {"input_tokens": max(10, server.tokens_used()) if main else 10, "output_tokens": 5}
     if not request.get("stream"):
         message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "scripted"}
         message.update(content=blocks, stop_reason=stop, stop_sequence=None, usage=usage)
@@ -272,6 +275,9 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
 # Codex's code mode offers one freeform `exec` tool running JavaScript; its description
 # declares the nested tools (`### \`update_plan\``), called as `await tools.update_plan(...)`.
 CODE_MODE = "exec"
+# Codex 0.171 offers MCP servers' tools to models that can search (gpt-5.5) only through
+# its `tool_search`: a `tool_search_call` item, answered with a `tool_search_output`.
+CODEX_TOOL_SEARCH = "tool_search"
 
 
 def _openai_tools(request: dict[str, Any]) -> tuple[set[str], set[str]]:
@@ -280,7 +286,10 @@ def _openai_tools(request: dict[str, Any]) -> tuple[set[str], set[str]]:
     in code mode's `exec`."""
     direct: list[dict[str, Any]] = list(request.get("tools") or [])
     for item in request.get("input", []):
-        if isinstance(item, dict) and item.get("type") == "additional_tools":
+        if isinstance(item, dict) and item.get("type") in (
+            "additional_tools",
+            "tool_search_output",
+        ):
             for tool in item.get("tools") or []:
                 direct += tool.get("tools") or [] if tool.get("type") == "namespace" else [tool]
     names = {str(tool.get("name")) for tool in direct}
@@ -289,6 +298,16 @@ def _openai_tools(request: dict[str, Any]) -> tuple[set[str], set[str]]:
         if tool.get("name") == CODE_MODE and tool.get("type") == "custom":
             nested |= set(re.findall(r"^### `(\w+)`$", tool.get("description", ""), re.M))
     return names, nested
+
+
+def _searched_namespace(name: str, request: dict[str, Any]) -> str | None:
+    """The namespace (`mcp__plansight`) of a tool a `tool_search_output` brought, if any."""
+    for item in request.get("input", []):
+        if isinstance(item, dict) and item.get("type") == "tool_search_output":
+            for tool in item.get("tools") or []:
+                if any(t.get("name") == name for t in tool.get("tools") or []):
+                    return str(tool.get("name"))
+    return None
 
 
 def _openai_step(step: ToolCall, request: dict[str, Any]) -> ToolCall:
@@ -311,17 +330,23 @@ def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
         1
         for item in request.get("input", [])
         if isinstance(item, dict)
-        and item.get("type") in ("function_call_output", "custom_tool_call_output")
+        and item.get("type")
+        in ("function_call_output", "custom_tool_call_output", "tool_search_output")
     )
     if done < len(server.script):
         name, arguments = _openai_step(server.step(done), request)
         item: dict[str, Any]
-        if name == CODE_MODE:  # Codex's code mode: JavaScript calling the nested tools
+        if name == CODEX_TOOL_SEARCH:  # loads deferred tools (MCP servers'), run by Codex
+            item = {"type": "tool_search_call", "execution": "client", "arguments": arguments}
+        elif name == CODE_MODE:  # Codex's code mode: JavaScript calling the nested tools
             item = {"type": "custom_tool_call", "name": name, "input": arguments["code"]}
         elif name == "apply_patch":  # a freeform ("custom") tool in Codex: the patch as text
             item = {"type": "custom_tool_call", "name": name, "input": arguments["patch"]}
         else:
             item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments)}
+            namespace = _searched_namespace(name, request)
+            if namespace is not None:  # a tool Codex's tool_search found: called in its namespace
+                item["namespace"] = namespace
         item.update(call_id=f"call_{done}", id=f"item_{done}")
     else:
         item = {"type": "message", "role": "assistant", "id": "msg_9"}

@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 from agent_home import AgentHome, agent_cli
-from codex_trust import hooks_listing
-from scripted_models import scripted_model
+from codex_trust import codex_hooks, hooks_listing, trust_every_hook
+from scripted_models import CODEX_TOOL_SEARCH, PLAN_TOOL, scripted_model
 from steering_story import (
     PERSON_TASK,
     carries_kept_line,
@@ -17,6 +17,7 @@ from steering_story import (
     statuses,
 )
 
+from plansight.codex_hook_trust import plansight_hook_trust, plansight_hooks
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
 
@@ -218,3 +219,52 @@ def test_codex_forks_the_plan(person: AgentHome) -> None:
         "Fix the session check": "in_progress",
     }
     assert statuses(person, session)["Reproduce the login bug"] == "in_progress"
+
+
+def test_plansight_reads_codexs_trust_as_codex_does(person: AgentHome) -> None:
+    """The key and hash Plansight computes for each of its hooks (so the MCP server can
+    tell without starting Codex) are those Codex's app server lists; and trusting them as
+    `/hooks` does makes Plansight's reading say so."""
+    assert person.plansight("setup", "codex").returncode == 0
+    codex_home = Path(_codex_home(person))
+    listed = {hook["key"]: hook["currentHash"] for hook in codex_hooks(person, codex_home)}
+    assert dict(plansight_hooks(codex_home / "hooks.json")) == listed
+    assert plansight_hook_trust(codex_home, person.project) == "untrusted"
+    trust_every_hook(person, codex_home)
+    assert plansight_hook_trust(codex_home, person.project) == "trusted"
+
+
+def test_an_untrusting_codex_is_told_to_ask_for_the_hooks_review(person: AgentHome) -> None:
+    """Issue 31 item 6: until the person trusts Plansight's hooks in `/hooks`, Codex runs
+    none of them and nothing arrives by itself; the answer of Plansight's MCP plan tool
+    tells the model to ask the person for it. Once trusted, the answer no longer says so."""
+    assert person.plansight("setup", "codex").returncode == 0
+    before = _plan_tool_answer(person)
+    assert "Fix it" in before and "trust Plansight's hooks" in before and "/hooks" in before
+    trust_every_hook(person, Path(_codex_home(person)))
+    after = _plan_tool_answer(person)
+    assert "Fix it" in after and "/hooks" not in after, after
+
+
+def _plan_tool_answer(person: AgentHome) -> str:
+    """What Plansight's MCP todo_write answered in a Codex turn, as Codex sent it back. The
+    model finds the tool with Codex's tool_search (MCP tools are deferred for gpt-5.5)."""
+    todos = [{"content": "Fix it", "activeForm": "Fixing it", "status": "pending"}]
+    script = [
+        (CODEX_TOOL_SEARCH, {"query": "todo list plan", "limit": 5}),
+        (PLAN_TOOL, {"todo_write": {"todos": todos}}),
+    ]
+    with scripted_model("openai", script) as model:
+        # The server is `required`, so the turn waits until its tools are listed, as a
+        # person's Codex has them by the time the model plans.
+        done = _codex_exec(
+            person, model.url, "-c", "mcp_servers.plansight.required=true", "Fix the login bug"
+        )
+        outputs = [
+            json.dumps(item.get("output"))
+            for item in model.requests[-1][1]["input"]
+            if isinstance(item, dict) and item.get("type") == "function_call_output"
+        ]
+    assert done.returncode == 0, done.stdout + done.stderr
+    [answer] = outputs
+    return answer

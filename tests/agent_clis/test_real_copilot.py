@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent_home import REPO, AgentHome, agent_cli
 from copilot_model import copilot_model
+from scripted_models import PLAN_TOOL
 from steering_story import (
     PERSON_TASK,
     carries_kept_line,
@@ -197,3 +198,42 @@ def test_copilots_compact_reaches_the_hook(person: AgentHome) -> None:
     assert "Compacted conversation history" in compacted.stdout
     log = (person.state / "plansight" / "hook.log").read_text()
     assert f"event=PreCompact tool=- session=copilot:{session} ok" in log, log
+
+
+def test_copilots_plan_through_plansights_mcp_tool_is_the_conversations(
+    person: AgentHome,
+) -> None:
+    """When Copilot's model picks Plansight's todo_write (setup registers the MCP server),
+    the plan lands in the session its hooks use, `copilot:<id>`, titled from the prompt,
+    and a person's change reaches the next prompt (issue 31, item 1)."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    todos = [
+        {"content": "Reproduce the login bug", "activeForm": "Reproducing", "status": "pending"}
+    ]
+    with copilot_model([(PLAN_TOOL, {"todo_write": {"todos": todos}})]) as model:
+        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+        called = [
+            item["name"]
+            for item in model.requests[-1][1]["input"]
+            if item.get("type") == "function_call"
+        ]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert called == ["plansight-todo_write"], called
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        stored = store.load(f"copilot:{session}")
+        assert stored.title == "Fix the login bug"
+        assert [task.content for task in stored.tasks()] == ["Reproduce the login bug"]
+    finally:
+        store.close()
+    changed = person.plansight(
+        *("apply", "--session", f"copilot:{session}", "--origin", "user"),
+        *("--ops", '[{"op": "append", "items": ["Check the logout too"]}]'),
+    )
+    assert changed.returncode == 0, changed.stderr
+    with copilot_model([]) as model:
+        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+        assert done.returncode == 0, done.stdout + done.stderr
+        told = json.dumps(model.requests[-1][1]["input"], ensure_ascii=False)
+    assert "Check the logout too" in told

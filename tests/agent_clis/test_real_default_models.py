@@ -133,7 +133,6 @@ async def test_claude_code_without_its_todo_tools_plans_with_plansights(
             called = _called(model.requests)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         assert called[-1] == "mcp__plansight__todo_write", called
-        # Plansight's MCP server writes under a session of its own (named after its client).
         shown = await editor.change_where(lambda c: contents(c) == set(TASKS))
     store = SqliteStore(default_store_path(person.project))
     try:
@@ -142,6 +141,10 @@ async def test_claude_code_without_its_todo_tools_plans_with_plansights(
     finally:
         store.close()
     assert shown["session"] == arrived.session and shown["origin"] == "agent"
+    # The conversation's session, as its hooks name it, titled from the prompt (issue 31).
+    session_id = json.loads(ran.stdout)["session_id"]
+    assert arrived.session == f"claude-code:{session_id}"
+    assert arrived.title == "Fix the login bug"
 
 
 async def test_codex_default_model_plans(person: AgentHome) -> None:
@@ -268,7 +271,6 @@ async def test_gemini_default_model_plans_with_plansights_tool(person: AgentHome
             )
             turns = [request for _, request in model.requests if request.get("tools")]
         assert ran.returncode == 0, ran.stdout + ran.stderr
-        # Plansight's MCP server writes under a session of its own (named after its client).
         shown = await editor.change_where(lambda c: contents(c) == set(TASKS))
     offered = {d["name"] for t in turns[0]["tools"] for d in t.get("functionDeclarations", [])}
     assert "write_todos" not in offered  # the default model has no plan tool of its own
@@ -282,3 +284,23 @@ async def test_gemini_default_model_plans_with_plansights_tool(person: AgentHome
     finally:
         store.close()
     assert shown["session"] == arrived.session and shown["origin"] == "agent"
+    # Plansight's MCP server wrote the conversation's plan: the session its hooks use,
+    # titled from the prompt, so a person's change reaches the next prompt (issue 31).
+    assert arrived.session.startswith("gemini:") and arrived.title == "Fix the login bug"
+    changed = person.plansight(
+        *("apply", "--session", arrived.session, "--origin", "user"),
+        *("--ops", json.dumps([{"op": "drop", "task": TASKS[1]}])),
+    )
+    assert changed.returncode == 0, changed.stderr
+    with scripted_model("gemini", []) as model:
+        resumed = await asyncio.to_thread(
+            person.run,
+            [agent_cli("gemini"), "--yolo", "--resume", "latest", "-p", "Carry on"],
+            GEMINI_API_KEY="scripted",
+            GOOGLE_GEMINI_BASE_URL=model.url,
+        )
+        told = json.dumps([r for _, r in model.requests if r.get("tools")][-1]["contents"])
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "The user changed the todo list" in told and TASKS[1] in told
+    # Resumed, its context lost the plan: the hooks tell it whole.
+    assert f"[-] {TASKS[1]}" in told and f"[ ] {TASKS[0]}" in told

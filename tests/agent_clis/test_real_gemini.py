@@ -220,5 +220,5 @@ def test_geminis_approved_plan_mode_plan_arrives(person: AgentHome) -> None:
         phases = {phase.name: [task.content for task in phase.tasks] for phase in plan.phases}
     finally:
         store.close()
-    assert plan.title == "Plan the fix"
+    assert plan.title == "Fix the login bug"  # the plan's own `#` line, not the prompt
     assert phases == {"Investigate": ["Reproduce the login bug"], "Fix": ["Patch app.py"]}

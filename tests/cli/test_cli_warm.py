@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from plansight.hook.relay import running_pid
+from plansight.warm.relay import running_pid
 from timeless import timeless
 
 MARKDOWN = "# Ship it\n\n## Build\n- [x] Configure\n- [ ] Run the tests\n"
@@ -80,7 +80,7 @@ def plansight(
 
 
 def warm_lock(env: dict[str, str]) -> str:
-    code = "from plansight.hook.relay import address; print(address())"
+    code = "from plansight.warm.relay import address; print(address())"
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )

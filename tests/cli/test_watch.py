@@ -20,6 +20,8 @@ import pytest
 from rich.console import Console
 
 from plansight.cli.live import watch
+from plansight.cli.workspace_warnings import UNTRUSTED_CODEX, rechecked
+from plansight.codex_hook_trust import plansight_hooks
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
@@ -260,3 +262,71 @@ def test_json_show_still_reads_the_named_session(db: str, service: PlanService) 
     apply(service, "agent", long_plan(current=2, total=4))
     shown = plansight("show", "--db", db, "--session", "agent", "--format", "json")
     assert shown.returncode == 0 and json.loads(shown.stdout)["session"] == "agent"
+
+
+# ---------------------------------------------------------------- the workspace's warnings
+
+
+def _codex_set_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A person's home with `plansight setup codex` done, `watch` run in their project."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    (project / ".git").mkdir(parents=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "plansight", "setup", "codex"],
+        cwd=project,
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.chdir(project)
+    return home / ".codex"
+
+
+def _watched(service: PlanService, height: int = 20) -> list[str]:
+    """The last frame of `watch` as the command runs it, with the workspace's warnings."""
+    out = io.StringIO()
+    console = Console(file=out, width=80, height=height, color_system=None, record=True)
+    stop = threading.Event()
+    stop.set()
+    watch(service, None, console, stop, warnings=rechecked())
+    return console.export_text().rstrip("\n").split("\n")
+
+
+def test_watch_says_when_codex_does_not_run_the_hooks(
+    service: PlanService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 item 6: until the person trusts Plansight's hooks in Codex's `/hooks`,
+    nothing arrives by itself; `watch` says so under the panel, and no longer once they
+    are trusted (as `/hooks` records it in Codex's config.toml)."""
+    codex = _codex_set_up(tmp_path, monkeypatch)
+    assert _watched(service)[-1] == UNTRUSTED_CODEX  # before any plan, under "Waiting…"
+    apply(service, "agent", long_plan(current=25, total=34))
+    lines = _watched(service, height=14)
+    assert lines[-1] == UNTRUSTED_CODEX and len(lines) < 14, "\n".join(lines)
+    assert lines[-2].startswith("╰") and "● Working on task 25" in "\n".join(lines)
+
+    config = codex / "config.toml"
+    config.write_text(
+        config.read_text()
+        + "".join(
+            f"\n[hooks.state.{json.dumps(key)}]\ntrusted_hash = {json.dumps(value)}\n"
+            for key, value in plansight_hooks(codex / "hooks.json")
+        )
+    )
+    assert UNTRUSTED_CODEX not in "\n".join(_watched(service))
+
+
+def test_watch_says_nothing_of_codex_where_it_is_not_set_up(
+    service: PlanService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    apply(service, "agent", long_plan(current=2, total=4))
+    assert _watched(service)[-1].startswith("╰")

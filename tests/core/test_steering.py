@@ -434,7 +434,7 @@ def test_a_base_the_history_no_longer_keeps_still_keeps_a_persons_task(tmp_path:
     with sqlite3.connect(path) as db:  # as if version 1 had left the history kept
         db.execute("UPDATE events SET snapshot = NULL WHERE version = 1")
     db.close()
-    # A service that did not keep the agent's base itself (`agent_bases.py`: the one that
+    # A service that did not keep the agent's base itself (`agent_view.py`: the one that
     # wrote version 1 keeps it while the history lists it, which it still does here).
     service = PlanService(store)
 

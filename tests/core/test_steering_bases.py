@@ -1,5 +1,5 @@
 """Steering (v3): the plan an agent last saw, kept in memory by the service
-(`agent_bases.py`), gives exactly the merge the history's plan gives, and is passed over
+(`agent_view.py`), gives exactly the merge the history's plan gives, and is passed over
 when it may no longer be that plan: another process's change, a restore, an undo, a
 session made anew."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from plansight.agent_bases import AgentBases
+from plansight.agent_view import AgentBases
 from plansight.bindings import CHANGES
 from plansight.core.model import Phase, Plan, Task
 from plansight.service import PlanService

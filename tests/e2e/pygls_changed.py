@@ -16,8 +16,8 @@ def changed(self: JsonRPCProtocol, data: Any, *more: Any) -> Any:
 
 JsonRPCProtocol._serialize_message = changed  # type: ignore[method-assign]
 
-from plansight.cli.entry import main  # noqa: E402
 from plansight.lsp.pygls_private import fast_paths_usable  # noqa: E402
+from plansight.warm.entry import main  # noqa: E402
 
 if fast_paths_usable():
     sys.exit("the fast paths were not turned off")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plansight.hook.relay import running_pid
+from plansight.warm.relay import running_pid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hooks"
 AGENTS = ("claude-code", "codex", "gemini", "copilot")
@@ -86,7 +86,7 @@ class Replay:
     def warm_address(self) -> Path:
         """The socket of the warm hook process for this machine's settings."""
         done = subprocess.run(
-            [sys.executable, "-c", "from plansight.hook.relay import address; print(address())"],
+            [sys.executable, "-c", "from plansight.warm.relay import address; print(address())"],
             env=self.env(),
             capture_output=True,
             text=True,

@@ -13,10 +13,10 @@ import psycopg
 import pytest
 from replay import Replay
 
-from plansight.hook.relay import running_pid
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import open_store
+from plansight.warm.relay import running_pid
 from postgres_cluster import STORE_ROLE, Cluster
 
 CLAUDE = "claude-code:5f0c2a9e-1b7d-4c3e-9a61-0d8e2f4b7c11"

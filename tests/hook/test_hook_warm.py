@@ -18,11 +18,11 @@ import pytest
 from replay import Replay
 
 import plansight.hook.store
-from plansight.hook.relay import running_pid
 from plansight.paths import default_store_path
 from plansight.protocol.requests import GetParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
+from plansight.warm.relay import running_pid
 
 
 def socket_path(machine: Replay) -> Path:
@@ -235,17 +235,24 @@ def loaded(module: str) -> set[str]:
     return set(done.stdout.split())
 
 
-def test_the_protocol_is_one_module_below_both_sides() -> None:
-    """The relay's start-up loads the protocol and nothing of the hook face; the hook face
-    and the warm process take the protocol from the same module, not from each other."""
-    assert loaded("plansight.cli.entry") == {
+def test_the_relays_start_up_loads_the_warm_process_s_client_side_only() -> None:
+    """The relay's start-up loads the relay and the protocol, and of the hook face only its
+    settings' name; a command's, the table of what may be relayed too (never the CLI's
+    parser). The hook face loads nothing of the warm process, which stands above it."""
+    hook_event = {
         "plansight",
-        "plansight.cli",
-        "plansight.cli.entry",
         "plansight.folders",
-        "plansight.hook",
-        "plansight.hook.relay",
+        "plansight.hook",  # the largest event a hook takes
         "plansight.hook.settings",  # the settings' name: the warm process's socket
-        "plansight.hook.warm_protocol",
+        "plansight.warm",
+        "plansight.warm.entry",
+        "plansight.warm.protocol",
+        "plansight.warm.relay",
+        "plansight.conversation_link",  # the agent's process, named in the one it ran
     }
-    assert "plansight.hook.relay" not in loaded("plansight.hook.run")
+    assert loaded("plansight.warm.entry") == hook_event
+    assert loaded("plansight.warm.entry, plansight.warm.command_line") == hook_event | {
+        "plansight.warm.command_line",
+        "plansight.warm.relayed",
+    }
+    assert not {m for m in loaded("plansight.hook.run") if m.startswith("plansight.warm")}

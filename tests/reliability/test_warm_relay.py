@@ -148,7 +148,7 @@ def without_times(run: Run) -> tuple[int, str, str]:
 def fake_warm_process(path: Path, after_go: str) -> threading.Thread:
     """A warm process that takes one request, is handed it (GO), then goes away as if
     killed between its commit and its reply (`after_go` = "close")."""
-    from plansight.hook.warm_protocol import GO, QUEUED, READY
+    from plansight.warm.protocol import GO, QUEUED, READY
 
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -193,7 +193,7 @@ def test_a_command_handed_over_is_never_run_again_by_its_relay(machine: WarmMach
 def test_a_request_its_relay_gave_up_on_is_never_run(machine: WarmMachine) -> None:
     """A relay that does not answer READY in time loses its request to itself: a GO it
     sends late fails, and the warm process never runs it."""
-    from plansight.hook.warm_protocol import GO, QUEUED, READY, encode_request
+    from plansight.warm.protocol import GO, QUEUED, READY, encode_request
 
     project = machine.project("p")
     db = {"PLANSIGHT_DB": "plans.sqlite3"}

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plansight.hook.relay import running_pid
 from plansight.protocol.requests import GetParams
 from plansight.service import PlanService
 from plansight.store.sqlite import SqliteStore
+from plansight.warm.relay import running_pid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hooks"
 SESSION = "claude-code:5f0c2a9e-1b7d-4c3e-9a61-0d8e2f4b7c11"
@@ -106,7 +106,7 @@ class WarmMachine:
         return event
 
     def address(self, **env: str) -> Path:
-        code = "from plansight.hook.relay import address; print(address())"
+        code = "from plansight.warm.relay import address; print(address())"
         done = subprocess.run(
             [sys.executable, "-c", code],
             env=self.env(**env),

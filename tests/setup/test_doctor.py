@@ -249,3 +249,33 @@ def test_a_persons_own_entry_that_answers_as_plansight_is_healthy(
     healthy = _run(home, project, "doctor", "claude-code")
     assert healthy.returncode == 0, healthy.stdout
     assert "✓ MCP server plansight in" in healthy.stdout and "Everything works." in healthy.stdout
+
+
+def test_codex_hooks_not_trusted_are_found_without_codex_on_path(home: Path, project: Path) -> None:
+    """An editor started with another PATH runs the doctor without Codex: Codex's own files
+    still say its hooks are not trusted yet (issue 31 item 6), and that they are once
+    `/hooks` recorded them (the keys and hashes: tests/setup/test_codex_hook_trust.py)."""
+    from plansight.codex_hook_trust import plansight_hooks
+
+    assert _run(home, project, "setup", "codex").returncode == 0
+    found = _run(home, project, "doctor", "codex", "--json")
+    assert found.returncode == 1, found.stdout
+    [codex] = json.loads(found.stdout)["agents"]
+    assert {
+        "ok": False,
+        "what": "hooks not trusted by Codex yet: they do not run (as its config.toml records)",
+        "fix": "codex   (then /hooks: trust Plansight's hooks)",
+        "broken": True,
+    } in codex["findings"]
+
+    config = home / ".codex" / "config.toml"
+    config.write_text(
+        config.read_text()
+        + "".join(
+            f"\n[hooks.state.{json.dumps(key)}]\ntrusted_hash = {json.dumps(value)}\n"
+            for key, value in plansight_hooks(home / ".codex" / "hooks.json")
+        )
+    )
+    healthy = _run(home, project, "doctor", "codex")
+    assert healthy.returncode == 0, healthy.stdout
+    assert "✓ hooks trusted by Codex (as its config.toml records)" in healthy.stdout

@@ -71,6 +71,14 @@ def test_the_wheel_carries_both_editor_plugins(installed_wheel: Path) -> None:
     assert not list(editors.rglob("node_modules")) and not list(editors.rglob("tests"))
 
 
+def test_the_wheel_carries_the_opencode_plugin(installed_wheel: Path) -> None:
+    """`plansight setup opencode` writes its plugin from the package's own JavaScript."""
+    assert (installed_wheel / "plansight" / "setup" / "opencode_plugin.js").is_file()
+    done = _plansight(installed_wheel, "setup", "opencode", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert '"hook", "opencode"' in done.stdout
+
+
 def test_the_sdist_carries_every_source_the_vsix_is_built_from() -> None:
     # pyproject.toml cannot import the list: it is held to it here.
     with (REPO / "pyproject.toml").open("rb") as file:

@@ -52,7 +52,7 @@ def test_setup_adds_the_server_and_plugin_once_and_remove_restores(
     assert "// the person's own comment" in text  # changed in place, comments kept
     assert '"type": "local"' in text and '"mcp"' in text and "github" in text
     plugin = _plugin(home).read_text()
-    assert 'event.type !== "todo.updated"' in plugin and "opencode-todos" in plugin
+    assert '"tool.execute.after"' in plugin and '"hook", "opencode"' in plugin
 
     again = run(home, project, "setup", "opencode")
     assert again.returncode == 0, again.stderr
@@ -108,9 +108,9 @@ def test_project_scope_writes_the_projects_files(home: Path, project: Path) -> N
 
 
 def test_the_plugins_payload_ingests_as_opencode_todos(home: Path, project: Path) -> None:
-    """What the plugin sends, from the recorded `todo.updated` event, is a whole plan."""
-    event = json.loads((FIXTURES / "todo.updated.json").read_text())
-    payload = json.dumps({"todos": event["properties"]["todos"]})
+    """What the plugin sends (the recorded todowrite call's `args`) is a whole plan."""
+    call = json.loads((FIXTURES / "tool.execute.after.todowrite.json").read_text())
+    payload = json.dumps(call["input"]["args"])
     db = project / "plan.db"
     ingest = "ingest", "--db", str(db), "--format", "opencode-todos", "--session", "opencode:1"
     done = run(home, project, *ingest, payload)
@@ -148,3 +148,29 @@ def test_a_jsonc_config_with_trailing_commas_is_changed_and_keeps_them(
     removed = run(home, project, "setup", "opencode", "--remove")
     assert removed.returncode == 0, removed.stderr
     assert config.read_text() == persons
+
+
+def test_doctor_says_a_plugin_of_an_earlier_plansight_tells_the_model_nothing(
+    home: Path, project: Path
+) -> None:
+    """The plugin earlier versions wrote sent `todo.updated` to `plansight ingest` only:
+    the plan arrived, but OpenCode's model was never told; setup again replaces it."""
+    assert run(home, project, "setup", "opencode").returncode == 0
+    earlier = (
+        'const PLANSIGHT = ["plansight"];\n'
+        "// on each todo.updated: ingest --format opencode-todos --session opencode:<id>\n"
+    )
+    _plugin(home).write_text(earlier)
+    # As the earlier setup left it: its record holds the text it wrote.
+    record_path = home / ".local" / "state" / "plansight" / "setup.json"
+    record = json.loads(record_path.read_text())
+    [entry] = [v for k, v in record["files"].items() if k.endswith("plansight.js")]
+    entry["blocks"] = [earlier]
+    record_path.write_text(json.dumps(record))
+    said = run(home, project, "doctor", "opencode").stdout
+    assert "is an earlier Plansight's" in said and "fix: plansight setup opencode" in said
+
+    again = run(home, project, "setup", "opencode")
+    assert again.returncode == 0, again.stderr
+    assert '"hook", "opencode"' in _plugin(home).read_text()
+    assert "✓ plan plugin" in run(home, project, "doctor", "opencode").stdout

@@ -19,7 +19,7 @@ from plansight.core.model import Phase, utc_now
 from plansight.protocol.requests import ApplyParams, GetParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
-from plansight.store.base import ChangeEvent, ChangeNotice, summary_of
+from plansight.store.base import ChangeEvent, ChangeNotice, SeenCursor, summary_of
 from plansight.store.session_cache import CACHED_SESSIONS
 
 from .test_schema_v2 import distinct_values, sample_task
@@ -475,8 +475,8 @@ def test_an_edit_that_told_the_agent_moves_its_base_without_a_commit(
     apply(service, {"op": "append", "phase": "P", "items": ["a"]})
     apply(service, {"op": "append", "phase": "P", "items": ["b"]}, origin="user")
 
-    with store.edit("default", "agent", 200) as edit:
-        edit.told = True
+    with store.edit("default", "agent", 200) as edit:  # as the service says a Kept line
+        edit.moves_base, edit.cursor = True, SeenCursor.TOLD
 
     assert agent_base(second_store, "default") == 2
     assert second_store.unseen_changes("default") == []  # told: not told again

@@ -25,3 +25,25 @@ export function agentSetups(report: unknown): Map<string, AgentSetup> {
   }
   return setups;
 }
+
+/** The start of the doctor's finding for Codex hooks it does not run yet (setup/doctor.py `codex_trust`). */
+const UNTRUSTED_CODEX_HOOKS = 'hooks not trusted by Codex yet';
+
+/** What the Plan view says while Codex does not run Plansight's hooks: nothing arrives by itself. */
+export const UNTRUSTED_CODEX_MESSAGE =
+  "Codex does not run Plansight's hooks yet: its plan and your changes do not travel by themselves. In Codex, type /hooks and trust Plansight's hooks.";
+
+/**
+ * The Plan view's message from the doctor's JSON report: the findings that silently stop
+ * plans arriving in this workspace (today, Codex hooks not trusted yet), else undefined.
+ */
+export function doctorMessage(report: unknown): string | undefined {
+  const agents = (report as { agents?: unknown } | null)?.agents;
+  if (!Array.isArray(agents)) {
+    return undefined;
+  }
+  const codex = (agents as { name?: unknown; findings?: unknown }[]).find((agent) => agent.name === 'codex');
+  const findings = Array.isArray(codex?.findings) ? (codex.findings as { ok?: unknown; what?: unknown }[]) : [];
+  const untrusted = findings.some((finding) => finding.ok === false && typeof finding.what === 'string' && finding.what.startsWith(UNTRUSTED_CODEX_HOOKS));
+  return untrusted ? UNTRUSTED_CODEX_MESSAGE : undefined;
+}

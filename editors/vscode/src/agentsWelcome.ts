@@ -3,10 +3,12 @@
  * agents are on this machine and whether each is set up, and sets one context key per agent
  * (`plansight.agent.<key>`: `setUp`, `found` or empty) for the welcome content in
  * package.json. Its buttons run `plansight setup AGENT` or `plansight doctor` in a terminal,
- * where the person sees what changes, then ask the doctor again.
+ * where the person sees what changes, then ask the doctor again. What the report finds that
+ * silently stops plans arriving (Codex hooks not trusted yet) is the Plan view's message
+ * while it holds.
  */
 import * as vscode from 'vscode';
-import { AGENTS, agentSetups, type AgentSetup } from './agents';
+import { AGENTS, agentSetups, doctorMessage, type AgentSetup } from './agents';
 import type { PlansightClient } from './client';
 
 export class AgentsWelcome implements vscode.Disposable {
@@ -18,6 +20,8 @@ export class AgentsWelcome implements vscode.Disposable {
   constructor(
     private readonly client: PlansightClient,
     private readonly readme: vscode.Uri,
+    /** Shows the doctor's message in the Plan view (undefined: none). */
+    private readonly showMessage: (message: string | undefined) => void = () => undefined,
   ) {
     this.disposables.push(
       client.onDidBecomeReady(() => void this.check()),
@@ -56,8 +60,11 @@ export class AgentsWelcome implements vscode.Disposable {
 
   private async ask(): Promise<void> {
     let setups: Map<string, AgentSetup>;
+    let message: string | undefined;
     try {
-      setups = agentSetups(JSON.parse(await this.client.runCli(['doctor', '--json'])));
+      const report: unknown = JSON.parse(await this.client.runCli(['doctor', '--json']));
+      setups = agentSetups(report);
+      message = doctorMessage(report);
     } catch (error) {
       this.client.logError('Asking plansight doctor which agents are here failed', error);
       return;
@@ -65,8 +72,10 @@ export class AgentsWelcome implements vscode.Disposable {
     for (const agent of AGENTS) {
       await vscode.commands.executeCommand('setContext', `plansight.agent.${agent.key}`, setups.get(agent.name) ?? '');
     }
+    this.showMessage(message);
     const found = [...setups.values()].filter((setup) => setup !== '').length;
-    this.waiting = found === 0 || [...setups.values()].includes('found');
+    // Hooks to trust are trusted in Codex: look again when the person comes back.
+    this.waiting = found === 0 || [...setups.values()].includes('found') || message !== undefined;
     await vscode.commands.executeCommand('setContext', 'plansight.agentsFound', found);
     await vscode.commands.executeCommand('setContext', 'plansight.agentsChecked', true);
   }

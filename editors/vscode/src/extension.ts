@@ -28,7 +28,7 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
     view,
     store,
     new ConnectionView(client, view),
-    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md')),
+    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => (view.treeView.message = message)),
     new PlanStatusBar(sync, client, store),
     documents,
     vscode.workspace.registerFileSystemProvider(PLAN_SCHEME, documents, { isCaseSensitive: true }),

@@ -5,7 +5,7 @@
  * which sessions a person cleared and keeps in sight, and which session the person's
  * commands, the badge and the status bar go to (the server's follow rule, `followedSession`).
  */
-import { FOLLOW_IDLE_SECONDS, type TodoState } from './protocol';
+import { FOLLOW_IDLE_SECONDS, type Checkout, type TodoState } from './protocol';
 
 export const DEFAULT_SESSION = 'default';
 
@@ -15,6 +15,8 @@ export class PlanState {
   private readonly seen = new Map<string, number>();
   private nextSeen = 0;
   private readonly keptSessions = new Set<string>();
+  /** (v4) Each session's checkout, as the last `plansight/sessions` listed it. */
+  private readonly checkoutOf = new Map<string, Checkout | null>();
   private chosen: string | undefined;
   /** Without a chosen session: the session followed so far (`followedSession`'s last answer). */
   private held: string | undefined;
@@ -175,7 +177,25 @@ export class PlanState {
     }
   }
 
+  /** Takes the checkouts of a `plansight/sessions` listing; true when any changed. */
+  setCheckouts(listed: readonly { session: string; checkout?: Checkout | null }[]): boolean {
+    let changed = false;
+    for (const { session, checkout } of listed) {
+      const now = checkout ?? null; // a server before v4 sends none
+      const before = this.checkoutOf.get(session);
+      changed ||= before === undefined || JSON.stringify(before) !== JSON.stringify(now);
+      this.checkoutOf.set(session, now);
+    }
+    return changed;
+  }
+
+  /** Each listed session's checkout (a session not listed yet has none here). */
+  get checkouts(): ReadonlyMap<string, Checkout | null> {
+    return this.checkoutOf;
+  }
+
   private forget(session: string): void {
+    this.checkoutOf.delete(session);
     this.seen.delete(session);
     this.keptSessions.delete(session);
     if (this.held === session) {

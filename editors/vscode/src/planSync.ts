@@ -27,6 +27,7 @@ export class PlanSync implements vscode.Disposable {
   private readonly updateEmitter = new vscode.EventEmitter<PlanUpdate>();
   private readonly disposables: vscode.Disposable[] = [this.updateEmitter];
   private refreshing: Promise<void> | undefined;
+  private listing: Promise<void> | undefined;
 
   readonly onDidUpdate = this.updateEmitter.event;
 
@@ -72,7 +73,25 @@ export class PlanSync implements vscode.Disposable {
     const before = this.plans.get(state.session)?.current?.id;
     if (this.plans.update(state)) {
       this.updateEmitter.fire({ session: state.session, currentChanged: before !== (state.current?.id ?? undefined) });
+      if (!this.plans.checkouts.has(state.session)) {
+        // A session new to this window: its checkout (v4) is in the listing, not the state.
+        void this.listCheckouts().catch((error: unknown) => this.client.logError('Listing the sessions failed', error));
+      }
     }
+  }
+
+  private listCheckouts(): Promise<void> {
+    this.listing ??= this.client
+      .request('plansight/sessions', {})
+      .then(({ sessions }) => {
+        if (this.plans.setCheckouts(sessions)) {
+          this.updateEmitter.fire({ currentChanged: false });
+        }
+      })
+      .finally(() => {
+        this.listing = undefined;
+      });
+    return this.listing;
   }
 
   /** Drops sessions the store pruned. */
@@ -116,6 +135,7 @@ export class PlanSync implements vscode.Disposable {
     const { sessions } = await this.client.request('plansight/sessions', {});
     const states = await Promise.all(sessions.map(({ session }) => this.client.request('plansight/get', { session })));
     this.plans.replaceAll(states);
+    this.plans.setCheckouts(sessions);
     this.updateEmitter.fire({ currentChanged: true });
   }
 }

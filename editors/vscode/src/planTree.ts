@@ -3,7 +3,7 @@
  * looks (label, icon, description, tooltip). Pure: no `vscode` import, so the unit tests
  * run it in plain Node. `planView.ts` only copies these values onto TreeItems.
  */
-import { isFinished, remainingOf, type Phase, type Priority, type Task, type TaskStatus, type TodoState } from './protocol';
+import { isFinished, remainingOf, type Checkout, type Phase, type Priority, type Task, type TaskStatus, type TodoState } from './protocol';
 
 export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode | FileNode;
 
@@ -21,6 +21,8 @@ export interface SessionNode extends NodeBase {
   readonly expanded: boolean;
   /** Emptied by Clear Todos and kept in sight, so Undo Last Change is one click away. */
   readonly cleared: boolean;
+  /** (v4) The checkout of its last agent change (null: none known). */
+  readonly checkout: Checkout | null;
 }
 
 export interface PhaseNode extends NodeBase {
@@ -39,11 +41,13 @@ export interface TaskNode extends NodeBase {
   readonly shownOwner: string | undefined;
 }
 
-/** A workspace-relative path the task changed while it was in progress. */
+/** A path the task changed while it was in progress, relative to its session's checkout. */
 export interface FileNode extends NodeBase {
   readonly kind: 'file';
   readonly task: Task;
   readonly path: string;
+  /** The session's linked worktree the path is relative to (null: the main working tree). */
+  readonly worktree: string | null;
 }
 
 export interface NoteNode extends NodeBase {
@@ -67,6 +71,8 @@ export interface NodeView {
   readonly tooltip: string;
   /** A file node's workspace-relative path: the view turns it into a resource and a click opens it. */
   readonly file?: string;
+  /** A file node's worktree (see `FileNode`): `file` is relative to it. */
+  readonly worktree?: string | null;
   readonly icon: Icon;
   /** The `viewItem` of the menus in package.json: the node's kind, and a task's status. */
   readonly contextValue: string;
@@ -127,6 +133,8 @@ export interface TreeOptions {
   readonly kept?: ReadonlySet<string>;
   /** Whether a session row starts expanded; by default only the first. */
   readonly expanded?: (session: string, index: number) => boolean;
+  /** (v4) Each session's checkout, from `plansight/sessions` (a TodoState has none). */
+  readonly checkouts?: ReadonlyMap<string, Checkout | null>;
 }
 
 export interface ViewOptions {
@@ -140,7 +148,10 @@ export class PlanTree {
   private readonly nodes = new Map<string, PlanNode>();
   private readonly children = new Map<string, PlanNode[]>();
 
+  private readonly checkouts: ReadonlyMap<string, Checkout | null>;
+
   private constructor(states: readonly TodoState[], options: TreeOptions) {
+    this.checkouts = options.checkouts ?? new Map<string, Checkout | null>();
     const kept = options.kept ?? new Set<string>();
     const expanded = options.expanded ?? ((_session: string, index: number) => index === 0);
     const shown = states.filter((state) => state.progress.total > 0 || kept.has(state.session));
@@ -201,6 +212,7 @@ export class PlanTree {
       state,
       expanded,
       cleared: state.progress.total === 0,
+      checkout: this.checkouts.get(state.session) ?? null,
     });
     this.addSessionContent(state, node.id);
     return node;
@@ -238,8 +250,9 @@ export class PlanTree {
     const waitsFor = task.waiting ? task.blockedBy.map((id) => context.unfinished.get(id)).filter((content) => content !== undefined) : [];
     const shownOwner = context.severalOwners ? (task.owner ?? undefined) : undefined;
     const node = this.add<TaskNode>({ kind: 'task', id: taskNodeId(session, task.id), session, parentId, task, phase, waitsFor, shownOwner });
+    const worktree = this.checkouts.get(session)?.worktree ?? null;
     task.files.forEach((file) => {
-      this.add<FileNode>({ kind: 'file', id: `${node.id}/file:${encodeURIComponent(file)}`, session, parentId: node.id, task, path: file });
+      this.add<FileNode>({ kind: 'file', id: `${node.id}/file:${encodeURIComponent(file)}`, session, parentId: node.id, task, path: file, worktree });
     });
     task.notes.forEach((text, index) => {
       this.add<NoteNode>({ kind: 'note', id: `${node.id}/note:${index}`, session, parentId: node.id, task, index, text });
@@ -317,10 +330,15 @@ function sessionView(node: SessionNode): NodeView {
   if (state.current !== null) {
     lines.push('', `Now: ${escapeMarkdown(state.current.activeForm)}`);
   }
-  // Only done/total on the row: a long name cuts the end of the line (the percent is in the tooltip).
+  const where = checkoutText(node.checkout);
+  if (node.checkout !== null) {
+    lines.push('', checkoutTooltip(node.checkout));
+  }
+  // Only done/total and the checkout's short form on the row: a long name cuts the end of
+  // the line (the percent and the worktree's path are in the tooltip).
   return {
     label: sessionName(state),
-    description: `${state.progress.completed}/${state.progress.total}`,
+    description: [`${state.progress.completed}/${state.progress.total}`, where].filter((part) => part !== undefined).join(' · '),
     tooltip: lines.join('\n'),
     icon: { id: 'hubot' },
     contextValue: 'session',
@@ -427,6 +445,28 @@ function noteView(node: NoteNode): NodeView {
   };
 }
 
+/**
+ * (v4) A checkout in a few words for a session's row: the branch, else (detached) the
+ * worktree's folder name; undefined for none known or the main working tree detached.
+ */
+export function checkoutText(checkout: Checkout | null): string | undefined {
+  if (checkout === null) {
+    return undefined;
+  }
+  if (checkout.branch !== null) {
+    return `⎇ ${checkout.branch}`;
+  }
+  const folder = checkout.worktree?.split(/[\\/]/).filter((part) => part !== '').pop();
+  return folder === undefined ? undefined : `⎇ ${folder} (detached)`;
+}
+
+/** The tooltip's line: the branch and, for a linked worktree, its folder. */
+export function checkoutTooltip(checkout: Checkout): string {
+  const branch = checkout.branch === null ? 'a detached HEAD' : `branch ${escapeMarkdown(checkout.branch)}`;
+  const tree = checkout.worktree === null ? 'the main working tree' : `worktree ${escapeMarkdown(checkout.worktree)}`;
+  return `Checkout: ${branch}, in ${tree}`;
+}
+
 function fileView(node: FileNode): NodeView {
   const slash = node.path.lastIndexOf('/');
   const folder = slash > 0 ? node.path.slice(0, slash) : undefined;
@@ -437,6 +477,7 @@ function fileView(node: FileNode): NodeView {
     contextValue: 'file',
     collapsible: 'none',
     file: node.path,
+    worktree: node.worktree,
   };
   return folder === undefined ? view : { ...view, description: folder };
 }
@@ -547,13 +588,14 @@ export interface ViewHeader {
  * bar's header, carries the progress, first so a narrow sidebar keeps it ("3/12 · 25%",
  * then the session's title). Beside other views the description says the same.
  */
-export function viewHeader(active: TodoState | undefined, several: boolean): ViewHeader {
+export function viewHeader(active: TodoState | undefined, several: boolean, checkout: Checkout | null = null): ViewHeader {
   const progress = progressText(active);
   if (active === undefined || progress === undefined) {
     return { title: 'Plan', description: undefined };
   }
   const name = several ? sessionName(active) : (active.title ?? undefined);
-  const text = name === undefined ? progress : `${progress} · ${name}`;
+  // (v4) A lone session has no row: its checkout goes with its name here.
+  const text = [progress, name, checkoutText(checkout)].filter((part) => part !== undefined).join(' · ');
   return { title: text, description: text };
 }
 

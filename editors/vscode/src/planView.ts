@@ -71,7 +71,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
       item.resourceUri = vscode.Uri.parse(view.decoration);
     }
     if (view.file !== undefined) {
-      const uri = workspaceFile(view.file);
+      const uri = workspaceFile(view.file, view.worktree ?? null);
       if (uri !== undefined) {
         // The file icon theme draws it, and a click opens it.
         item.resourceUri = uri;
@@ -135,6 +135,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const appeared = (session: string): boolean => !previous.isEmpty && !previous.roots.some((root) => root.session === session);
     this.tree = PlanTree.build(plans.sessions(), {
       kept: plans.kept,
+      checkouts: plans.checkouts,
       expanded: (session) =>
         !this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session)),
     });
@@ -144,7 +145,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const remaining = remainingTasks(state);
     this.treeView.badge =
       remaining > 0 ? { value: remaining, tooltip: remaining === 1 ? '1 task remaining' : `${remaining} tasks remaining` } : undefined;
-    const header = viewHeader(state, plans.sessionsWithTasks().length > 1);
+    const checkout = state === undefined ? null : (plans.checkouts.get(state.session) ?? null);
+    const header = viewHeader(state, plans.sessionsWithTasks().length > 1, checkout);
     this.treeView.title = header.title;
     this.treeView.description = header.description;
     void vscode.commands.executeCommand('setContext', 'plansight.hasPlan', !this.tree.isEmpty);

@@ -231,6 +231,14 @@ export interface SessionsResult {
   sessions: SessionInfo[];
 }
 
+/** Where a session's agent works: a linked worktree's folder relative to the main
+working tree's root, else absolute (null: the main working tree, or a checkout whose
+store is its own), and its branch (null: a detached HEAD, or unknown). */
+export interface CheckoutModel {
+  worktree: string | null;
+  branch: string | null;
+}
+
 export interface SessionInfo {
   session: string;
   title: string | null;
@@ -238,6 +246,7 @@ export interface SessionInfo {
   progress: ProgressModel;
   current: TaskModel | null;
   updatedAt: string | null;
+  checkout: CheckoutModel | null;
 }
 
 export interface ClearParams {

@@ -5,6 +5,7 @@
 import { FINISHED_STATUSES } from './protocol.generated';
 import type {
   ApplyParams,
+  CheckoutModel,
   Notifications,
   PhaseModel,
   ProgressModel,
@@ -15,6 +16,8 @@ import type {
 export * from './protocol.generated';
 
 export type Task = TaskModel;
+/** (v4) Where a session's agent works: its worktree and branch (`plansight/sessions`). */
+export type Checkout = CheckoutModel;
 export type Phase = PhaseModel;
 export type Progress = ProgressModel;
 export type TaskStatus = Task['status'];

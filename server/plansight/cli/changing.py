@@ -17,6 +17,7 @@ from plansight.cli.command import (
     BadInput,
     Command,
     change_flags,
+    names_a_file,
     read_json,
     session_args,
     session_flag,
@@ -83,7 +84,9 @@ def _apply(args: argparse.Namespace) -> int:
     return _change(args, "plansight/apply", params)
 
 
-APPLY = Command("apply", "apply ordered operations (as the agent)", _apply_arguments, _apply)
+APPLY = Command(
+    "apply", "apply ordered operations (as the agent)", _apply_arguments, _apply, relayed=True
+)
 
 
 def _write_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,7 +106,13 @@ def _write(args: argparse.Namespace) -> int:
     return _change(args, "plansight/write", _stale_edit(args, params))
 
 
-WRITE = Command("write", "replace the list (TodoWrite, as the agent)", _write_arguments, _write)
+WRITE = Command(
+    "write",
+    "replace the list (TodoWrite, as the agent)",
+    _write_arguments,
+    _write,
+    relayed=True,
+)
 
 
 def _ingest_arguments(parser: argparse.ArgumentParser) -> None:
@@ -137,6 +146,7 @@ INGEST = Command(
     "replace or change the list from an agent's own plan payload (as the agent)",
     _ingest_arguments,
     _ingest,
+    relayed=True,
 )
 
 
@@ -144,12 +154,14 @@ def _clear(args: argparse.Namespace) -> int:
     return _change(args, "plansight/clear", session_args(args, origin=args.origin))
 
 
-CLEAR = Command("clear", "empty the list", _changing, _clear)
+CLEAR = Command("clear", "empty the list", _changing, _clear, relayed=True)
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:
     _changing(parser)
-    parser.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    names_a_file(
+        parser.add_argument("file", metavar="FILE", help="a markdown checklist, or - for stdin")
+    )
     parser.add_argument("--base-version", type=int, metavar="N")
     parser.add_argument("--merge", action="store_true", help=_MERGE_HELP)
 
@@ -163,7 +175,9 @@ def _import(args: argparse.Namespace) -> int:
     return _change(args, "plansight/import", _stale_edit(args, params))
 
 
-IMPORT = Command("import", "replace the list from markdown", _import_arguments, _import)
+IMPORT = Command(
+    "import", "replace the list from markdown", _import_arguments, _import, relayed=True
+)
 
 
 def _restore_arguments(parser: argparse.ArgumentParser) -> None:
@@ -181,4 +195,5 @@ RESTORE = Command(
     "bring the list back to what it was right after VERSION",
     _restore_arguments,
     _restore,
+    relayed=True,
 )

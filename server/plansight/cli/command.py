@@ -23,10 +23,13 @@ class Command:
     name: str
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
-    # None: run before the parser is built (`plansight.cli.entry`); declared for `--help`
+    # None: run before the parser is built (`plansight.warm.entry`); declared for `--help`
     # and for bad arguments.
     run: Callable[[argparse.Namespace], int] | None
     description: str | None = None
+    # A one-shot command agents and scripts run in a loop: the warm process answers it
+    # (`warm/`; what it may answer of a command line is derived from this parser).
+    relayed: bool = False
 
     def add_to(self, commands: Any) -> None:
         """Add the command to the parser's `commands` (its sub-parsers)."""
@@ -40,14 +43,24 @@ def no_arguments(parser: argparse.ArgumentParser) -> None:
     """A command without flags of its own."""
 
 
+def names_a_file(action: argparse.Action) -> argparse.Action:
+    """Mark a flag or argument (what `add_argument` returned) as naming a file the command
+    opens: a command line that uses it runs in the caller's own process, never relayed to
+    the warm process, which is outside the caller's sandbox and folder view."""
+    action.names_a_file = True  # type: ignore[attr-defined]
+    return action
+
+
 # ---------------------------------------------------------------- shared flags
 
 
 def store_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db",
-        metavar="PATH|URL",
-        help="the store file, or a postgresql:// URL (default: per workspace, or $PLANSIGHT_DB)",
+    names_a_file(
+        parser.add_argument(
+            "--db",
+            metavar="PATH|URL",
+            help="the store file, or a postgresql:// URL (default: per workspace, or $PLANSIGHT_DB)",
+        )
     )
     parser.add_argument(
         "--workspace",

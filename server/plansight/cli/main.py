@@ -35,22 +35,15 @@ def _hook_daemon_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _hook_daemon(args: argparse.Namespace) -> int:
-    from plansight.cli.daemon import serve, stop
-
-    if args.stop:
-        return EXIT_OK if stop() else EXIT_RESULT_ERROR
-    return serve(main)
-
-
-# Started by `plansight hook` itself; `plansight.cli.entry` runs it before the parser is
-# built when it has no argument or only `--stop`: here for `--help` and bad ones. Declared
-# here, as it hands the warm process this command line to run relayed commands with.
+# The warm process (`plansight.warm`) runs it before the parser is built when it has no
+# argument, and with this parser's arguments otherwise (`warm/entry.py`): the warm process
+# stands above this command line, whose commands it runs. Declared for `--help` and for
+# bad arguments.
 HOOK_DAEMON = Command(
     "hook-daemon",
     "the warm process that answers hooks and one-shot commands (starts by itself)",
     _hook_daemon_arguments,
-    _hook_daemon,
+    None,
     description="Run the warm hook process of the current settings in the foreground "
     "(the hooks start it by themselves; it leaves after ten idle minutes), or stop it.",
 )
@@ -97,6 +90,21 @@ def _parser() -> argparse.ArgumentParser:
     for command in COMMANDS:
         command.add_to(commands)
     return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """`argv` as `plansight` reads it: exit 2 with one line on bad arguments, the help
+    printed on `--help`."""
+    return _parser().parse_args(argv)
+
+
+def command_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Each command's own parser, as `plansight` builds it: the warm process derives from
+    them which command lines it may answer (`warm/derive.py`)."""
+    for action in _parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("the parser has no commands")
 
 
 def _fail(message: str) -> NoReturn:

@@ -163,6 +163,7 @@ class PlanPanel:
 
     state: dict[str, Any]
     height: int | None = None
+    checkout: str = ""  # the session's checkout, as `checkout_label` words it
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         content = plan_lines(self.state)
@@ -186,27 +187,45 @@ class PlanPanel:
                 overflow="ellipsis",
             ),
             title_align="left",
-            subtitle=Text(f"v{self.state['version']}", style="dim"),
+            subtitle=Text(
+                " · ".join(filter(None, (self.checkout, f"v{self.state['version']}"))),
+                style="dim",
+            ),
             subtitle_align="right",
             padding=(0, 1),
         )
 
 
-def render_state(state: dict[str, Any], height: int | None = None) -> RenderableType:
+def render_state(
+    state: dict[str, Any], height: int | None = None, checkout: Any = None
+) -> RenderableType:
     """Phases, tasks with their icons, the current task's notes and the progress bar, in a
-    box of at most `height` rows when given. Escape sequences are defused whatever the
-    store holds."""
-    return PlanPanel(cast("dict[str, Any]", terminal_safe_tree(state)), height)
+    box of at most `height` rows when given, the session's `checkout` (the `sessions`
+    entry's) beside its version. Escape sequences are defused whatever the store holds."""
+    safe = cast("dict[str, Any]", terminal_safe_tree(state))
+    return PlanPanel(safe, height, checkout_label(checkout))
+
+
+def checkout_label(checkout: Any) -> str:
+    """(v4) Where a session's agent works, in a few words: `⎇ branch` for the main working
+    tree, `⎇ branch (worktree)` for a linked one; empty when none is known."""
+    if not isinstance(checkout, dict):
+        return ""
+    safe = cast("dict[str, Any]", terminal_safe_tree(checkout))
+    branch = safe.get("branch") or "detached"
+    worktree = safe.get("worktree")
+    return f"⎇ {branch}" + (f" ({worktree})" if worktree else "")
 
 
 def render_sessions(sessions: list[dict[str, Any]]) -> RenderableType:
-    table = Table("session", "progress", "current", "updated", box=None, pad_edge=False)
+    table = Table("session", "checkout", "progress", "current", "updated", box=None, pad_edge=False)
     sessions = cast("list[dict[str, Any]]", terminal_safe_tree(sessions))
     for info in sessions:
         progress = info["progress"]
         current = info["current"]["activeForm"] if info["current"] else ""
         table.add_row(
             Text(info["session"]),
+            Text(checkout_label(info.get("checkout")), style="dim"),
             progress_bar(progress["completed"], progress["total"]),
             Text(current),
             info["updatedAt"] or "",

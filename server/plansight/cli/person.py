@@ -289,6 +289,7 @@ UNDO = Command(
     _undo,
     description="Step back one change of the plan the agent is working on (whoever made "
     "it), as yours; again steps back one more. `plansight history` lists the changes.",
+    relayed=True,
 )
 
 # In the order `plansight --help` lists them.

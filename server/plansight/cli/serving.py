@@ -92,7 +92,7 @@ def _hook_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agent", choices=("claude-code", "codex", "gemini", "copilot"))
 
 
-# `plansight.cli.entry` runs it before the parser is built (the agent waits for it); it is
+# `plansight.warm.entry` runs it before the parser is built (the agent waits for it); it is
 # declared for `--help` and for bad arguments.
 HOOK = Command(
     "hook",

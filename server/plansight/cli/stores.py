@@ -25,6 +25,7 @@ def close_when_done(service: Any) -> Any:
 def service_of(args: argparse.Namespace, read: bool = False) -> Any:
     """The service over the store the command names; a `read` of a store file that was
     named (`--db`, `PLANSIGHT_DB`) and does not exist is refused, never created."""
+    from plansight.paths import workspace_root
     from plansight.service import PlanService
     from plansight.store import open_store
     from plansight.store.location import store_location
@@ -32,7 +33,9 @@ def service_of(args: argparse.Namespace, read: bool = False) -> Any:
     location = store_location(args.db, None)
     if read:
         _check_store_exists(args, location)
-    return close_when_done(PlanService(open_store(location, None, args.workspace)))
+    # The command's root: its git checkout is recorded with an agent's change (v4).
+    root = workspace_root()
+    return close_when_done(PlanService(open_store(location, root, args.workspace)))
 
 
 # Reads that run before an agent's first write, by design: the live view, and the text an

@@ -12,6 +12,7 @@ from plansight.cli.command import (
     EXIT_OK,
     BadInput,
     Command,
+    names_a_file,
     session_args,
     session_flag,
     store_flags,
@@ -64,12 +65,13 @@ def _watch_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _watch(args: argparse.Namespace) -> int:
     from plansight.cli.live import watch
+    from plansight.cli.workspace_warnings import rechecked
 
     service = service_of(args, read=True)
     if args.session:
         require_session(service, args)
     with contextlib.suppress(KeyboardInterrupt):
-        watch(service, args.session, console())
+        watch(service, args.session, console(), warnings=rechecked())
     return EXIT_OK
 
 
@@ -104,14 +106,18 @@ def _sessions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-SESSIONS = Command("sessions", "list the sessions", _sessions_arguments, _sessions)
+SESSIONS = Command("sessions", "list the sessions", _sessions_arguments, _sessions, relayed=True)
 
 
 def _export_arguments(parser: argparse.ArgumentParser) -> None:
     store_flags(parser)
     viewed_session_flag(parser)
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    names_a_file(
+        parser.add_argument(
+            "--output", "-o", metavar="FILE", help="write to FILE instead of stdout"
+        )
+    )
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -130,7 +136,9 @@ def _export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-EXPORT = Command("export", "print the plan as markdown or JSON", _export_arguments, _export)
+EXPORT = Command(
+    "export", "print the plan as markdown or JSON", _export_arguments, _export, relayed=True
+)
 
 
 def _context_arguments(parser: argparse.ArgumentParser) -> None:
@@ -149,7 +157,9 @@ def _context(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-CONTEXT = Command("context", "the text an agent's loop injects", _context_arguments, _context)
+CONTEXT = Command(
+    "context", "the text an agent's loop injects", _context_arguments, _context, relayed=True
+)
 
 
 def _history_arguments(parser: argparse.ArgumentParser) -> None:
@@ -179,7 +189,9 @@ def _history(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-HISTORY = Command("history", "the session's changes, newest first", _history_arguments, _history)
+HISTORY = Command(
+    "history", "the session's changes, newest first", _history_arguments, _history, relayed=True
+)
 
 
 def _demo_arguments(parser: argparse.ArgumentParser) -> None:

@@ -132,90 +132,135 @@ class ParsedPlan:
 
 def parse_markdown(text: str) -> ParsedPlan:
     """Read a checklist; lines it cannot read are reported, never silently dropped."""
-    parsed = ParsedPlan()
     lines = _LINE_BREAK.split(text)
-    top_phases = _top_headings_are_phases(lines)
+    reader = _Reader(ParsedPlan(), _top_headings_are_phases(lines))
+    for number, line in enumerate(lines, start=1):
+        reader.read(number, line)
+    return reader.finish()
+
+
+# What a line the reader took waits for: (entry, (content, ordinal) of each task).
+_Waits = tuple[Entry, list[tuple[str, int]]]
+
+
+@dataclass
+class _Reader:
+    """The checklist read line by line: where it is (the phase, the entry, a note or a
+    description going on) and what it gathered."""
+
+    parsed: ParsedPlan
+    top_phases: set[int]  # the line indexes of `#` headings read as phases
     phase: PhaseEntries | None = None
     entry: Entry | None = None
     description: list[str] | None = None  # the current entry's description lines
-    in_note = False
+    in_note: bool = False
     # Multi-line notes and descriptions are gathered as lines and joined once at the end:
     # a text of many lines is read in time linear in its size.
-    note_lines: list[str] = []
-    gathered: list[tuple[Entry, int | None, list[str]]] = []  # note index; None: description
-    # Line number -> (entry, (content, ordinal) of each task it waits for).
-    waits: dict[int, tuple[Entry, list[tuple[str, int]]]] = {}
-    for number, line in enumerate(lines, start=1):
-        if (
-            in_note
-            and entry is not None
-            and entry.notes
-            and line.startswith(_CONTINUATION)
-            and line.strip()
-        ):
-            note_lines.append(line[len(_CONTINUATION) :])
-            continue
-        in_note = False
+    note_lines: list[str] = field(default_factory=list)
+    # (entry, note index or None for its description, the lines)
+    gathered: list[tuple[Entry, int | None, list[str]]] = field(default_factory=list)
+    waits: dict[int, _Waits] = field(default_factory=dict)  # by line number
+
+    def read(self, number: int, line: str) -> None:
+        """Take one line: a note's next line, a heading, a task, a note, an attribute or a
+        description line; anything else is an error line."""
+        if self.in_note and self._note_goes_on(line):
+            return
+        self.in_note = False
         if not line.strip() or _COMMENT.match(line):
-            continue
-        heading = _PHASE_HEADING.match(line) or (top_phases and _TOP_HEADING.match(line))
+            return
+        steps = (self._heading, self._task, self._note, self._attribute, self._description)
+        if not any(step(number, line) for step in steps):
+            self.parsed.errors.append(
+                f"Line {number}: not a heading, task or note: {line.strip()[:60]}"
+            )
+
+    def finish(self) -> ParsedPlan:
+        """The plan read, its notes and descriptions joined and its waits linked."""
+        for entry_of, index, parts in self.gathered:
+            if index is None:
+                entry_of.fields["description"] = "\n".join(parts)
+            elif len(parts) > 1:
+                assert entry_of.notes is not None
+                entry_of.notes[index] = "\n".join(parts)
+        _link(self.parsed, self.waits)
+        return self.parsed
+
+    def _note_goes_on(self, line: str) -> bool:
+        if self.entry is None or not self.entry.notes:
+            return False
+        if not line.startswith(_CONTINUATION) or not line.strip():
+            return False
+        self.note_lines.append(line[len(_CONTINUATION) :])
+        return True
+
+    def _heading(self, number: int, line: str) -> bool:
+        parsed = self.parsed
+        heading = _PHASE_HEADING.match(line) or (self.top_phases and _TOP_HEADING.match(line))
         if heading:
-            if not top_phases or number - 1 in top_phases:
-                phase = _phase(parsed, heading.group(1))
+            if not self.top_phases or number - 1 in self.top_phases:
+                self.phase = _phase(parsed, heading.group(1))
             elif parsed.title is None and not parsed.phases:
                 parsed.title = clean_content(heading.group(1))
-            entry = None
-            continue
-        if title := _TOP_HEADING.match(line):
+        elif title := _TOP_HEADING.match(line):
             if parsed.title is None and not parsed.phases:
                 parsed.title = clean_content(title.group(1))
-            entry = None
-            continue
-        if task := _TASK.match(line):
-            mark, content = task.groups()
-            status = IMPORT_MARKS.get(mark)
-            if status is None:
-                parsed.errors.append(f'Line {number}: unknown marker "[{mark}]"')
-                continue
-            if phase is None:
-                phase = _phase(parsed, DEFAULT_PHASE)
-            # Import replaces the list as `init` does: what the text leaves out is cleared.
-            entry = Entry(content, status, notes=[], fields=dict(_CLEARED), waits_for_entries=[])
-            description = None
-            phase.entries.append(entry)
-            continue
-        if (note := _NOTE.match(line)) and entry is not None:
-            assert entry.notes is not None
-            entry.notes.append(note.group(1))
-            note_lines = [note.group(1)]
-            gathered.append((entry, len(entry.notes) - 1, note_lines))
-            in_note = True
-            continue
+        else:
+            return False
+        self.entry = None
+        return True
+
+    def _task(self, number: int, line: str) -> bool:
+        task = _TASK.match(line)
+        if not task:
+            return False
+        mark, content = task.groups()
+        status = IMPORT_MARKS.get(mark)
+        if status is None:
+            self.parsed.errors.append(f'Line {number}: unknown marker "[{mark}]"')
+            return True
+        if self.phase is None:
+            self.phase = _phase(self.parsed, DEFAULT_PHASE)
+        # Import replaces the list as `init` does: what the text leaves out is cleared.
+        self.entry = Entry(content, status, notes=[], fields=dict(_CLEARED), waits_for_entries=[])
+        self.description = None
+        self.phase.entries.append(self.entry)
+        return True
+
+    def _note(self, number: int, line: str) -> bool:
+        note = _NOTE.match(line)
+        if not note or self.entry is None:
+            return False
+        assert self.entry.notes is not None
+        self.entry.notes.append(note.group(1))
+        self.note_lines = [note.group(1)]
+        self.gathered.append((self.entry, len(self.entry.notes) - 1, self.note_lines))
+        self.in_note = True
+        return True
+
+    def _attribute(self, number: int, line: str) -> bool:
         attribute = _ATTRIBUTE.match(line)
-        if attribute and entry is not None and description is None and not entry.notes:
-            key, value = attribute.group(1), attribute.group(2)
-            problem = _read_attribute(entry, key, value, waits.setdefault(number, (entry, [])))
-            if problem:
-                parsed.errors.append(f"Line {number}: {problem}")
-            continue
-        if entry is not None and not entry.notes and line.startswith(_DESCRIPTION):
-            body = line[len(_DESCRIPTION) :]
-            if body.startswith("\\"):
-                body = body[1:]
-            if description is None:
-                description = []
-                gathered.append((entry, None, description))
-            description.append(body)
-            continue
-        parsed.errors.append(f"Line {number}: not a heading, task or note: {line.strip()[:60]}")
-    for entry_of, index, parts in gathered:
-        if index is None:
-            entry_of.fields["description"] = "\n".join(parts)
-        elif len(parts) > 1:
-            assert entry_of.notes is not None
-            entry_of.notes[index] = "\n".join(parts)
-    _link(parsed, waits)
-    return parsed
+        entry = self.entry
+        if not attribute or entry is None or self.description is not None or entry.notes:
+            return False
+        key, value = attribute.group(1), attribute.group(2)
+        problem = _read_attribute(entry, key, value, self.waits.setdefault(number, (entry, [])))
+        if problem:
+            self.parsed.errors.append(f"Line {number}: {problem}")
+        return True
+
+    def _description(self, number: int, line: str) -> bool:
+        entry = self.entry
+        if entry is None or entry.notes or not line.startswith(_DESCRIPTION):
+            return False
+        body = line[len(_DESCRIPTION) :]
+        if body.startswith("\\"):
+            body = body[1:]
+        if self.description is None:
+            self.description = []
+            self.gathered.append((entry, None, self.description))
+        self.description.append(body)
+        return True
 
 
 def _link(parsed: ParsedPlan, waits: dict[int, tuple[Entry, list[tuple[str, int]]]]) -> None:

@@ -92,7 +92,34 @@ def merge(
     base_phase = {t.id: p.name for p, t in base.tasks_with_phase()}
     current_phase = {t.id: p.name for p, t in current.tasks_with_phase()}
     matches = _matches(base, mine, current, anew)
-    # Every id as the merged plan names it: blockedBy of each side compared alike.
+    result_id = _result_ids(matches, anew)
+    conflicts: list[Conflict] = []
+    merged = _merge_matched(
+        matches, base_phase, current_phase, result_id, now, agent, anew, conflicts
+    )
+    kept, seen_as_is = _left_out(base, current, base_phase, matches, result_id, agent, conflicts)
+    if conflicts:
+        return Merged(conflicts=conflicts)
+    if limits is not None and (too_big := _too_big(merged, kept, limits, agent)):
+        return Merged(too_big=too_big)
+
+    # The list's own result as it is now (`init`: before any task changes below).
+    said = _renamed(snapshot(mine), result_id) if anew else None
+    if mine.title != base.title:
+        current.title = mine.title
+    _lay_out(current, mine, merged, kept)
+    _settle_blockers(current, merged, result_id)
+    current.next_id = max(current.next_id, mine.next_id)
+    # The Kept line tells what a person changed since the base: a person's task the
+    # sender saw as it is now, and left out of its list, is no news (told once, not twice).
+    if said is not None:
+        return Merged(kept=describe_changes(said, _without(current, seen_as_is)))
+    return Merged(kept=_kept_words(mine, current, merged, result_id, seen_as_is))
+
+
+def _result_ids(matches: list[_Match], anew: bool) -> dict[str, str]:
+    """Every id of each side as the merged plan names it: blockedBy of each side compared
+    alike."""
     result_id: dict[str, str] = {}
     for m in matches:
         rid = m.mine.id if anew or m.current is None else m.current.id
@@ -101,10 +128,22 @@ def merge(
             result_id.setdefault(m.base.id, rid)
         if m.current is not None:
             result_id.setdefault(m.current.id, rid)
-    matched_current = {m.current.id for m in matches if m.current is not None}
+    return result_id
 
-    conflicts: list[Conflict] = []
-    merged: dict[str, _Result] = {}  # by mine's id
+
+def _merge_matched(
+    matches: list[_Match],
+    base_phase: dict[str, str],
+    current_phase: dict[str, str],
+    result_id: dict[str, str],
+    now: str,
+    agent: bool,
+    anew: bool,
+    conflicts: list[Conflict],
+) -> dict[str, _Result]:
+    """The tasks of the sender's list, each merged with what it continues (by mine's id);
+    a person's clashes are added to `conflicts`."""
+    merged: dict[str, _Result] = {}
     for m in matches:
         if m.current is None:
             if m.base is not None:
@@ -128,9 +167,24 @@ def merge(
         if not agent:
             conflicts.extend(Conflict(c.id, c.content, _wire(name)) for name in clashed)
         merged[m.mine.id] = _Result(task, phase, c.id, list(c.blocked_by), "blocked_by" in won)
+    return merged
 
-    kept: list[_Result] = []  # current tasks the list lacks that stay
-    seen_as_is: set[str] = set()  # of those, the ones the sender saw as they are now
+
+def _left_out(
+    base: Plan,
+    current: Plan,
+    base_phase: dict[str, str],
+    matches: list[_Match],
+    result_id: dict[str, str],
+    agent: bool,
+    conflicts: list[Conflict],
+) -> tuple[list[_Result], set[str]]:
+    """The current tasks the sender's list lacks that stay, and of those the ones the
+    sender saw as they are now; a person's removal of a task others changed is added to
+    `conflicts`."""
+    matched_current = {m.current.id for m in matches if m.current is not None}
+    kept: list[_Result] = []
+    seen_as_is: set[str] = set()
     base_by_id = {t.id: t for t in base.tasks()}
     for in_phase, task in current.tasks_with_phase():
         if task.id in matched_current:
@@ -147,23 +201,7 @@ def merge(
                 seen_as_is.add(task.id)  # no change of a person's since the base
         elif not agent and _changed(old, base_phase[old.id], task, in_phase.name, result_id):
             conflicts.append(Conflict(task.id, task.content, "task"))
-    if conflicts:
-        return Merged(conflicts=conflicts)
-    if limits is not None and (too_big := _too_big(merged, kept, limits, agent)):
-        return Merged(too_big=too_big)
-
-    # The list's own result as it is now (`init`: before any task changes below).
-    said = _renamed(snapshot(mine), result_id) if anew else None
-    if mine.title != base.title:
-        current.title = mine.title
-    _lay_out(current, mine, merged, kept)
-    _settle_blockers(current, merged, result_id)
-    current.next_id = max(current.next_id, mine.next_id)
-    # The Kept line tells what a person changed since the base: a person's task the
-    # sender saw as it is now, and left out of its list, is no news (told once, not twice).
-    if said is not None:
-        return Merged(kept=describe_changes(said, _without(current, seen_as_is)))
-    return Merged(kept=_kept_words(mine, current, merged, result_id, seen_as_is))
+    return kept, seen_as_is
 
 
 def _too_big(

@@ -175,4 +175,29 @@ COPILOT = Agent(
     # hooks:", as it is: our tags reach the model unchanged (`hook-context-copilot.json`).
 )
 
+# OpenCode (1.18.33) has no command hooks: the plugin `plansight setup opencode` writes
+# (`setup/opencode.py`) runs `plansight hook opencode` from its plugin hooks with events of
+# this shape, its own (documented in `tests/fixtures/hooks/opencode/README.md`), and puts
+# the reply's context where OpenCode's model reads it: after the tool's result
+# (`tool.execute.after`), as a part of the prompt (`chat.message`).
+OPENCODE = Agent(
+    name="opencode",
+    label="OpenCode",
+    session_start="SessionStart",  # not sent: no OpenCode hook reads context back at a start
+    prompt="UserPromptSubmit",  # `chat.message`
+    after_tool="PostToolUse",  # `tool.execute.after`, with the tool's `args` as tool_input
+    plan_tools={"todowrite": "opencode-todos"},
+    # OpenCode's own names (its bundled tool registry): `edit` and `write` take a
+    # `filePath`, `apply_patch` (offered to GPT models) a Codex-style `patchText`.
+    edit_tools=frozenset({"edit", "write", "apply_patch"}),
+    # OpenCode keeps a resumed session's whole history: only a compaction loses the plan.
+    lost_context_sources=frozenset(),
+    # `experimental.session.compacting`, which OpenCode awaits before it summarizes: the
+    # next prompt or plan / edit tool result tells the plan whole.
+    compression=("PreCompact", "compact"),
+)
+
+# The agents `plansight setup` writes command hooks for (and doctor checks them).
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (CLAUDE_CODE, CODEX, GEMINI, COPILOT)}
+# Every agent `plansight hook AGENT` takes: those, and OpenCode through its plugin.
+HOOK_AGENTS: dict[str, Agent] = AGENTS | {OPENCODE.name: OPENCODE}

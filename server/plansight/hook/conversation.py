@@ -8,13 +8,20 @@ before any plan (the session start, the first prompt, edits) never open the stor
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
+
+from plansight.conversation_link import (
+    Link,
+    folder_plan_path,
+    link_folder,
+    memory_path,
+    record_link,
+)
 
 TITLE_LENGTH = 80
 FORGET_AFTER_SECONDS = 30 * 24 * 3600  # a conversation not heard of for a month is over
@@ -76,9 +83,8 @@ class ConversationFile:
     """The file of one conversation, named by a hash of `<agent>:<session_id>`."""
 
     def __init__(self, folder: Path, session: str) -> None:
-        digest = hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()[:24]
         self.folder = folder
-        self.path = folder / f"{digest}.json"
+        self.path = memory_path(folder, session)  # where the MCP server marks it planned
 
     def read(self) -> Conversation:
         try:
@@ -131,9 +137,8 @@ class FolderPlan:
     folder, the Plansight session of the planned conversation heard from last."""
 
     def __init__(self, folder: Path, agent: str, cwd: str) -> None:
-        key = f"{agent}\0{cwd}".encode("utf-8", "surrogateescape")
         self.folder = folder
-        self.path = folder / f"folder-{hashlib.sha256(key).hexdigest()[:24]}.json"
+        self.path = folder_plan_path(folder, agent, cwd)  # the MCP server writes it too
 
     def read(self) -> str | None:
         try:
@@ -147,6 +152,17 @@ class FolderPlan:
         """Remember `session`; written only when it is another (prompts come often)."""
         if self.read() != session:
             _write_atomically(self.folder, self.path, {"session": session})
+
+
+def link_agent_process(state: Path, key: str, agent: str, own: str, cwd: str, starts: bool) -> None:
+    """Note that the agent process `key` (`conversation_link.agent_process`), working in
+    `cwd`, is in the conversation `own` (`<agent>:<session_id>`), so that its MCP server
+    writes the plan this conversation keeps, under its title. `starts`: the event starts
+    the conversation."""
+    conversation = ConversationFile(state / "hooks", own).read()
+    title = conversation.title or conversation.fallback_title(agent)
+    link = Link(agent, own, conversation.plan_session(own), title, cwd)
+    record_link(link_folder(state), key, link, starts)
 
 
 def _write_atomically(folder: Path, path: Path, record: Mapping[str, object]) -> None:

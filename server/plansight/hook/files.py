@@ -12,8 +12,8 @@ _PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*
 _BEGIN = "*** Begin Patch"
 # Claude Code: Edit / MultiEdit / Write take `file_path`, NotebookEdit `notebook_path`;
 # Gemini CLI: replace / write_file take `file_path`; Copilot CLI's Edit / Write (its `edit`
-# and `create`) take `path`.
-_PATH_KEYS = ("file_path", "notebook_path", "path")
+# and `create`) take `path`; OpenCode's edit / write take `filePath`.
+_PATH_KEYS = ("file_path", "notebook_path", "path", "filePath")
 
 
 def edited_paths(tool_name: str, tool_input: Any) -> list[str]:
@@ -47,12 +47,13 @@ def _patch_text(tool_name: str, tool_input: Any) -> str | None:
     `command` (its hook contract for apply_patch; older builds called the field `input`).
     Copilot CLI's apply_patch (offered to GPT-5.1-Codex and later) is a freeform tool: it
     reaches hooks under Claude's name `Edit`, its tool input the patch text itself; it
-    also takes `{input}` or `{patch}` (`cli-main.js` of 1.0.102)."""
+    also takes `{input}` or `{patch}` (`cli-main.js` of 1.0.102). OpenCode's apply_patch
+    (offered to GPT models) takes `patchText` (its bundled tool registry, 1.18.33)."""
     if isinstance(tool_input, str):
         return tool_input if _BEGIN in tool_input else None
     if not isinstance(tool_input, dict) or any(key in tool_input for key in _PATH_KEYS):
         return None
-    for key in ("command", "input", "patch"):
+    for key in ("command", "input", "patch", "patchText"):
         text = tool_input.get(key)
         if isinstance(text, str) and (tool_name == "apply_patch" or _BEGIN in text):
             return text

@@ -17,10 +17,10 @@ import signal
 import sys
 import time
 from itertools import pairwise
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from plansight.hook.agents import AGENTS, Agent
+from plansight.hook import MAX_EVENT_BYTES
+from plansight.hook.agents import HOOK_AGENTS, Agent
 from plansight.hook.conversation import (
     Conversation,
     ConversationFile,
@@ -28,7 +28,8 @@ from plansight.hook.conversation import (
     title_from_prompt,
 )
 from plansight.hook.resume import FORK_SOURCE, carry_on_after_fork
-from plansight.hook.warm_protocol import MAX_EVENT_BYTES
+from plansight.logs import log_line
+from plansight.paths import state_folder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 # load stretches a run that loads the models past a second, several at once past two,
 # and cutting them would lose the plan. The agent's own limit (`plansight setup`) is 10 s.
 DEADLINE_SECONDS = 9.0
-LOG_MAX_BYTES = 1024 * 1024
 
 Reply = dict[str, Any]
 
@@ -62,11 +62,13 @@ def main(
     warm: bool = False,
     deadline: float = DEADLINE_SECONDS,
     note: str | None = None,
+    agent_process: str | None = None,
 ) -> int:
     """Run one hook event; always returns 0. `cwd`: the agent's folder, for an event that
     does not say (default: this process's); `warm`: run by the warm hook process;
     `deadline`: seconds left of the agent's wait (a relay that waited took some); `note`:
-    why the warm process did not run it, for the log."""
+    why the warm process did not run it, for the log; `agent_process`: the process that
+    ran the hook, as its relay saw it (`conversation_link.agent_process`)."""
     started = time.perf_counter()
     # pydantic looks for plugins in every installed package's metadata when it loads
     # (about 20 ms); the hook's few models need none.
@@ -81,13 +83,16 @@ def main(
     outcome = "ok"
     previous_alarm = _set_alarm(deadline)
     try:
-        agent = AGENTS.get(agent_name)
+        agent = HOOK_AGENTS.get(agent_name)
         if agent is None:
-            raise HookError(f"unknown agent {agent_name!r} (expected one of {', '.join(AGENTS)})")
+            expected = ", ".join(HOOK_AGENTS)
+            raise HookError(f"unknown agent {agent_name!r} (expected one of {expected})")
         event = _read_event(source)
         facts["event"] = str(_event_name(event) or "-")
         facts["tool"] = str(event.get("tool_name", "-"))
         reply = handle(agent, event, facts, cwd)
+        if agent_process is not None:
+            _link(agent, event, agent_process, cwd)
     except _Deadline:
         outcome = _out_of_time(facts, deadline)
     except HookError as exc:
@@ -338,7 +343,7 @@ def _replay(spooled: Spooled) -> None:
     facts = {"agent": spooled.agent, "by": "spool"}
     outcome = f"applied (spooled at {spooled.spooled_at})"
     try:
-        agent = AGENTS.get(spooled.agent)
+        agent = HOOK_AGENTS.get(spooled.agent)
         if agent is None:
             raise HookError(f"unknown agent {spooled.agent!r}")
         facts["event"] = str(_event_name(spooled.event) or "-")
@@ -560,6 +565,22 @@ def _expire(signum: int, frame: object) -> None:
     raise _Deadline()
 
 
+def _link(agent: Agent, event: dict[str, Any], agent_process: str, own_cwd: str | None) -> None:
+    """Link the agent's process to this event's conversation, for its MCP server
+    (`conversation_link.py`). A state folder that cannot be written costs the link only."""
+    from plansight.hook.conversation import link_agent_process
+
+    own = _session_name(agent, str(event.get("session_id", event.get("sessionId"))))
+    starts = _event_name(event) == agent.session_start
+    cwd = event.get("cwd")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        cwd = own_cwd or os.getcwd()  # as `handle` takes it
+    try:
+        link_agent_process(state_folder(), agent_process, agent.name, own, cwd, starts)
+    except OSError as exc:
+        log_line({"agent": agent.name}, f"not linked to its MCP server: {exc}", 0.0)
+
+
 def _set_alarm(seconds: float) -> tuple[bool, Any]:
     """Raise `_Deadline` in the main thread after `seconds`, where alarms exist; returns
     whether it did and the handler it replaced."""
@@ -577,17 +598,6 @@ def _clear_alarm(alarm: tuple[bool, Any]) -> None:
         signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
 
 
-def state_folder() -> Path:
-    from plansight.paths import state_home
-
-    return state_home() / "plansight"
-
-
-def log_path() -> Path:
-    """Where every run of the hook leaves one line (and a traceback when it failed)."""
-    return state_folder() / "hook.log"
-
-
 def _failure(exc: BaseException) -> str:
     from plansight.store.errors import StoreError
 
@@ -596,25 +606,3 @@ def _failure(exc: BaseException) -> str:
     import traceback
 
     return "failed: " + "".join(traceback.format_exception(exc)).rstrip()
-
-
-# The facts a log line shows, in this order (`left_out`: what of a plan was not taken).
-_LOGGED_FACTS = (
-    *("by", "agent", "event", "source", "tool", "session", "command", "result"),
-    "left_out",
-)
-
-
-def log_line(facts: dict[str, str], outcome: str, seconds: float) -> None:
-    """Append one line; never raises (a full disk must not hurt the agent either)."""
-    try:
-        path = log_path()
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
-            os.replace(path, path.with_suffix(".log.1"))
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        fields = " ".join(f"{key}={facts[key]}" for key in _LOGGED_FACTS if key in facts)
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(f"{stamp} {seconds * 1000:.1f}ms {fields} {outcome}\n")
-    except Exception:
-        pass

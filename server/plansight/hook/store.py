@@ -94,10 +94,10 @@ def ingest_plan(
     try:
         try:
             with _before_commit():
-                if title is not None and service.load(session).title is not None:
-                    title = None
                 params = IngestParams(session=session, format=fmt, payload=payload, title=title)
-                outcome = service.ingest(params, _logged(params), unheard=not heard)
+                outcome = service.ingest(
+                    params, _logged(params), unheard=not heard, title_if_untitled=True
+                )
         except RequestRefused as exc:
             # The agent's own tool accepted it; Plansight refusing it must not hurt the agent.
             return f"refused ({_reason(exc)})", None

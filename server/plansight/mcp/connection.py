@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timezone
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -18,7 +19,9 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from plansight import __version__
+from plansight.conversation_link import Link, link_folder, linked_conversation, mark_planned
 from plansight.core.fences import unfenced
+from plansight.mcp.hook_trust import with_trust_line
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
 from plansight.mcp.replies import ToolReply, store_fault_text
 from plansight.mcp.resources import (
@@ -36,6 +39,7 @@ from plansight.mcp.session import (
     recent_sessions_of,
 )
 from plansight.mcp.tools import INSTRUCTIONS, TOOL_TEXT, input_schemas
+from plansight.paths import state_home
 from plansight.protocol.models import REQUESTS
 from plansight.protocol.registry import BY_TOOL
 from plansight.protocol.requests import ExportParams
@@ -48,6 +52,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Context = ServerRequestContext[Any, Any]
+
+
+def _state() -> Path:
+    """Where the hooks link their conversations (read at each call, as the hook does)."""
+    return state_home() / "plansight"
 
 
 def tool_list(agent: str | None = None) -> list[types.Tool]:
@@ -108,6 +117,7 @@ class PlanConnection:
         self.agent = agent  # whose native plan tools to offer; else known from the client
         self.started = started
         self._session = session
+        self._told = session is not None  # `--session` / PLANSIGHT_SESSION: never linked
         self._tools: PlanTools | None = None
         self._claim: SessionClaim | None = None
 
@@ -119,10 +129,12 @@ class PlanConnection:
             # Here, not at the top: the service, the core and the store are most of what
             # Plansight adds to the SDK's start, and the handshake needs none of them.
             from plansight.mcp.calls import PlanTools
+            from plansight.paths import workspace_root
             from plansight.service import PlanService
             from plansight.store import open_store
 
-            store = open_store(self.location, None, self.workspace)
+            # The agent's folder: its git checkout is recorded with its changes (v4).
+            store = open_store(self.location, workspace_root(), self.workspace)
             self._tools = PlanTools(PlanService(store))
         return self._tools
 
@@ -147,8 +159,23 @@ class PlanConnection:
         if self._tools is not None:
             self._tools.service.close()
 
+    def linked(self, ctx: Context) -> Link | None:
+        """The conversation the agent's hooks say this server serves, looked up at every
+        call: the first hook may come after the server's start, and a `/clear` or a resume
+        moves the agent to another conversation (`conversation_link.py`)."""
+        if self._told:
+            return None
+        try:
+            return linked_conversation(link_folder(_state()), self.agent_of_client(ctx))
+        except OSError:
+            return None
+
     def session(self, ctx: Context) -> str:
-        """Named on first use, from the client's name as it introduced itself."""
+        """The linked conversation's, else one of its own, named on first use from the
+        client's name as it introduced itself."""
+        link = self.linked(ctx)
+        if link is not None:
+            return link.session
         if self._session is None:
             params = ctx.session.client_params
             client = params.client_info.name if params is not None else None
@@ -163,6 +190,22 @@ class PlanConnection:
                 self._session = self.claim.claim(base, self._in_store)
             log.info("writing to session %r", self._session)
         return self._session
+
+    def _titled(self, link: Link) -> None:
+        """A conversation's plan first written here gets the title its hooks would give it
+        (its first prompt): set on the empty session before the model's list is written."""
+        if self.service.load(link.session).version > 0:
+            return
+        request = {
+            "session": link.session,
+            "format": "markdown",
+            "payload": {"text": ""},
+            "title": link.title,
+            "origin": "agent",
+        }
+        from plansight.protocol.requests import IngestParams
+
+        self.service.ingest(IngestParams.validate(request), request)
 
     def _in_store(self, session: str) -> bool:
         return self.service.load(session).version > 0
@@ -186,16 +229,23 @@ class PlanConnection:
         if params.name not in BY_TOOL and params.name not in NATIVE_TOOLS:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         try:
-            session = self.session(ctx)
+            link = self.linked(ctx)
+            session = link.session if link is not None else self.session(ctx)
+            changes = params.name in NATIVE_TOOLS or BY_TOOL[params.name].changes
+            if link is not None and changes:
+                self._titled(link)
             reply = self.tools.call(params.name, params.arguments or {}, session)
+            if link is not None and changes and not reply.is_error:
+                mark_planned(_state(), link)
         except StoreError as exc:
             reply = ToolReply(store_fault_text(exc), is_error=True)
         except Exception:
             # A bug: the model gets a plain sentence, the log gets the traceback.
             log.exception("internal error in tool %s", params.name)
             reply = ToolReply("Internal error in the Plansight MCP server; see its log.", True)
+        text = with_trust_line(reply.text, self.agent_of_client(ctx))
         return types.CallToolResult(
-            content=[types.TextContent(text=reply.text)],
+            content=[types.TextContent(text=text)],
             structured_content=reply.state,
             is_error=reply.is_error,
         )

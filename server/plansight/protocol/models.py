@@ -103,6 +103,15 @@ class ApplyResult(TodoState):
     changed: bool
 
 
+class CheckoutModel(WireModel):
+    """Where a session's agent works: a linked worktree's folder relative to the main
+    working tree's root, else absolute (null: the main working tree, or a checkout whose
+    store is its own), and its branch (null: a detached HEAD, or unknown)."""
+
+    worktree: str | None
+    branch: str | None
+
+
 class SessionInfo(WireModel):
     session: str
     title: str | None
@@ -110,6 +119,8 @@ class SessionInfo(WireModel):
     progress: ProgressModel
     current: TaskModel | None
     updated_at: str | None
+    # (v4) The git checkout of the session's last agent change (null: none known).
+    checkout: CheckoutModel | None
 
 
 class SessionsResult(WireModel):

@@ -1,8 +1,9 @@
 """Every request of the contract, declared once: its method, its params shape, its result
 model, whether it changes a plan, and the faces that offer it. The language server's
-handlers, the CLI's changing commands, the warm hook process's relayed commands, the MCP
-tools (their list, input schemas and dispatch) and the JSON Schema (`plansight schema`,
-and from it the TypeScript types) derive from here.
+handlers, the CLI's changing commands, the MCP tools (their list, input schemas and
+dispatch) and the JSON Schema (`plansight schema`, and from it the TypeScript types)
+derive from here; which commands the warm process relays is declared beside each command
+(`Command.relayed`).
 
 Plain data, no pydantic: the result model is named, not imported (`protocol/models.py`
 resolves it). The service method that answers each request is not named here at all:
@@ -49,13 +50,7 @@ class Request:
     result: str  # its result model's name in `protocol/models.py`
     changes: bool  # it changes a plan: the service returns an Outcome, a didChange follows
     command: str | None = None  # the CLI command that sends it (`cli/changing.py`)
-    relayed: bool = False  # a read's command the warm hook process answers too (a change's always)
     tool: Tool | None = None  # the MCP tool that sends it
-
-    @property
-    def relayable(self) -> bool:
-        """A command agents and scripts run in a loop: every change, and the reads flagged."""
-        return self.command is not None and (self.changes or self.relayed)
 
 
 def _change(
@@ -83,7 +78,6 @@ REQUESTS: tuple[Request, ...] = (
         "SessionsResult",
         False,
         command="sessions",
-        relayed=True,
     ),
     _change("plansight/clear", ClearParams, command="clear"),
     Request(
@@ -92,7 +86,6 @@ REQUESTS: tuple[Request, ...] = (
         "TextResult",
         False,
         command="export",
-        relayed=True,
     ),
     _change("plansight/import", ImportParams, command="import"),
     Request(
@@ -101,7 +94,6 @@ REQUESTS: tuple[Request, ...] = (
         "ContextResult",
         False,
         command="context",
-        relayed=True,
     ),
     Request(
         "plansight/history",
@@ -109,7 +101,6 @@ REQUESTS: tuple[Request, ...] = (
         "HistoryResult",
         False,
         command="history",
-        relayed=True,
     ),
     _change("plansight/restore", RestoreParams, command="restore"),
     _change(
@@ -125,11 +116,5 @@ BY_METHOD: dict[str, Request] = {request.method: request for request in REQUESTS
 BY_TOOL: dict[str, Request] = {
     request.tool.name: request for request in REQUESTS if request.tool is not None
 }
-# The one-shot commands the warm hook process answers (`hook/warm_protocol.py` keeps them
-# as a literal, for the relay's start-up; a test holds it to this).
-RELAYABLE_COMMANDS: frozenset[str] = frozenset(
-    request.command for request in REQUESTS if request.relayable and request.command is not None
-)
-
 if tuple(BY_METHOD) != METHODS:  # what the server announces before it loads this module
     raise ImportError("plansight.protocol.methods.METHODS differs from the registry")

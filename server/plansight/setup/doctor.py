@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from plansight.codex_hook_trust import plansight_hook_trust
 from plansight.hook.agents import AGENTS, Agent
 from plansight.hook.copilot_todos import copilot_home
 from plansight.paths import workspace_root
@@ -39,6 +40,8 @@ from plansight.setup.settings_file import SetupError, read_regular, read_text, s
 EDITORS = ("code", "code-insiders", "codium", "cursor", "code-server")
 EXTENSION_ID = "plansight.plansight"
 CLI_SECONDS = 60  # a guard against a hung CLI, never a speed check
+# The editors show this finding while it holds (VS Code's `doctorMessage`, Neovim's sidebar).
+UNTRUSTED = "hooks not trusted by Codex yet: they do not run"
 
 Say = Callable[[str], None]
 
@@ -264,10 +267,16 @@ def native_finding(agent: Agent, settings: dict[str, Any]) -> Finding:
 
 def codex_trust(hooks_file: Path) -> Finding:
     """Codex runs a hook only once the person trusted it (in its TUI's /hooks); its app
-    server says, per hook, `trusted`, `untrusted` or `modified`."""
+    server says, per hook, `trusted`, `untrusted` or `modified`. Without Codex on PATH (an
+    editor started with another PATH), its files say it (`codex_hook_trust.py`)."""
     fix = "codex   (then /hooks: trust Plansight's hooks)"
     codex = shutil.which("codex")
     if codex is None:
+        read = plansight_hook_trust(codex_home(), workspace_root())
+        if read == "untrusted":
+            return Finding(False, f"{UNTRUSTED} (as its config.toml records)", fix)
+        if read == "trusted":
+            return Finding(True, "hooks trusted by Codex (as its config.toml records)")
         return Finding(
             True, "hooks trusted by Codex: cannot tell (codex not on PATH)", broken=False
         )
@@ -285,7 +294,7 @@ def codex_trust(hooks_file: Path) -> Finding:
     ]
     if ours and all(status == "trusted" for status in ours):
         return Finding(True, "hooks trusted by Codex")
-    return Finding(False, "hooks not trusted by Codex yet: they do not run", fix)
+    return Finding(False, UNTRUSTED, fix)
 
 
 def _codex_hook_statuses(codex: str) -> list[tuple[str, str]] | None:

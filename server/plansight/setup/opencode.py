@@ -1,5 +1,6 @@
 """`plansight setup opencode`: Plansight's MCP server in OpenCode's config, and a small
-OpenCode plugin that sends its plan (the `todowrite` list) to Plansight.
+OpenCode plugin that sends its plan (the `todowrite` list) to Plansight and tells its model
+what a person changed there.
 
 Shapes from OpenCode's own sources (npm `opencode-ai` 1.18.33, its binary's bundled
 code; anomalyco/opencode `packages/opencode/src/config`): the config is `opencode.json`
@@ -7,9 +8,11 @@ or `opencode.jsonc` (JSON with comments) in `$XDG_CONFIG_HOME/opencode` (`~/.con
 opencode`) or a project's root; an MCP server is `mcp.<name> = {type: "local", command:
 [program, ...args], environment?, enabled?, timeout?, cwd?}`. Plugins are the files
 `{plugin,plugins}/*.{ts,js}` of the same config folders (a project's: `.opencode/`); a
-plugin exports async functions returning hooks, and OpenCode calls `event({event})` with
-`{id, type, properties}` for every bus event; `todo.updated` carries `{sessionID, todos:
-[{content, status, priority}]}` (recorded in `tests/fixtures/hooks/opencode/`).
+plugin exports async functions returning hooks, which OpenCode awaits, each with the same
+`output` object it then uses: `tool.execute.after({tool, sessionID, callID, args},
+{title, output, metadata})`, `chat.message({sessionID, agent, model, messageID,
+variant}, {message, parts})`, `experimental.session.compacting({sessionID}, {context,
+prompt})` (recorded in `tests/fixtures/hooks/opencode/`).
 
 Care for the person's files as for the other agents: the config is changed in place
 (comments and layout kept), with a backup; the record (`record.py`) keeps the entry and
@@ -24,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from plansight.hook.agents import OPENCODE
 from plansight.paths import workspace_root
 from plansight.setup import mcp_entry
 from plansight.setup.json_text import JSONC, JsonTextError, changed_text
@@ -79,46 +83,26 @@ def is_setup_form(entry: Any) -> bool:
     return mcp_entry.is_setup_form({"command": words[0], "args": words[1:]})
 
 
+# The plugin's JavaScript, with the two names setup fills in (`plugin_text`).
+PLUGIN_TEMPLATE = Path(__file__).with_name("opencode_plugin.js")
+
+
 def plugin_text(plansight: str) -> str:
-    """The plugin: on each `todo.updated`, `plansight ingest --format opencode-todos` with
-    the whole list, in the session's folder. Runs are chained so that lists arrive in the
-    order OpenCode wrote them; a failure is OpenCode's to ignore, never to stop on."""
+    """The plugin (`opencode_plugin.js`): `plansight hook opencode` with an event of the
+    hook's own shape (Claude Code's field names, `tests/fixtures/hooks/opencode/README.md`)
+    from three of OpenCode's plugin hooks, each of which OpenCode awaits, and the reply's
+    context put where the model reads it: after a plan or edit tool's result
+    (`tool.execute.after`: the Kept line, what a person changed), as a synthetic part of
+    the prompt (`chat.message`: what a person changed; the whole plan after a
+    compaction), and a compaction noted (`experimental.session.compacting`). Runs are
+    chained, in OpenCode's order; one that fails or outlasts the hook's own deadline is
+    left behind with nothing told, never thrown to OpenCode (a plugin hook's rejection
+    stops its tool call)."""
     command, args = mcp_entry.command_and_args(plansight)
     words = json.dumps([command, *args[:-1]])  # `plansight`, without `mcp`
-    return f"""\
-// Plansight: sends OpenCode's plan (its todowrite list) to Plansight.
-// Written by `plansight setup opencode`; `plansight setup opencode --remove` takes it out.
-import {{ spawn }} from "node:child_process";
-
-const PLANSIGHT = {words};
-
-function ingest(directory, sessionID, todos) {{
-  return new Promise((resolve) => {{
-    const [program, ...args] = PLANSIGHT;
-    const child = spawn(
-      program,
-      [...args, "ingest", "--format", "opencode-todos", "--session", `opencode:${{sessionID}}`, "-"],
-      {{ cwd: directory, stdio: ["pipe", "ignore", "ignore"] }},
-    );
-    child.on("error", () => resolve());
-    child.on("close", () => resolve());
-    child.stdin.on("error", () => {{}});
-    child.stdin.end(JSON.stringify({{ todos }}));
-  }});
-}}
-
-export const PlansightPlan = async ({{ directory }}) => {{
-  let queue = Promise.resolve();
-  return {{
-    event: async ({{ event }}) => {{
-      if (event.type !== "todo.updated") return;
-      const {{ sessionID, todos }} = event.properties;
-      queue = queue.then(() => ingest(directory, sessionID, todos));
-      await queue;
-    }},
-  }};
-}};
-"""
+    tools = json.dumps(sorted((*OPENCODE.plan_tools, *OPENCODE.edit_tools)))
+    template = PLUGIN_TEMPLATE.read_text(encoding="utf-8")
+    return template.replace("PLANSIGHT_COMMAND", words, 1).replace("PLAN_AND_EDIT_TOOLS", tools, 1)
 
 
 def _config_change(

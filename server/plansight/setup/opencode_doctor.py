@@ -4,6 +4,7 @@ its command runs) and Plansight's plugin in its plugin folder (user or project s
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from plansight.setup.findings import Finding
 from plansight.setup.json_text import JSONC
@@ -38,10 +39,29 @@ def opencode_findings() -> tuple[list[Finding], bool]:
     plugin = next((path for path in plugins if path.is_file()), None)
     findings += [
         server or Finding(False, "Plansight's MCP server is not in OpenCode's config", fix),
-        Finding(True, f"plan plugin in {plugin} (todo.updated)")
-        if plugin
-        else Finding(False, "no plan plugin: OpenCode's todowrite lists do not arrive", fix),
+        _plugin_finding(plugin, fix),
     ]
     configs = [config_path(scope) for scope in ("project", "user")]
     set_up = bool(findings[:-2]) or server is not None or plugin is not None
     return findings, set_up or any(recorded(path) for path in configs + plugins)
+
+
+# What the plugin of this Plansight runs; the one earlier versions wrote ran `ingest` only.
+HOOK_WORDS = '"hook", "opencode"'
+
+
+def _plugin_finding(plugin: Path | None, fix: str) -> Finding:
+    if plugin is None:
+        return Finding(False, "no plan plugin: OpenCode's todowrite lists do not arrive", fix)
+    try:
+        text = read_text(plugin)
+    except SetupError as exc:
+        return Finding(False, str(exc), f"fix {plugin} by hand")
+    if HOOK_WORDS not in text and "opencode-todos" in text:
+        return Finding(
+            False,
+            f"plan plugin in {plugin} is an earlier Plansight's: it sends the plan, but"
+            " OpenCode's model is not told what you change",
+            fix,
+        )
+    return Finding(True, f"plan plugin in {plugin} (tool.execute.after, chat.message)")

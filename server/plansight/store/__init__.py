@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, cast
 
 from plansight.store.base import ChangeEvent, ChangeNotice, SessionEdit, TodoStore
 from plansight.store.errors import StoreError, StoreFault
@@ -36,12 +37,23 @@ def open_store(
         from plansight.store.workspace import workspace_key
 
         folder = Path(root) if root is not None else workspace_root()
-        return PostgresStore(given, workspace_key(folder, workspace), busy_seconds)
+        team = PostgresStore(given, workspace_key(folder, workspace), busy_seconds)
+        return _in_checkout(team, root)
     from plansight.store.sqlite import SqliteStore
 
     if busy_seconds is None:
-        return SqliteStore(given)
-    return SqliteStore(given, busy_seconds)
+        return _in_checkout(SqliteStore(given), root)
+    return _in_checkout(SqliteStore(given, busy_seconds), root)
+
+
+def _in_checkout(store: Any, root: str | os.PathLike[str] | None) -> TodoStore:
+    """(v4) The store, recording `root`'s git checkout with each agent change it commits
+    (a session's `checkout`); a store opened with no root records none."""
+    if root is not None:
+        from plansight.checkouts import checkout_of
+
+        store.checkout = checkout_of(root)
+    return cast(TodoStore, store)
 
 
 def _kind_of(location: str) -> str:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Protocol
 
+from plansight.checkouts import Checkout
 from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan, Progress, Task, progress_of
 
@@ -23,6 +25,7 @@ __all__ = [
     "ChangeNotice",
     "LoggedChange",
     "LoggedEvent",
+    "SeenCursor",
     "SessionEdit",
     "SessionSummary",
     "TodoStore",
@@ -91,6 +94,8 @@ class SessionSummary:
     progress: Progress
     current: Task | None
     waiting: bool  # the current task waits on unfinished ones
+    # (v4) The git checkout of its last agent change (None: none known); not in the plan.
+    checkout: Checkout | None = None
 
 
 def summary_of(plan: Plan) -> SessionSummary:
@@ -101,6 +106,18 @@ def summary_of(plan: Plan) -> SessionSummary:
     )
 
 
+class SeenCursor(Enum):
+    """What an edit does to its session's seen cursor (the changes the agent has heard of)
+    and `context` rounds, as the edit's owner says; the store only writes it."""
+
+    STAYS = "stays"  # neither moves
+    RESTART = "restart"  # the rounds start again
+    # The rounds start again, and the change the edit commits is no news to the agent:
+    # seen up to it, unless a person's change waits to be told.
+    OWN_CHANGE = "own change"
+    TOLD = "told"  # the rounds start again; every change up to the edit's version is told
+
+
 class SessionEdit(Protocol):
     """A session opened for change inside one transaction."""
 
@@ -108,17 +125,11 @@ class SessionEdit(Protocol):
     # (v3) The version the session's agent last saw: of its last own change, or at which it
     # was last told what a person changed (0: never). The plan at it is the steering base.
     agent_base: int
-    # Set when the answer tells the agent what a person changed (the Kept line): its base
-    # moves to the version the edit leaves, and the person's changes count as told.
-    told: bool
-    # Set instead when that answer will reach no agent (a hook event spooled while the
-    # store was busy, applied late): its base and what it has seen stay where they were,
-    # so the person's changes are kept and told again at its next change or look.
-    unheard: bool
-    # (v4) Set when the edit answers an agent's full replacement: the agent has seen the
-    # version the edit leaves, committed or not (a list sent as the plan already is), so
-    # its base moves there. What a person changed is not thereby told (`told` says that).
-    seen: bool
+    # What the edit does to the agent's view, as its owner decides it (the service's
+    # `agent_view.py`); the store writes it when the block is left. `moves_base`: the
+    # agent's base moves to the version the edit leaves, committed or not.
+    moves_base: bool
+    cursor: SeenCursor  # what happens to the agent's seen cursor and `context` rounds
 
     def commit(self, event: ChangeEvent) -> None:
         """Record that `plan` changed: bump the version, write it and log `event`."""
@@ -131,9 +142,8 @@ class PendingEdit:
     def __init__(self, plan: Plan, agent_base: int = 0) -> None:
         self.plan = plan
         self.agent_base = agent_base
-        self.told = False
-        self.unheard = False
-        self.seen = False
+        self.moves_base = False
+        self.cursor = SeenCursor.STAYS
         self.event: ChangeEvent | None = None
 
     def commit(self, event: ChangeEvent) -> None:
@@ -151,7 +161,8 @@ class TodoStore(Protocol):
         self, session: str, origin: Origin, max_sessions: int
     ) -> AbstractContextManager[SessionEdit]:
         """Open `session` for change under a write lock; leaving the block commits, an
-        exception rolls everything back. An agent-origin edit resets the context rounds."""
+        exception rolls everything back. What the edit does to the agent's base and seen
+        cursor is what its owner set on it (`moves_base`, `cursor`): nothing unless told."""
 
     def sessions(self) -> list[Plan]:
         """Every session, most recently updated first."""

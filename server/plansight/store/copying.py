@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, TypeGuard
 
+from plansight.checkouts import Checkout
 from plansight.core.model import Plan
 from plansight.core.record import Record
 from plansight.store.base import LoggedEvent, TodoStore
@@ -17,7 +18,13 @@ class AdoptingStore(TodoStore, Protocol):
 
     workspace: str
 
-    def adopt(self, plan: Plan, events: list[LoggedEvent], kept: dict[int, Record]) -> bool: ...
+    def adopt(
+        self,
+        plan: Plan,
+        events: list[LoggedEvent],
+        kept: dict[int, Record],
+        checkout: Checkout | None = None,
+    ) -> bool: ...
 
     def keep_newest(self, max_sessions: int) -> list[str]: ...
 
@@ -39,6 +46,8 @@ def copy_sessions(source: TodoStore, target: TodoStore, max_sessions: int) -> Co
     if not _adopts(target):
         raise StoreError("unavailable", advice="sessions can be copied into a team store only")
     report = CopyReport(target.workspace)
+    # (v4) Each session's checkout: not in its plan nor its log.
+    checkouts = {summary.session: summary.checkout for summary in source.summaries()}
     for plan in reversed(source.sessions()):  # oldest first, as they were written
         events = source.events(plan.session)
         kept: dict[int, Record] = {}  # the plans `restore` can go back to
@@ -46,7 +55,7 @@ def copy_sessions(source: TodoStore, target: TodoStore, max_sessions: int) -> Co
             record = source.snapshot(plan.session, change.version)
             if record is not None:
                 kept[change.version] = record
-        if target.adopt(plan, events, kept):
+        if target.adopt(plan, events, kept, checkouts.get(plan.session)):
             report.copied.append(plan.session)
             report.changes += len(events)
         else:

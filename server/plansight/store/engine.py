@@ -13,9 +13,10 @@ into `StoreError`. The engine decides the steps and their order, the same for al
    a change against the version before, `rules.stores_whole_plan`), let go of the plans
    no kept version needs (`rules.plans_let_go`), announce it, and prune the sessions
    beyond those a store keeps when the session is new;
-4. move the agent's base (`rules.agent_base_after`; with nothing committed, only the
-   session row's `agent_base`: no version, no event, no push) and its seen cursor and
-   context rounds (`rules.agents_own_change`);
+4. move the agent's base and its seen cursor and context rounds as the edit says
+   (`PendingEdit.moves_base`, `.cursor`, set by the service: `agent_view.py` decides;
+   with nothing committed, only the session row's `agent_base`: no version, no event,
+   no push);
 5. commit; then the backend's own bookkeeping (copies kept, watchers told of prunes).
 
 A `context` round (and an MCP reply that carries what a person changed) runs its own
@@ -30,13 +31,13 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from plansight.checkouts import Checkout, checkout_text
 from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan, utc_now
 from plansight.core.record import plan_record
 from plansight.store import rows
-from plansight.store.base import ChangeEvent, PendingEdit
+from plansight.store.base import ChangeEvent, PendingEdit, SeenCursor
 from plansight.store.rules import (
-    agent_base_after,
     agents_own_change,
     plans_let_go,
     stamp_commit,
@@ -91,6 +92,9 @@ class WriteSteps(Protocol):
     def let_plans_go(self, session: str, first: int, last: int) -> None:
         """Forget the plans kept with versions `first` to `last` (the events stay)."""
 
+    def record_checkout(self, session: str, checkout: str | None) -> None:
+        """The session's checkout (`checkouts.checkout_text`), of its agent's change."""
+
     def set_agent_base(self, session: str, version: int) -> None: ...
 
     def drop_unborn(self, session: str) -> None:
@@ -134,6 +138,7 @@ class Dialect(Protocol):
     """A backend as the engine drives it: its transactions and its bookkeeping."""
 
     writer: str  # tells this store's commits from other processes'
+    checkout: Checkout | None  # the git checkout of the process's root (`open_store`)
 
     def writing(self, written: Written) -> AbstractContextManager[WriteSteps]:
         """A write transaction: committed when the block is left, rolled back (and
@@ -151,6 +156,8 @@ class StoreEngine:
 
     @contextmanager
     def edit(self, session: str, origin: Origin, max_sessions: int) -> Iterator[PendingEdit]:
+        """`TodoStore.edit`. Whose change it is does not move the agent's base or seen
+        cursor by itself: the edit says that (`moves_base`, `cursor`)."""
         written = Written(session)
         with self._dialect.writing(written) as steps:
             locked = steps.lock(session)
@@ -158,7 +165,10 @@ class StoreEngine:
             edit = PendingEdit(locked.copy.plan, locked.agent_base)
             yield edit
             with steps.batch():
-                self._finish(steps, locked, edit, origin, max_sessions, written)
+                self._finish(steps, locked, edit, max_sessions, written)
+                if written.committed and agents_own_change(origin):
+                    # (v4) The session's checkout: that of its last agent change.
+                    steps.record_checkout(session, checkout_text(self._dialect.checkout))
         self._dialect.after_commit(written)
 
     @staticmethod
@@ -184,24 +194,13 @@ class StoreEngine:
         steps: WriteSteps,
         locked: Locked,
         edit: PendingEdit,
-        origin: Origin,
         max_sessions: int,
         written: Written,
     ) -> None:
         session = locked.copy.plan.session
         committed = edit.event is not None
-        base_after = (
-            edit.agent_base
-            if edit.unheard
-            else agent_base_after(
-                origin,
-                committed,
-                edit.told,
-                edit.agent_base,
-                locked.copy.plan.version + committed,
-                edit.seen,
-            )
-        )
+        # The version the edit leaves, or the base where it was.
+        base_after = locked.copy.plan.version + committed if edit.moves_base else edit.agent_base
         if edit.event is not None:
             written.pruned = self._write(steps, locked, edit.event, max_sessions, base_after)
             written.committed = True
@@ -210,15 +209,12 @@ class StoreEngine:
         elif locked.new:
             steps.drop_unborn(session)
         version = locked.copy.plan.version
-        if edit.unheard:
-            pass  # what a person changed is still to be told: no cursor moves
-        elif edit.told:
+        if edit.cursor is SeenCursor.TOLD:
             steps.mark_told(session, version)
-        elif agents_own_change(origin):
-            if committed:
-                steps.mark_seen_by_agent(session, version)
-            else:
-                steps.reset_rounds(session)
+        elif edit.cursor is SeenCursor.OWN_CHANGE:
+            steps.mark_seen_by_agent(session, version)
+        elif edit.cursor is SeenCursor.RESTART:
+            steps.reset_rounds(session)
 
     def _write(
         self,

@@ -1,6 +1,7 @@
-"""What every store does the same way, whatever it keeps its rows in: a commit's version,
-the context rounds an agent's change resets, and the history kept. Written once, for
-SQLite and PostgreSQL alike; the stores only say it in their SQL."""
+"""What every store does the same way, whatever it keeps its rows in: a commit's version
+and the history kept. Written once, for SQLite and PostgreSQL alike; the stores only say
+it in their SQL. When the agent's base and seen cursor move is the service's decision
+(`agent_view.py`); the store writes them as an edit says (`SessionEdit.moves_base`)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,8 @@ def stamp_commit(plan: Plan, now: str) -> None:
 
 
 def agents_own_change(origin: Origin) -> bool:
-    """An agent's own change: its `context` count starts again, and the change is no news
-    to it. Committed while nothing of a person's waits to be told, the session counts as
-    seen up to it, so the agent's next look is a read (no write transaction to mark it);
-    with a person's change waiting, the seen cursor stays where it was."""
+    """A change the session's agent made itself, not a person's (what follows for its view
+    of the session, the service decides: `agent_view.py`)."""
     return origin == "agent"
 
 
@@ -64,14 +63,3 @@ def history_lists(version: int, head: int) -> bool:
 def history_limit(limit: int) -> int:
     """How many changes `history` may list."""
     return min(limit, HISTORY_DEPTH)
-
-
-def agent_base_after(
-    origin: Origin, committed: bool, told: bool, base: int, version: int, seen: bool = False
-) -> int:
-    """The version the session's agent has seen once an edit leaves the session at
-    `version` (steering, v3): its own committed change, an answer that told it what a
-    person changed, or (v4) any answer to its full replacement (`seen`, committed or not)
-    brings its view up to date; a person's change, or an agent's other request that changed
-    nothing and told nothing, does not."""
-    return version if told or seen or (committed and origin == "agent") else base

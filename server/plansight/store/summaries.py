@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from plansight.checkouts import checkout_from_text
 from plansight.core.model import Phase, Plan, Progress, Task
 from plansight.store.base import SessionSummary
 from plansight.store.rows import task_of
 
-Head = Sequence[Any]  # name, title, version, updated_at
+Head = Sequence[Any]  # name, title, version, updated_at, checkout
 SessionTaskRow = Sequence[Any]  # session, then a task row (`rows.TASK_COLUMNS`)
 
 
@@ -50,7 +51,7 @@ def summaries_of(
     for session, *row in blockers:
         named.setdefault(session, []).append(task_of(row))
     summaries = []
-    for session, title, version, updated_at in heads:
+    for session, title, version, updated_at, checkout in heads:
         counted = statuses.get(session, {})
         progress = Progress(
             completed=counted.get("completed", 0),
@@ -61,7 +62,16 @@ def summaries_of(
         task = current.get(session)
         waiting = task is not None and bool(task.blocked_by) and _waits(session, task, named)
         summaries.append(
-            SessionSummary(session, title, int(version), updated_at, progress, task, waiting)
+            SessionSummary(
+                session,
+                title,
+                int(version),
+                updated_at,
+                progress,
+                task,
+                waiting,
+                checkout_from_text(checkout),
+            )
         )
     return summaries
 

@@ -53,10 +53,15 @@ def origin_url(root: Path) -> str | None:
 
 def workspace_key(root: Path, explicit: str | None = None) -> str:
     """`explicit`, else `PLANSIGHT_WORKSPACE`, else the normalized `origin`, else the root
-    folder's name."""
+    folder's name (a linked git worktree's: its main working tree's, so every worktree
+    of a repository shares one key)."""
     for given in (explicit, os.environ.get("PLANSIGHT_WORKSPACE")):
         if given and given.strip():
             return given.strip()
     remote = origin_url(root)
     key = normalize_remote(remote) if remote else None
-    return key or root.resolve().name or "default"
+    if key:
+        return key
+    from plansight.checkouts import store_root
+
+    return store_root(root.resolve()).name or "default"

@@ -19,6 +19,8 @@ local M = {}
 ---@field stderr_log string? the file the server's stderr goes to
 ---@field queue fun()[] requests waiting for the `initialize` answer
 ---@field states table<string, plansight.TodoState> last state of each session
+---@field checkouts table<string, table|vim.NIL>? each listed session's `checkout` (v4)
+---@field listing boolean? a listing for the checkouts is on its way
 ---@field loaded boolean whether the session list was read at least once
 ---@field followed string? the session followed when none is picked (`plansight.follow`)
 ---@field settling boolean? a refresh is putting its sessions in: follow once it is done
@@ -203,6 +205,29 @@ function M.lsp_client(conn)
   return client
 end
 
+---Lists the sessions again for their checkouts (v4): a session new to this connection has
+---its `checkout` in the listing, not in its state. One listing at a time.
+---@param conn plansight.Connection
+local function list_checkouts(conn)
+  if conn.listing then
+    return
+  end
+  conn.listing = true
+  M.request(conn.root, protocol.methods.sessions, vim.empty_dict(), function(err, result)
+    conn.listing = nil
+    if err or type(result) ~= "table" or type(result.sessions) ~= "table" then
+      return
+    end
+    conn.checkouts = conn.checkouts or {}
+    for _, info in ipairs(result.sessions) do
+      if type(info) == "table" and type(info.session) == "string" then
+        conn.checkouts[info.session] = info.checkout == nil and vim.NIL or info.checkout
+      end
+    end
+    touch(conn.root)
+  end)
+end
+
 ---Keeps `state` when it is newer than the cached one of its session, and tells listeners.
 ---@param conn plansight.Connection
 ---@param state plansight.TodoState
@@ -217,6 +242,9 @@ function M.ingest(conn, state, event)
     return false
   end
   conn.states[state.session] = state
+  if conn.loaded and conn.checkouts and conn.checkouts[state.session] == nil then
+    list_checkouts(conn)
+  end
   ---@type plansight.ChangeEvent
   local ev = {
     root = conn.root,
@@ -232,6 +260,14 @@ function M.ingest(conn, state, event)
   end
   touch(conn.root)
   return true
+end
+
+---The checkouts of `root`'s sessions (v4), as the last listing gave them.
+---@param root string
+---@return table<string, table|vim.NIL>
+function M.checkouts(root)
+  local conn = M.connections[root]
+  return conn and conn.checkouts or {}
 end
 
 ---Drops pruned sessions from the cache (`plansight/didPrune`); a session picked with
@@ -599,8 +635,12 @@ function M.refresh(root, cb)
       return
     end
     local names = {}
+    conn.checkouts = {}
     for _, info in ipairs(result.sessions) do
       names[#names + 1] = info.session
+      if type(info.session) == "string" then
+        conn.checkouts[info.session] = info.checkout == nil and vim.NIL or info.checkout
+      end
     end
     local pending = #names
     local fresh = {}

@@ -86,7 +86,7 @@ M.PRIORITIES = { "high", "medium", "low" }
 ---@field blockedBy string[]? ids of tasks of the same session this one waits for
 ---@field waiting boolean? a blockedBy task is neither completed nor abandoned (the server says)
 ---@field owner string|vim.NIL|nil
----@field files string[]? workspace-relative paths changed while it was in progress
+---@field files string[]? paths changed while it was in progress, relative to the session's checkout (v4)
 ---@field externalId string|vim.NIL|nil
 ---@field createdAt string
 ---@field updatedAt string

@@ -3,6 +3,7 @@
 ---`render.view` is a pure function of its arguments (no buffer, no window, no server), so
 ---tests check it on fixture states. `sidebar.lua` writes the result into the buffer.
 local agents = require("plansight.agents")
+local checkout = require("plansight.checkout")
 local protocol = require("plansight.protocol")
 
 local M = {}
@@ -50,6 +51,7 @@ local M = {}
 ---@field bar_width integer
 ---@field message string? shown instead of an empty plan (connecting, server missing, ...)
 ---@field width integer? the window's text width: headers and messages are fitted to it
+---@field checkouts table<string, table|vim.NIL>? each session's `checkout` (v4), beside its header
 
 ---Highlight groups and the groups they link to by default.
 ---@type table<string, string>
@@ -403,6 +405,11 @@ function M.view(states, opts)
     local text = head .. tail
     local sitem = { kind = "session", key = skey, session = state.session, marker_col = 0 }
     local row = add(text, sitem, ">1")
+    -- (v4) Where its agent works, after the bar: the window cuts it first.
+    local where = checkout.label(opts.checkouts and opts.checkouts[state.session])
+    if where then
+      virt[row + 1] = { { "  " .. where, M.hl.note } }
+    end
     local sfold = open_fold(sitem, skey, 1, false)
     if agent then
       mark(row, 0, #marker, M.hl.header)

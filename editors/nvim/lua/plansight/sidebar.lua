@@ -152,7 +152,7 @@ local function status_message(root)
   elseif not conn.loaded and next(conn.states) == nil then
     return "Connecting to the Plansight server…"
   end
-  return nil
+  return require("plansight.doctor_warning").get(root)
 end
 
 ---The item (task, phase, session, note) the sidebar's cursor line shows. On a closed fold
@@ -590,6 +590,7 @@ function M.render()
     bar_width = opts.sidebar.bar_width,
     message = status_message(st.root),
     width = width,
+    checkouts = client.checkouts(st.root),
   })
   M.apply_view(view)
 end
@@ -606,6 +607,28 @@ function M.schedule_render()
   end)
 end
 
+---Asks the doctor what to say above the plan of `root` (`doctor_warning.lua`); while it
+---says something, asks again each time Neovim regains the focus (the person trusted the
+---hooks in Codex, elsewhere).
+---@param root string
+function M.check_doctor(root)
+  local warning = require("plansight.doctor_warning")
+  if warning.messages[root] == nil and not warning.asked[root] then -- once, until focus
+    warning.check(root, M.schedule_render)
+  end
+  if not M.state.doctor_focus then
+    M.state.doctor_focus = vim.api.nvim_create_autocmd("FocusGained", {
+      group = vim.api.nvim_create_augroup("PlansightDoctor", { clear = true }),
+      callback = function()
+        local shown = M.state.root
+        if shown and M.is_open() and warning.get(shown) then
+          warning.check(shown, M.schedule_render)
+        end
+      end,
+    })
+  end
+end
+
 ---Opens the sidebar for `opts.root` (default: the root of the current buffer).
 ---`opts.connect = false` draws the cache only, without starting the server (benchmarks).
 ---@param opts {focus: boolean?, root: string?, connect: boolean?}?
@@ -618,6 +641,7 @@ function M.open(opts)
     focus = config.options.sidebar.focus
   end
   st.opened_once = true
+  M.check_doctor(root)
   if st.root ~= root then
     st.root = root
     if st.buf and vim.api.nvim_buf_is_valid(st.buf) then

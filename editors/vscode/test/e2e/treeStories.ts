@@ -156,7 +156,7 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
     assert.equal(find(rows, 'Running the whole build with the release flags')?.expanded, 'true');
     // The older session changes last: it does not move, nothing closes.
     cli.apply([{ op: 'done', task: 'Update the changelog' }], SESSION);
-    rows = await wb.waitForRows('the change drawn in place', (r) => find(r, SESSION)?.description === '4/12');
+    rows = await wb.waitForRows('the change drawn in place', (r) => find(r, SESSION)?.description.split(' · ')[0] === '4/12');
     assert.deepEqual(
       rows.filter((r) => r.level === 1).map((r) => r.label),
       ['reviewer', SESSION],
@@ -233,7 +233,7 @@ export async function treeStories(ctx: StoryContext): Promise<void> {
     await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-cleared-beside.png') });
     await wb.contextMenu(SESSION, 'Undo Last Change');
     await until('the CLI to read the tasks back', () => cli.show(SESSION).progress.total === 12);
-    await wb.waitForRows('the tasks back under their session', (r) => find(r, SESSION)?.description === '5/12');
+    await wb.waitForRows('the tasks back under their session', (r) => find(r, SESSION)?.description.split(' · ')[0] === '5/12');
     cli.run('clear', '--session', 'neighbour');
     cli.run('clear', '--session', SESSION);
     await wb.waitForRows('an empty tree', (r) => r.length === 0);

@@ -15,6 +15,7 @@ connection, the driver's errors as `StoreError`), `listen` (the listening connec
 
 from __future__ import annotations
 
+from plansight.checkouts import Checkout
 from plansight.store.engine import StoreEngine
 from plansight.store.postgres.database import channel_of
 from plansight.store.postgres.watching import PostgresWatching
@@ -26,6 +27,7 @@ class PostgresStore(PostgresWriting, PostgresWatching):
 
     def __init__(self, url: str, workspace: str, wait_seconds: float | None = None) -> None:
         super().__init__(url, workspace, wait_seconds)
+        self.checkout: Checkout | None = None  # recorded with an agent's change (`open_store`)
         self._engine = StoreEngine(self)
 
 

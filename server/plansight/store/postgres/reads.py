@@ -72,7 +72,7 @@ class PostgresReads(PostgresDatabase):
             with db.pipeline():
                 heads, counts, in_progress = db.cursor(), db.cursor(), db.cursor()
                 heads.execute(
-                    "SELECT name, title, version, updated_at FROM plansight_sessions "
+                    "SELECT name, title, version, updated_at, checkout FROM plansight_sessions "
                     "WHERE workspace = %s AND version > 0 ORDER BY updated_at DESC, name",
                     key,
                 )

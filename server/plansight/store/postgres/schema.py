@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Any number will do, as long as it is Plansight's: it serializes concurrent migrations.
 _MIGRATION_LOCK = 0x706C616E73
@@ -136,6 +136,9 @@ _MIGRATIONS: dict[int, list[str]] = {
     ],
     3: _steering_migration(),
     4: _value_checks(),
+    # Protocol 4, as SQLite's migration 7: the git checkout of each session's last agent
+    # change, as JSON; NULL for every session from before.
+    5: ["ALTER TABLE plansight_sessions ADD COLUMN checkout TEXT"],
 }
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, cast
 
+from plansight.checkouts import Checkout, checkout_text
 from plansight.core.changes import LoggedChange
 from plansight.core.model import TASK_FIELDS, Origin, Plan, utc_now
 from plansight.core.record import Record
@@ -22,7 +23,7 @@ from plansight.store.postgres.reads import PostgresReads
 
 log = logging.getLogger(__name__)
 
-# An agent's commit (`rules.agents_own_change`): its context rounds start again, and the
+# An agent's commit (`SeenCursor.OWN_CHANGE`): its context rounds start again, and the
 # session counts as seen up to this version unless a person's change waits in the ones
 # after the last seen.
 _SEEN_BY_ITS_AGENT = """
@@ -141,19 +142,33 @@ class PostgresWriting(PostgresReads):
 
     # ------------------------------------------------------------ copying in
 
-    def adopt(self, plan: Plan, events: list[LoggedEvent], kept: dict[int, Record]) -> bool:
+    def adopt(
+        self,
+        plan: Plan,
+        events: list[LoggedEvent],
+        kept: dict[int, Record],
+        checkout: Checkout | None = None,
+    ) -> bool:
         """Copy a session and its event log from another store, versions and times as they
-        were, with `kept`, the plans kept for `restore` (by version); False, and nothing
-        written, when this workspace has the name already."""
+        were, with `kept`, the plans kept for `restore` (by version), and its `checkout`;
+        False, and nothing written, when this workspace has the name already."""
         key = (self.workspace, plan.session)
         created = events[0].at if events else plan.updated_at
         with self._transaction() as db:
             taken = db.execute(
                 "INSERT INTO plansight_sessions (workspace, name, version, next_id, created_at, "
-                "updated_at, agent_base) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                "updated_at, agent_base, checkout) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT DO NOTHING RETURNING name",
                 # Copied whole: its agent counts as having seen it, as a migrated store's.
-                (*key, plan.version, plan.next_id, created, plan.updated_at, plan.version),
+                (
+                    *key,
+                    plan.version,
+                    plan.next_id,
+                    created,
+                    plan.updated_at,
+                    plan.version,
+                    checkout_text(checkout),
+                ),
             ).fetchone()
             if taken is None:
                 return False
@@ -258,6 +273,13 @@ class PostgresWrites:
         self._db.execute(
             "UPDATE plansight_sessions SET agent_base = %s WHERE workspace = %s AND name = %s",
             (version, self._workspace, session),
+        )
+
+    def record_checkout(self, session: str, checkout: str | None) -> None:
+        self._db.execute(
+            "UPDATE plansight_sessions SET checkout = %s WHERE workspace = %s AND name = %s "
+            "AND checkout IS DISTINCT FROM %s",
+            (checkout, self._workspace, session, checkout),
         )
 
     def drop_unborn(self, session: str) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 
+from plansight.checkouts import Checkout
 from plansight.store.engine import StoreEngine
 from plansight.store.sqlite.reads import SqliteReads
 from plansight.store.sqlite.watching import SqliteWatching
@@ -34,6 +35,7 @@ class SqliteStore(SqliteReads, SqliteWriting, SqliteWatching):
 
     def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 10.0) -> None:
         super().__init__(path, busy_timeout)
+        self.checkout: Checkout | None = None  # recorded with an agent's change (`open_store`)
         self._engine = StoreEngine(self)
 
 

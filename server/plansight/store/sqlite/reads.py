@@ -72,7 +72,7 @@ class SqliteReads(SqliteFile):
             )
         return summaries_of(
             db.execute(
-                "SELECT name, title, version, updated_at FROM sessions "
+                "SELECT name, title, version, updated_at, checkout FROM sessions "
                 "ORDER BY updated_at DESC, name"
             ),
             db.execute("SELECT session, status, count(*) FROM tasks GROUP BY session, status"),

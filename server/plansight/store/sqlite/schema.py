@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from plansight.store.errors import StoreError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def _steering_migration() -> str:
@@ -149,6 +149,11 @@ _MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     4: _steering_migration(),
     5: _refuse_old_writers,
     6: _one_seen_cursor,
+    # Protocol 4: the git checkout (worktree, branch) of each session's last agent change,
+    # as JSON (`checkouts.checkout_text`); NULL for every session from before (none known).
+    7: """
+    ALTER TABLE sessions ADD COLUMN checkout TEXT
+    """,
 }
 
 

@@ -32,7 +32,7 @@ _INSERT_EVENT = (
 )
 
 
-# An agent's commit (`rules.agents_own_change`): its context rounds start again, and the
+# An agent's commit (`SeenCursor.OWN_CHANGE`): its context rounds start again, and the
 # session counts as seen up to this version unless a person's change waits in the ones
 # after the last seen (few, read through the (session, version) key).
 _SEEN_BY_ITS_AGENT = """
@@ -238,6 +238,12 @@ class SqliteWrites:
 
     def set_agent_base(self, session: str, version: int) -> None:
         self._db.execute("UPDATE sessions SET agent_base = ? WHERE name = ?", (version, session))
+
+    def record_checkout(self, session: str, checkout: str | None) -> None:
+        self._db.execute(
+            "UPDATE sessions SET checkout = ? WHERE name = ? AND checkout IS NOT ?",
+            (checkout, session, checkout),
+        )
 
     def drop_unborn(self, session: str) -> None:
         pass  # a new session has no row before its first commit

@@ -15,7 +15,8 @@ end
 ---@return integer win
 function M.open(root, path)
   local sidebar = require("plansight.sidebar")
-  -- Paths are workspace-relative; an absolute one (from an agent outside the root) stays.
+  -- Paths are relative to the checkout (`root` here); an absolute one (from an agent
+  -- outside it) stays.
   local full = vim.startswith(path, "/") and path or vim.fs.joinpath(root, path)
   local win
   local prev = vim.fn.win_getid(vim.fn.winnr("#"))
@@ -92,11 +93,21 @@ function M.diff(root, path)
   vim.api.nvim_set_current_win(file_win)
 end
 
+---(v4) The folder a file of `session`'s tasks is relative to: the checkout it was changed
+---in (its session's), found from `root` whichever worktree of the repository it is.
+---@param root string
+---@param session string?
+---@return string
+function M.checkout_folder(root, session)
+  local checkouts = require("plansight.client").checkouts(root)
+  return require("plansight.checkout").folder(root, session and checkouts[session] or nil)
+end
+
 ---Diffs the file under the cursor against HEAD.
 function M.diff_at_cursor()
   local item, root = require("plansight.actions.target").item({ file = true }, "a file of a task")
   if item and root and item.file then
-    M.diff(root, item.file)
+    M.diff(M.checkout_folder(root, item.session), item.file)
   end
 end
 
@@ -105,7 +116,7 @@ function M.open_at_cursor()
   local sidebar = require("plansight.sidebar")
   local item = sidebar.item_at_cursor()
   if item and item.kind == "file" and item.file then
-    M.open(sidebar.state.root, item.file)
+    M.open(M.checkout_folder(sidebar.state.root, item.session), item.file)
   else
     M.toggle_fold()
   end

@@ -10,7 +10,7 @@ It never depends on its own starting folder (it moves to `/`).
 Requests are read by a thread per connection (at most `MAX_READERS`, each with a whole
 deadline), so a client that trickles its bytes holds up nobody; the one worker (the main
 thread: the hook's deadline is an alarm) takes them in order. The handover is the
-protocol's (`hook/relay.py`): the relay may run a request itself until it sends GO,
+protocol's (`warm/protocol.py`): the relay may run a request itself until it sends GO,
 never after; a request is not run here before GO. A caller in another mount namespace,
 root, credentials or sandbox (no_new_privs, seccomp) is told to run its requests itself:
 they must never reach what that caller cannot.
@@ -46,21 +46,22 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from plansight.folders import unsafe_folder
-from plansight.hook.relay import address, running_pid
-from plansight.hook.run import log_line, warm_up
-from plansight.hook.warm_protocol import (
+from plansight.hook import MAX_EVENT_BYTES
+from plansight.hook.run import warm_up
+from plansight.logs import log_line
+from plansight.warm.protocol import (
     GO,
-    MAX_EVENT_BYTES,
     OWN,
     PROGRESS,
     QUEUED,
     READY,
-    RELAYED_COMMANDS,
     STALE,
     Request,
     decode_request,
     encode_reply,
 )
+from plansight.warm.relay import address, running_pid
+from plansight.warm.relayed import COMMANDS as RELAYED_COMMANDS
 
 # `plansight ARGS` run in this process: `cli.main.main`, handed to `serve`.
 CliMain = Callable[[list[str]], int]
@@ -128,8 +129,8 @@ class _Queue:
 
 def serve(cli_main: CliMain) -> int:
     """Answer relayed requests until idle, stale, stopped or replaced; always returns 0.
-    `cli_main` runs a relayed command as `plansight ARGS` would (given by the caller, so
-    that this module does not import the CLI that starts it)."""
+    `cli_main` runs a relayed command as `plansight ARGS` would (given by the entry, which
+    loads the CLI at the first relayed command)."""
     global _cli_main
     _cli_main = cli_main
     idle_seconds = _idle_seconds()
@@ -227,7 +228,7 @@ def _recycle(lock_path: str, lock: int) -> None:
     """Give up the name and start a fresh warm process in its place: it takes the lock
     (a new file at the same path) and then the socket, and this one leaves once its
     queue is empty and the socket is the fresh one's (`_successor_pending`)."""
-    from plansight.hook.relay import start_warm_process
+    from plansight.warm.relay import start_warm_process
 
     _release_name(lock_path, lock)
     log_line({"by": "warm"}, "recycled: a fresh warm process takes over", 0.0)
@@ -335,7 +336,8 @@ def _signal(connection: socket.socket, byte: bytes) -> None:
 def _run(connection: socket.socket, request: Request) -> None:
     """Run one request as its caller would in its own process, once it is handed over."""
     args = request.args
-    if request.kind == "hook" and len(args) == 1:
+    # A hook's arguments: its agent, and the agent's process when its relay named it.
+    if request.kind == "hook" and len(args) in (1, 2):
         run = _run_hook
     elif request.kind == "cli" and args and args[0] in RELAYED_COMMANDS:
         run = _run_command
@@ -401,12 +403,13 @@ def _run_hook(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, bytes
 
     out = io.StringIO()
     code = main(
-        args,
+        args[:1],
         stdin=io.BytesIO(data),
         stdout=out,
         cwd=cwd,
         warm=True,
         deadline=WARM_HOOK_DEADLINE_SECONDS,
+        agent_process=args[1] if len(args) > 1 else None,
     )
     return code, out.getvalue().encode("utf-8", "surrogateescape"), b""
 

@@ -1,5 +1,5 @@
-"""The warm hook process's protocol, both sides: what a relay (`hook/relay.py`) sends
-and what the warm process (`cli/daemon.py`) answers, in one place.
+"""The warm hook process's protocol, both sides: what a relay (`warm/relay.py`) sends
+and what the warm process (`warm/daemon.py`) answers, in one place.
 
 Standard library's cheapest modules only: a relayed event's start-up loads this.
 """
@@ -9,21 +9,12 @@ from __future__ import annotations
 import _socket
 import os
 
-MAX_EVENT_BYTES = 64 * 1024 * 1024  # a Write of a large file carries its whole content
+# A request's stdin is at most the hook's largest event (`plansight.hook.MAX_EVENT_BYTES`).
 MAX_REPLY_BYTES = 16 * 1024 * 1024
-# One-shot commands agents and scripts run in a loop, answered by the warm process too:
-# every command that changes a plan, and the reads flagged `relayed`; never the
-# long-running or interactive ones (serve, mcp, watch, show, demo, setup). Derived from
-# the registry (`protocol/registry.py`, `RELAYABLE_COMMANDS`) and written out here only
-# because a relay's start-up cannot import it; a test holds the two equal.
-RELAYED_COMMANDS = frozenset(
-    {"apply", "write", "ingest", "clear", "import", "restore", "undo"}
-    | {"context", "history", "export", "sessions"}
-)
 Reply = tuple[int, bytes, bytes]  # exit code, stdout, stderr
 
 # One request per connection, both sides' bytes written here (the warm process is
-# `cli/daemon.py`). The relay sends `<length>\n` and that many bytes: NUL-ended fields
+# `warm/daemon.py`). The relay sends `<length>\n` and that many bytes: NUL-ended fields
 # `kind, cwd, umask, n, n × KEY=VALUE (its environment), m, m × argument`, then stdin's
 # bytes. The warm process answers with single bytes:
 #   QUEUED   it has read the request whole (a live process: not stopped, not stuck reading)

@@ -8,11 +8,12 @@ finds none, which waits for it, and gone after ten idle minutes) and prints what
 answers. When there is none, or it does not take the event in time, the event is handled
 in this process, exactly as the warm one would. The one-shot commands shell agents run in
 a loop (`plansight apply`, `write`, `ingest`...) are relayed the same way (`run_command`),
-except those that name a file: the caller opens its own files.
+except those that name a file: the caller opens its own files (`warm/command_line.py`).
 
-Both sides of the protocol are written here (the warm side's loop is `cli/daemon.py`): a
-request is run by the relay or by the warm process, never by both (see the handover
-below), and an agent never waits long on a warm process that is stopped or stuck.
+This is the relay's side of the protocol (`warm/protocol.py`; the warm side's loop is
+`warm/daemon.py`): a request is run by the relay or by the warm process, never by both
+(see the handover below), and an agent never waits long on a warm process that is
+stopped or stuck.
 
 Only the standard library's cheapest modules load here: this module is the whole cost of
 a relayed event (the socket is `_socket`'s, the C module under `socket`, which would
@@ -26,20 +27,20 @@ import os
 import sys
 import time
 
+from plansight.conversation_link import agent_process
 from plansight.folders import unsafe_folder
+from plansight.hook import MAX_EVENT_BYTES
 from plansight.hook.settings import settings_name
-from plansight.hook.warm_protocol import (
+from plansight.warm.protocol import (
     COMMAND_BUDGET,
     CONNECT_WAIT_SECONDS,
     GO,
     HOOK_BUDGET,
-    MAX_EVENT_BYTES,
     MAX_REPLY_BYTES,
     OWN,
     PROGRESS,
     QUEUED,
     READY,
-    RELAYED_COMMANDS,
     STALE,
     Budget,
     Handed,
@@ -191,7 +192,8 @@ _REFUSALS = {
 def note_refused_folder(folder_path: str, reason: str) -> None:
     """Log once (per folder and reason) why no warm process may run: every hook then runs
     in its own process, and a person wondering why should find it said."""
-    from plansight.hook.run import log_line, state_folder
+    from plansight.logs import log_line
+    from plansight.paths import state_folder
 
     marker = state_folder() / "warm-refused"
     said = f"{folder_path} {reason}"
@@ -336,10 +338,13 @@ def run_hook(agent: str) -> int:
     except OSError:
         event = b""
     cwd = _cwd()
+    # Named here, in the process the agent ran: the warm process is nobody's child.
+    linked = agent_process()
+    args = [agent] if linked is None else [agent, linked]
     relayed = enabled() and len(event) <= MAX_EVENT_BYTES and cwd is not None
     if relayed:
         assert cwd is not None
-        reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
+        reply = relay("hook", args, event, cwd, HOOK_BUDGET, started)
         # None answered: this hook starts one, and it and the hooks of tool calls at once
         # wait for it rather than each load the store's code beside it (the same work as
         # the warm process's start: on a loaded machine they all ran out of time).
@@ -347,7 +352,7 @@ def run_hook(agent: str) -> int:
             start_warm_process()
             # The budget counts from the hook's start: waiting for the start included.
             if wait_listening(HOOK_BUDGET.ready - (time.monotonic() - started)):
-                reply = relay("hook", [agent], event, cwd, HOOK_BUDGET, started)
+                reply = relay("hook", args, event, cwd, HOOK_BUDGET, started)
         if isinstance(reply, Handed) and reply.waited:
             _log_relay(agent, "handed to the warm process, no answer yet: it finishes it")
             reply = (0, b"{}\n", b"")  # the agent goes on; the warm process logs the rest
@@ -366,64 +371,20 @@ def run_hook(agent: str) -> int:
 
     # What the relay waited is taken off the deadline: the agent's own limit is the same.
     left = max(DEADLINE_SECONDS - (time.monotonic() - started), 1.0)
-    return main([agent], stdin=io.BytesIO(event), deadline=left, note=why.given_up)
+    return main(
+        [agent], stdin=io.BytesIO(event), deadline=left, note=why.given_up, agent_process=linked
+    )
 
 
 def _log_relay(agent: str, outcome: str) -> None:
-    from plansight.hook.run import log_line
+    from plansight.logs import log_line
 
     log_line({"by": "relay", "agent": agent}, outcome, 0.0)
 
 
-# Options that name a file, in every spelling argparse takes (a prefix of a long option
-# is that option): a relayed command would open it in the warm process, which is outside
-# the caller's sandbox, and `/dev/fd/N`, `/dev/stdout`, `<(cmd)` name the caller's own.
-_FILE_OPTIONS = ("--db", "--output")
-
-
-def _names_a_file(args: list[str]) -> bool:
-    for arg in args[1:]:
-        name = arg.split("=", 1)[0]
-        if len(name) >= 3 and any(option.startswith(name) for option in _FILE_OPTIONS):
-            return True
-        if arg.startswith("-o") or arg.startswith(("/dev/", "/proc/")):
-            return True
-    # `import FILE`: only `-` (stdin, which the relay passes) is relayed.
-    return args[0] == "import" and _positionals(args[1:]) != ["-"]
-
-
-_VALUED = ("--session", "--origin", "--workspace", "--base-version", "--format", "--title")
-
-
-def _positionals(args: list[str]) -> list[str]:
-    found: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg in _VALUED:
-            skip = True
-        elif arg == "-" or not arg.startswith("-"):
-            found.append(arg)
-    return found
-
-
-def relayable(args: list[str]) -> bool:
-    """A one-shot command the warm process may answer: not a request for its help (which
-    fits the caller's terminal), and naming no file or descriptor (which the caller must
-    open itself)."""
-    return (
-        bool(args)
-        and args[0] in RELAYED_COMMANDS
-        and enabled()
-        and not {"-h", "--help"} & set(args)
-        and not _names_a_file(args)
-    )
-
-
 def run_command(args: list[str]) -> int | None:
-    """A `relayable` command answered by the warm process: its exit code, its output
-    printed; None when it must run here."""
+    """A `relayable` command (`warm/command_line.py`) answered by the warm process: its
+    exit code, its output printed; None when it must run here."""
     cwd = _cwd()
     if cwd is None:
         return None  # its own process says what a folder that is gone means
@@ -442,7 +403,7 @@ def run_command(args: list[str]) -> int | None:
     reply = relay("cli", args, data, cwd, COMMAND_BUDGET)
     if reply is None:
         if why.given_up is not None:
-            from plansight.hook.run import log_line
+            from plansight.logs import log_line
 
             log_line({"by": "relay", "command": args[0]}, f"run here: {why.given_up}", 0.0)
         return None
