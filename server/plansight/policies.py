@@ -53,6 +53,9 @@ INGEST_CHECKLIST = ChangePolicy("plansight/ingest", whole_list=True, anew=True)
 CLEAR = ChangePolicy("plansight/clear")
 RESTORE = ChangePolicy("plansight/restore")
 UNDO = ChangePolicy(UNDO_METHOD)
+# A forked conversation's session made a copy of the plan it forked (`PlanService.fork`):
+# no request of the contract, the hook makes it; the event log names it so.
+FORK = ChangePolicy("plansight/fork")
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from plansight.core.markdown import to_markdown
 from plansight.core.model import Origin, Plan
 from plansight.core.netchange import person_changes
 from plansight.core.ops import apply_ops
-from plansight.core.record import EMPTY_RECORD, Record, plan_from_record
+from plansight.core.record import EMPTY_RECORD, Record, plan_from_record, plan_record
 from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
 from plansight.core.steering import Steering
@@ -30,6 +30,7 @@ from plansight.policies import (
     APPLY,
     APPLY_INIT,
     CLEAR,
+    FORK,
     IMPORT,
     INGEST_CHECKLIST,
     INGEST_EVENTS,
@@ -65,6 +66,8 @@ __all__ = ["HISTORY_LIMIT", "Outcome", "PlanService"]
 
 # `history` without a `limit`: every change whose plan is kept.
 HISTORY_LIMIT = 1000
+# What a forked conversation's copy of the plan is titled after (`PlanService.fork`).
+FORK_SUFFIX = " (fork)"
 
 
 class PlanService:
@@ -268,6 +271,26 @@ class PlanService:
         return self._changes.change(
             RESTORE, ChangeCall(params.session, params.origin, request), run
         )
+
+    def fork(self, parent: str, session: str, request: Json) -> Outcome:
+        """Make the empty `session` a copy of `parent`'s plan as it is now (its tasks with
+        their ids, statuses, notes, files and agent ids), titled "<title> (fork)": an agent
+        conversation forked from another goes on from the plan it forked, on its own. A
+        `session` that has a plan already is left as it is (the fork was heard before)."""
+        source = plan_record(self.store.load(parent))
+        forked = self.settings.max_title_length - len(FORK_SUFFIX)
+        title = source.get("title")
+        title = f"{title[:forked].rstrip()}{FORK_SUFFIX}" if isinstance(title, str) else None
+
+        def run(
+            plan: Plan, now: str, auto_started: list[str], steering: Steering | None
+        ) -> list[str]:
+            if plan.is_empty() and plan.title is None:
+                _go_back(plan, source)
+                plan.title = title
+            return []
+
+        return self._changes.change(FORK, ChangeCall(session, "agent", request), run)
 
     def undo(self, params: UndoParams, request: Json) -> Outcome:
         """One step back, as an editor's undo: a second undo right after steps back one

@@ -250,3 +250,40 @@ def test_claude_carries_the_plan_on_after_clear(person: AgentHome) -> None:
     # resume of the new conversation, which carries the same plan on.
     assert "[>] Reproduce the login bug" in told
     assert told.count("[ ] Fix the session check") >= 2, told
+
+
+def test_claude_continues_and_forks_the_plan(person: AgentHome) -> None:
+    """Issue 31 item 3: `--continue` goes on in the same conversation (the same session id:
+    its plan goes on by itself) and is told it whole; `--fork-session` starts a new one
+    (a new id, SessionStart source "fork") whose plan is a copy of the forked one, titled
+    as a fork, told whole to its model; from then on each changes alone."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    with scripted_model("anthropic", [("TodoWrite", {"todos": TODOS})]) as model:
+        first = _todowrite_turn(person, model.url, "Fix the login bug")
+    session = f"claude-code:{first['session_id']}"
+    with scripted_model("anthropic", []) as model:
+        continued = _todowrite_turn(person, model.url, "--continue", "Carry on")
+        told = json.dumps(_main_loop(model.requests)[-1]["messages"])
+    assert continued["session_id"] == first["session_id"]
+    assert "[ ] Fix the session check" in told
+
+    done = [{**TODOS[0], "status": "completed"}, {**TODOS[1], "status": "in_progress"}]
+    # The scripted model's step is the count of tool results in the history: the first
+    # turn's TodoWrite is step 0.
+    script = [("TodoWrite", {"todos": TODOS}), ("TodoWrite", {"todos": done})]
+    with scripted_model("anthropic", script) as model:
+        forked = _todowrite_turn(person, model.url, "--continue", "--fork-session", "Go on")
+        told = json.dumps(_main_loop(model.requests)[0]["messages"])
+    fork = f"claude-code:{forked['session_id']}"
+    assert fork != session
+    assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told
+    assert statuses(person, fork) == {
+        "Reproduce the login bug": "completed",
+        "Fix the session check": "in_progress",
+    }
+    assert statuses(person, session)["Reproduce the login bug"] == "in_progress"
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        assert store.load(fork).title == "Fix the login bug (fork)"
+    finally:
+        store.close()

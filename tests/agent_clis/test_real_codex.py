@@ -179,6 +179,48 @@ def test_codex_is_told_the_whole_plan_after_compacting(person: AgentHome) -> Non
     assert " event=SessionStart source=compact " in log, log
 
 
+def test_codex_forks_the_plan(person: AgentHome) -> None:
+    """Issue 31 item 3: `codex exec fork <id>` starts a new thread (SessionStart source
+    "fork", its rollout naming the forked one) whose plan is a copy of the forked one,
+    titled as a fork and told whole to its model; from then on each changes alone."""
+    assert person.plansight("setup", "codex").returncode == 0
+    plan = {
+        "plan": [
+            {"step": "Reproduce the login bug", "status": "in_progress"},
+            {"step": "Fix the session check", "status": "pending"},
+        ]
+    }
+    with scripted_model("openai", [("update_plan", plan)]) as model:
+        first = _codex_exec(person, model.url, "Fix the login bug")
+    assert first.returncode == 0, first.stdout + first.stderr
+    session = only_session(person, "codex")
+    thread = session.removeprefix("codex:")
+    moved = {
+        "plan": [
+            {"step": "Reproduce the login bug", "status": "completed"},
+            {"step": "Fix the session check", "status": "in_progress"},
+        ]
+    }
+    # The scripted model's step is the count of tool outputs in the history: the forked
+    # thread's update_plan is step 0.
+    with scripted_model("openai", [("update_plan", plan), ("update_plan", moved)]) as model:
+        forked = _codex_exec(person, model.url, "fork", thread, "Go on")
+        told = json.dumps(model.requests[0][1]["input"])
+    assert forked.returncode == 0, forked.stdout + forked.stderr
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        [fork] = [p for p in store.sessions() if p.session != session]
+        assert fork.title == "Fix the login bug (fork)"
+    finally:
+        store.close()
+    assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told
+    assert statuses(person, fork.session) == {
+        "Reproduce the login bug": "completed",
+        "Fix the session check": "in_progress",
+    }
+    assert statuses(person, session)["Reproduce the login bug"] == "in_progress"
+
+
 def test_plansight_reads_codexs_trust_as_codex_does(person: AgentHome) -> None:
     """The key and hash Plansight computes for each of its hooks (so the MCP server can
     tell without starting Codex) are those Codex's app server lists; and trusting them as

@@ -19,6 +19,7 @@ from scripted_models import PLAN_TOOL
 from steering_story import (
     PERSON_TASK,
     carries_kept_line,
+    only_session,
     person_adds_and_completes,
     statuses,
 )
@@ -147,6 +148,56 @@ def test_copilots_apply_patch_edits_arrive(person: AgentHome) -> None:
     finally:
         store.close()
     assert tasks["Reproduce the login bug"].files == ["app.py", "notes.md"]
+
+
+def test_copilot_resumes_and_continues_the_plan(person: AgentHome) -> None:
+    """Issue 31 item 3: `--resume <id>` and `--continue` go on in the same session (the same
+    session id: its plan goes on by itself), and SessionStart (source resume) tells the
+    model the whole plan."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    with copilot_model([("sql", {"description": "Insert login todos", "query": INSERT})]) as m:
+        done = person.run(_copilot(person, m.url, session), **_env(m.url))
+    assert done.returncode == 0, done.stdout + done.stderr
+    for how in (["--resume", session], ["--continue"]):
+        with copilot_model([]) as model:
+            again = person.run(
+                [
+                    agent_cli("copilot"),
+                    *("-p", "Carry on", *how),
+                    *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
+                ],
+                **_env(model.url),
+            )
+            told = json.dumps(model.requests[-1][1], ensure_ascii=False)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told
+    assert only_session(person, "copilot") == f"copilot:{session}"
+
+
+def test_copilots_compact_reaches_the_hook(person: AgentHome) -> None:
+    """Issue 31 item 3: Copilot CLI's `/compact` (run by `-p "/compact"`) runs the
+    `PreCompact` hook setup wrote (matcher `manual`), which flags the conversation; what
+    the next prompt then tells is `tests/hook/test_hook_copilot.py`'s (a next `-p --resume`
+    run is told the whole plan by its SessionStart anyway)."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    with copilot_model([("sql", {"description": "Insert login todos", "query": INSERT})]) as m:
+        done = person.run(_copilot(person, m.url, session), **_env(m.url))
+    assert done.returncode == 0, done.stdout + done.stderr
+    with copilot_model([]) as model:
+        compacted = person.run(
+            [
+                agent_cli("copilot"),
+                *("-p", "/compact", "--resume", session),
+                *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
+            ],
+            **_env(model.url),
+        )
+    assert compacted.returncode == 0, compacted.stdout + compacted.stderr
+    assert "Compacted conversation history" in compacted.stdout
+    log = (person.state / "plansight" / "hook.log").read_text()
+    assert f"event=PreCompact tool=- session=copilot:{session} ok" in log, log
 
 
 def test_copilots_plan_through_plansights_mcp_tool_is_the_conversations(

@@ -189,3 +189,36 @@ def test_gemini_is_told_the_whole_plan_after_an_automatic_compression(
     # Once: the next edit's answer is the tool's own.
     later = json.dumps(requests[compressed[0] + 2]["contents"][-1])
     assert "Fix the session check" not in later
+
+
+def test_geminis_approved_plan_mode_plan_arrives(person: AgentHome) -> None:
+    """Issue 31 item 3: the plan approved on leaving Gemini CLI's plan mode
+    (`exit_plan_mode`, its plan a markdown file in the plans folder) arrives as the
+    conversation's plan: headings as phases, checklist items as tasks."""
+    _set_up(person)
+    settings = person.home / ".gemini" / "settings.json"
+    written = json.loads(settings.read_text())
+    written["general"] = {"plan": {"directory": "plans"}}  # in the project: the test writes it
+    settings.write_text(json.dumps(written))
+    (person.project / "plans").mkdir()
+    (person.project / "plans" / "fix.md").write_text(
+        "# Fix the login bug\n\nThe session check reads the wrong cookie.\n\n"
+        "## Investigate\n- [ ] Reproduce the login bug\n\n## Fix\n- [ ] Patch app.py\n"
+    )
+    script = [("exit_plan_mode", {"plan_filename": "fix.md"})]
+    plan_mode = ("--approval-mode", "plan")
+    with scripted_model("gemini", script) as model:
+        ran = person.run(
+            [agent_cli("gemini"), "-m", "gemini-2.5-pro", *plan_mode, "-p", "Plan the fix"],
+            GEMINI_API_KEY="scripted",
+            GOOGLE_GEMINI_BASE_URL=model.url,
+        )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        [plan] = store.sessions()
+        phases = {phase.name: [task.content for task in phase.tasks] for phase in plan.phases}
+    finally:
+        store.close()
+    assert plan.title == "Fix the login bug"  # the plan's own `#` line, not the prompt
+    assert phases == {"Investigate": ["Reproduce the login bug"], "Fix": ["Patch app.py"]}

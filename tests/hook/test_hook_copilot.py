@@ -148,6 +148,23 @@ def test_a_resumed_copilot_session_is_told_the_whole_plan(machine: Replay) -> No
     assert "0/2 completed" in counts and "[ ] Fix the session check" not in counts
 
 
+def test_copilots_compact_is_answered_with_the_whole_plan_at_the_next_prompt(
+    machine: Replay,
+) -> None:
+    """Issue 31 item 3: Copilot CLI's `/compact` runs `PreCompact` (trigger manual, recorded
+    from 1.0.102) and reads nothing back, and no SessionStart follows: the next prompt
+    tells the plan whole, once."""
+    machine.replay("copilot", "UserPromptSubmit")
+    _sql(machine, "PostToolUse-sql-insert-todos")
+
+    assert machine.replay("copilot", "PreCompact-manual") == {}
+
+    told = machine.replay("copilot", "UserPromptSubmit")["additionalContext"]
+    assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told
+    again = machine.replay("copilot", "UserPromptSubmit")
+    assert "[ ] Fix the session check" not in str(again)
+
+
 def test_copilots_apply_patch_lists_each_file_it_names(machine: Replay) -> None:
     """With GPT-5.1-Codex and later, Copilot CLI edits through its freeform `apply_patch`,
     which reaches hooks as `Edit` with the patch text as the whole tool input (recorded).

@@ -52,7 +52,10 @@ def test_claude_code_keeps_every_other_setting_and_twice_is_once(home: Path, pro
     assert written["env"] == {"FOO": "1", "CLAUDE_CODE_ENABLE_TODO_TOOLS": "true"}
     post = written["hooks"]["PostToolUse"]
     assert post[0] == USER_HOOK
-    assert post[1]["matcher"] == "TodoWrite|TaskCreate|TaskUpdate|Edit|MultiEdit|NotebookEdit|Write"
+    assert (
+        post[1]["matcher"]
+        == "TodoWrite|TaskCreate|TaskUpdate|ExitPlanMode|Edit|MultiEdit|NotebookEdit|Write"
+    )
     assert post[1]["hooks"][0]["command"].endswith("-m plansight hook claude-code")
     assert post[1]["hooks"][0]["timeout"] == 10
     assert set(written["hooks"]) == {"PostToolUse", "SessionStart", "UserPromptSubmit"}
@@ -80,7 +83,7 @@ def test_an_edited_entry_is_put_right(home: Path, project: Path) -> None:
     assert setup(home, project, "claude-code").returncode == 0
     again = json.loads(settings.read_text())["hooks"]["PostToolUse"]
     assert [group["matcher"] for group in again] == [
-        "TodoWrite|TaskCreate|TaskUpdate|Edit|MultiEdit|NotebookEdit|Write"
+        "TodoWrite|TaskCreate|TaskUpdate|ExitPlanMode|Edit|MultiEdit|NotebookEdit|Write"
     ]
 
 
@@ -118,7 +121,7 @@ def test_gemini_hooks_have_a_name_and_milliseconds(home: Path, project: Path) ->
     written = json.loads(settings.read_text())
     assert written["theme"] == "Dracula"
     [after_tool] = written["hooks"]["AfterTool"]
-    assert after_tool["matcher"] == "write_todos|replace|write_file"
+    assert after_tool["matcher"] == "write_todos|exit_plan_mode|replace|write_file"
     handler = after_tool["hooks"][0]
     assert handler["name"] == "plansight" and handler["timeout"] == 10000
     setup(home, project, "gemini", "--remove")

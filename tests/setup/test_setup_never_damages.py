@@ -203,7 +203,9 @@ def test_gemini_settings_with_comments_keep_every_byte(
     written = settings.read_text()
     for line in original.splitlines():
         assert line.rstrip(",") in written  # each comment and line is still there
-    assert "write_todos|replace|write_file" in written and '"plansight": {' in written
+    assert (
+        "write_todos|exit_plan_mode|replace|write_file" in written and '"plansight": {' in written
+    )
     raw = settings.read_bytes()
     assert raw.count(b"\n") == raw.count(newline.encode())  # every line ends the file's way
     assert setup(home, project, "gemini").stdout.count("already as it should be") == 1

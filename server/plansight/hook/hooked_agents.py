@@ -91,6 +91,8 @@ CLAUDE_CODE = Agent(
         "TodoWrite": "claude-todowrite",
         "TaskCreate": "claude-tasks",
         "TaskUpdate": "claude-tasks",
+        # Leaving plan mode: the approved plan, markdown (`hook/plan_mode.py`).
+        "ExitPlanMode": "markdown",
     },
     edit_tools=frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"}),
     # SessionStart's `source`: startup | resume | clear | compact | fork; after a
@@ -126,7 +128,9 @@ GEMINI = Agent(
     session_start="SessionStart",
     prompt="BeforeAgent",
     after_tool="AfterTool",
-    plan_tools={"write_todos": "gemini-todos"},
+    # exit_plan_mode: leaving plan mode, the approved plan in a markdown file
+    # (`hook/plan_mode.py`).
+    plan_tools={"write_todos": "gemini-todos", "exit_plan_mode": "markdown"},
     edit_tools=frozenset({"replace", "write_file"}),
     # SessionStart's `source`: startup | resume | clear. A compression runs PreCompress
     # only, which reads nothing back; with trigger "auto" it runs before every model
@@ -163,6 +167,10 @@ COPILOT = Agent(
     edit_tools=frozenset({"Edit", "Write"}),
     # SessionStart's `source`: new | startup | resume (the SDK's SessionStartHookInput).
     lost_context_sources=frozenset({"resume"}),
+    # 1.0.102's `/compact` runs `PreCompact` (trigger "manual") and no SessionStart after
+    # it, and reads nothing back (`tests/fixtures/hooks/copilot/PreCompact-manual.json`):
+    # the next prompt tells the plan whole.
+    compression=("PreCompact", "manual"),
     # 1.0.102 adds a tool's hook context after "Additional guidance from postToolUse
     # hooks:", as it is: our tags reach the model unchanged (`hook-context-copilot.json`).
 )

@@ -176,6 +176,30 @@ def unfinished_plan(cwd: str, session: str) -> bool:
         service.close()
 
 
+def is_planned(cwd: str, session: str) -> bool:
+    """Whether `session` has a task."""
+    service = _service(cwd)
+    try:
+        return not service.load(session).is_empty()
+    finally:
+        service.close()
+
+
+def fork_plan(cwd: str, parent: str, session: str) -> str:
+    """Copy `parent`'s plan into the empty `session` (`PlanService.fork`); returns what
+    happened, for the log. A store fault leaves as NotStoredYet or StoreError: nothing
+    was written."""
+    with _before_commit():
+        service = _service(cwd)
+    try:
+        with _before_commit():
+            request = {"parent": parent, "session": session}
+            outcome = service.fork(parent, session, request)
+        return f"forked {parent}: version {outcome.plan.version}"
+    finally:
+        service.close()
+
+
 def kept_reminder(line: str) -> str:
     """The Kept line, whole, fenced as the hook's other context is, with what to do."""
     return (

@@ -27,6 +27,7 @@ from plansight.hook.conversation import (
     title_from_prompt,
 )
 from plansight.hook.hooked_agents import HOOK_AGENTS, Agent
+from plansight.hook.resume import FORK_SOURCE, carry_on_after_fork
 from plansight.logs import log_line
 from plansight.paths import state_folder
 
@@ -154,6 +155,11 @@ def handle(
             told = _carry_on_after_clear(agent, cwd, own, conversation, memory, folder_plan)
             if told is not None:
                 facts["session"] = str(conversation.continues)
+            return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
+        if not conversation.planned and source == FORK_SOURCE:
+            told = carry_on_after_fork(
+                agent.name, event, cwd, own, conversation, memory, folder_plan, facts
+            )
             return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
         if not conversation.planned:
             return _reply(agent, agent.session_start, note)
@@ -467,6 +473,10 @@ def _plan_payload(
     """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
     Claude's Task tools need the response (the id Claude gave a new task), Copilot CLI's
     `sql` the todo table it wrote, every other plan tool its input alone."""
+    if agent.plan_tools[tool] == "markdown":  # a plan mode's approved plan
+        from plansight.hook.plan_mode import approved_plan
+
+        return approved_plan(event)
     if agent.plan_tools[tool] == "claude-tasks":
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
     if agent.name == "copilot" and tool == "sql":

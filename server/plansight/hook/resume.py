@@ -1,0 +1,87 @@
+"""A conversation forked from another goes on from the plan it forked, in a session of its
+own: Claude Code's `--fork-session` and Codex's `fork` start a new conversation, a new
+session id, whose SessionStart says `source: "fork"`.
+
+Which conversation was forked: Codex 0.171 writes the fork's rollout (`transcript_path`)
+before the event, its first line the `session_meta` whose `payload.forked_from_id` names
+it. Claude Code's event names none (2.1.332: `session_id`, `transcript_path`, `cwd`,
+`source`, cache figures; the fork's transcript is not written yet, and its copied
+messages carry the fork's session id): the hook takes the plan of its conversation heard
+from last in the same folder (`FolderPlan`, as a `/clear` does), which is the one forked
+when a person forks the one they just worked in (`--continue --fork-session`, `--resume
+<id> --fork-session` of the latest).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from plansight.hook.conversation import ConversationFile
+
+if TYPE_CHECKING:
+    from plansight.hook.conversation import Conversation, FolderPlan
+
+FORK_SOURCE = "fork"
+# The most of a rollout's first line read: Codex's `session_meta` carries its instructions
+# (about 40 KB in 0.171).
+FIRST_LINE_BYTES = 1024 * 1024
+
+
+def carry_on_after_fork(
+    agent: str,
+    event: dict[str, Any],
+    cwd: str,
+    own: str,
+    conversation: Conversation,
+    memory: ConversationFile,
+    folder_plan: FolderPlan,
+    facts: dict[str, str],
+) -> str | None:
+    """Copy the forked conversation's plan into this one's session `own`, titled
+    "<title> (fork)", and return the whole plan to tell the forked conversation (its
+    context holds the plan as it was when forked, not as a person may have changed it
+    since). None: there was no plan to fork, or the store could not take it now."""
+    from plansight.hook.plan_calls import NotStoredYet, context_for_agent, fork_plan, is_planned
+
+    named = forked_from(event)
+    parent = folder_plan.read() if named is None else _plan_of(memory, f"{agent}:{named}")
+    if parent is None or parent == own or not is_planned(cwd, parent):
+        return None
+    try:
+        facts["result"] = fork_plan(cwd, parent, own)
+    except NotStoredYet as exc:
+        # A session start is not spooled: the fork plans anew, as a conversation would.
+        facts["result"] = f"not forked (the store is {exc.reason})"
+        return None
+    conversation.planned = True
+    memory.write(conversation)
+    folder_plan.write(own)  # the fork is the conversation heard from last here
+    return context_for_agent(cwd, own, True, True)
+
+
+def _plan_of(memory: ConversationFile, conversation: str) -> str | None:
+    """The plan session of the agent's `conversation` (a cleared one's carries another's
+    on), or None: it has no plan."""
+    from plansight.protocol.text import clean_name
+
+    name = clean_name(conversation)  # as `hook/run.py` names a conversation's session
+    heard = ConversationFile(memory.folder, name).read()
+    return heard.plan_session(name) if heard.planned else None
+
+
+def forked_from(event: dict[str, Any]) -> str | None:
+    """The session id of the conversation forked, where the fork's transcript names it
+    (Codex's `session_meta`); None where it does not (Claude Code)."""
+    path = event.get("transcript_path")
+    if not isinstance(path, str):
+        return None
+    try:
+        with open(path, "rb") as transcript:
+            first = transcript.read(FIRST_LINE_BYTES).split(b"\n", 1)[0]
+        meta = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    payload = meta.get("payload") if isinstance(meta, dict) else None
+    parent = payload.get("forked_from_id") if isinstance(payload, dict) else None
+    return parent if isinstance(parent, str) and parent.strip() else None

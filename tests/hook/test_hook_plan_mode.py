@@ -1,0 +1,106 @@
+"""The plan a person approves in Claude Code's plan mode arrives as the conversation's plan
+(issue 31 item 3): `ExitPlanMode`'s PostToolUse carries the approved markdown plan
+(`PostToolUse-ExitPlanMode.json`, written from 2.1.332's `sdk-tools.d.ts` and binary:
+`claude -p` offers no ExitPlanMode to record); its headings become phases and its
+checklist items tasks, and the switch to doing keeps it."""
+
+from __future__ import annotations
+
+from replay import Replay
+from test_hook_steering import _person, _statuses, _store
+
+SESSION = "claude-code:5f0c2a9e-1b7d-4c3e-9a61-0d8e2f4b7c11"
+
+
+def _phases(machine: Replay) -> dict[str, list[str]]:
+    store = _store(machine)
+    try:
+        plan = store.load(SESSION)
+        return {phase.name: [task.content for task in phase.tasks] for phase in plan.phases}
+    finally:
+        store.close()
+
+
+def test_the_approved_plan_arrives_as_phases_and_tasks(machine: Replay) -> None:
+    machine.replay("claude-code", "UserPromptSubmit")
+
+    machine.replay("claude-code", "PostToolUse-ExitPlanMode")
+
+    assert _phases(machine) == {
+        "Investigate": ["Reproduce the login bug", "Read the session check"],
+        "Fix": ["Patch app.py"],
+    }
+    store = _store(machine)
+    try:
+        assert store.load(SESSION).title == "Fix the login bug"  # the plan's own `#` line
+    finally:
+        store.close()
+
+
+def test_a_person_steers_the_approved_plan(machine: Replay) -> None:
+    machine.replay("claude-code", "UserPromptSubmit")
+    machine.replay("claude-code", "PostToolUse-ExitPlanMode")
+    _person(machine, SESSION, [{"op": "done", "task": "Read the session check"}])
+
+    prompt = machine.replay("claude-code", "UserPromptSubmit")
+
+    assert "Read the session check" in str(prompt)
+    assert _statuses(machine, SESSION)["Read the session check"] == "completed"
+
+
+def test_a_plan_without_a_checklist_changes_nothing(machine: Replay) -> None:
+    machine.replay("claude-code", "UserPromptSubmit")
+    machine.replay("claude-code", "PostToolUse-ExitPlanMode")
+    prose = "# Fix it\n\n1. Reproduce\n2. Patch\n"
+
+    machine.replay(
+        "claude-code",
+        "PostToolUse-ExitPlanMode",
+        tool_input={"plan": prose},
+        tool_response={"plan": prose, "isAgent": False},
+    )
+
+    assert "Patch app.py" in _statuses(machine, SESSION)
+
+
+GEMINI = "gemini:b07f5632-ad94-4bcb-855a-8544934d2a62"
+GEMINI_PLAN = (
+    "# Fix the login bug\n\nThe session check reads the wrong cookie.\n\n"
+    "## Investigate\n- [ ] Reproduce the login bug\n\n## Fix\n- [ ] Patch app.py\n"
+)
+
+
+def test_geminis_approved_plan_arrives_from_its_file(machine: Replay) -> None:
+    """Gemini CLI's `exit_plan_mode` names the approved plan's file in its result
+    (`AfterTool-exit_plan_mode.json`, recorded from 0.61.0)."""
+    (machine.project / "plans").mkdir()
+    (machine.project / "plans" / "fix.md").write_text(GEMINI_PLAN, encoding="utf-8")
+    machine.replay("gemini", "BeforeAgent")
+
+    machine.replay("gemini", "AfterTool-exit_plan_mode")
+
+    store = _store(machine)
+    try:
+        plan = store.load(GEMINI)
+        phases = {phase.name: [task.content for task in phase.tasks] for phase in plan.phases}
+    finally:
+        store.close()
+    assert phases == {"Investigate": ["Reproduce the login bug"], "Fix": ["Patch app.py"]}
+
+
+def test_a_rejected_gemini_plan_changes_nothing(machine: Replay) -> None:
+    (machine.project / "plans").mkdir()
+    (machine.project / "plans" / "fix.md").write_text(GEMINI_PLAN, encoding="utf-8")
+    rejected = {
+        "llmContent": "Plan rejected. No feedback provided.\n\nThe plan is stored at: "
+        f"{machine.project}/plans/fix.md\nAsk the user for specific feedback.",
+        "returnDisplay": "Rejected (no feedback)",
+    }
+
+    machine.replay("gemini", "AfterTool-exit_plan_mode", tool_response=rejected)
+
+    store = _store(machine)
+    try:
+        assert store.summaries() == []
+    finally:
+        store.close()
