@@ -21,6 +21,7 @@ from plansight.hook.conversation import ConversationFile
 
 if TYPE_CHECKING:
     from plansight.hook.conversation import Conversation, FolderPlan
+    from plansight.hook.hooked_agents import Agent
 
 FORK_SOURCE = "fork"
 # The most of a rollout's first line read: Codex's `session_meta` carries its instructions
@@ -85,3 +86,33 @@ def forked_from(event: dict[str, Any]) -> str | None:
     payload = meta.get("payload") if isinstance(meta, dict) else None
     parent = payload.get("forked_from_id") if isinstance(payload, dict) else None
     return parent if isinstance(parent, str) and parent.strip() else None
+
+
+def carry_on_after_clear(
+    agent: Agent,
+    cwd: str,
+    own: str,
+    conversation: Conversation,
+    memory: ConversationFile,
+    folder_plan: FolderPlan,
+) -> str | None:
+    """A `/clear` starts a new conversation (a new session id) in the same folder: when
+    the plan of the one it cleared (the agent's last planned conversation here) has tasks
+    not finished, this one carries it on in the same Plansight session, so the editor
+    keeps one plan and the person's changes keep reaching the agent. Returns the whole
+    plan to tell now, or None: nothing to carry on, or told at the next prompt (an agent
+    whose `/clear` reads no context back)."""
+    cleared = folder_plan.read()
+    if cleared is None or cleared == own:
+        return None
+    from plansight.hook.plan_calls import context_for_agent, unfinished_plan
+
+    if not unfinished_plan(cwd, cleared):
+        return None
+    conversation.continues = cleared
+    conversation.planned = True
+    conversation.compressed = not agent.clear_reads_context
+    memory.write(conversation)
+    if conversation.compressed:
+        return None
+    return context_for_agent(cwd, cleared, True, True)

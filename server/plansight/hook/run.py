@@ -16,18 +16,20 @@ import os
 import signal
 import sys
 import time
-from itertools import pairwise
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from plansight.hook import MAX_EVENT_BYTES
+from plansight.hook import MAX_EVENT_BYTES, HookError
+from plansight.hook.compression import MANUAL, saw_compression
 from plansight.hook.conversation import (
     Conversation,
     ConversationFile,
     FolderPlan,
     title_from_prompt,
 )
+from plansight.hook.event_fields import failed, plan_payload, session_name
 from plansight.hook.hooked_agents import HOOK_AGENTS, Agent
-from plansight.hook.resume import FORK_SOURCE, carry_on_after_fork
+from plansight.hook.resume import FORK_SOURCE, carry_on_after_clear, carry_on_after_fork
 from plansight.logs import log_line
 from plansight.paths import state_folder
 
@@ -44,10 +46,6 @@ if TYPE_CHECKING:
 DEADLINE_SECONDS = 9.0
 
 Reply = dict[str, Any]
-
-
-class HookError(Exception):
-    """An event the hook cannot use; logged, and the agent gets `{}`."""
 
 
 class _Deadline(BaseException):
@@ -133,134 +131,204 @@ def handle(
     # one's conversation is read: replaying them may change it); while some are still
     # waiting, this one's change waits behind them (`_stored`).
     behind = not replaying and _spooled_anywhere() and not _spool(cwd).drain(_replay)
-    own = _session_name(agent, session_id)
+    own = session_name(agent, session_id)
     memory = ConversationFile(state_folder() / "hooks", own)
     conversation = memory.read()
     session = conversation.plan_session(own)  # where its plan is kept
+    heard = _Heard(
+        agent, event, facts, cwd, session_id, own, session, memory, conversation, replaying, behind
+    )
     facts["session"] = session
-    folder_plan = FolderPlan(state_folder() / "hooks", agent.name, cwd)
     name = _event_name(event)
-
     if name == agent.session_start:
-        source = event.get("source")
-        facts["source"] = str(source)
-        memory.forget_old()
-        # Remembers when it was first seen, for its title; a compression is answered here.
-        conversation.compressed = False
-        memory.write(conversation)
-        from plansight.hook.plan_tool_note import plan_tool_note
+        return _session_start(heard)
+    if agent.compression is not None and name == agent.compression[0]:
+        return _compression_asked(heard)
+    if name == agent.model_request:
+        if saw_compression(conversation, event.get("llm_request")):
+            memory.write(conversation)
+        return {}
+    if name == agent.prompt:
+        return _prompt(heard)
+    if name == agent.after_tool:
+        return _after_tool(heard)
+    return {}
 
-        note = plan_tool_note(agent.name)  # which tool keeps the plan (setup's MCP server)
-        if not conversation.planned and source == "clear":
-            told = _carry_on_after_clear(agent, cwd, own, conversation, memory, folder_plan)
-            if told is not None:
-                facts["session"] = str(conversation.continues)
-            return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
-        if not conversation.planned and source == FORK_SOURCE:
-            told = carry_on_after_fork(
-                agent.name, event, cwd, own, conversation, memory, folder_plan, facts
-            )
-            return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
-        if not conversation.planned:
-            return _reply(agent, agent.session_start, note)
+
+@dataclass
+class _Heard:
+    """One event being handled, and what it belongs to: its agent's conversation (as the
+    hook remembers it) and the Plansight session where that conversation's plan is kept."""
+
+    agent: Agent
+    event: dict[str, Any]
+    facts: dict[str, str]
+    cwd: str
+    session_id: str
+    own: str  # the conversation's own session name
+    session: str  # where its plan is kept (after a `/clear`, the cleared one's)
+    memory: ConversationFile
+    conversation: Conversation
+    replaying: bool
+    behind: bool  # events spooled before it are still waiting: its change waits too
+
+    @property
+    def folder_plan(self) -> FolderPlan:
+        """The plan last heard of in the event's folder, which a `/clear` carries on."""
+        return FolderPlan(state_folder() / "hooks", self.agent.name, self.cwd)
+
+    def remember(self) -> None:
+        self.memory.write(self.conversation)
+
+    def told_whole_if_compressed(self, told: str | None) -> str | None:
+        """`told`, with the whole plan after it when the context lost it (this answer is
+        the first to tell it, and the only one)."""
+        if not self.conversation.compressed or self.replaying:
+            return told
+        self.conversation.compressed = False
+        self.remember()
+        return "\n".join(filter(None, (told, _context(self.cwd, self.session, True, True))))
+
+
+def _session_start(heard: _Heard) -> Reply:
+    agent, conversation = heard.agent, heard.conversation
+    source = heard.event.get("source")
+    heard.facts["source"] = str(source)
+    heard.memory.forget_old()
+    # Remembers when it was first seen, for its title; a compression is answered here.
+    conversation.compressed = False
+    heard.remember()
+    from plansight.hook.plan_tool_note import plan_tool_note
+
+    note = plan_tool_note(agent.name)  # which tool keeps the plan (setup's MCP server)
+    told: str | None = None
+    if not conversation.planned and source == "clear":
+        told = carry_on_after_clear(
+            agent, heard.cwd, heard.own, conversation, heard.memory, heard.folder_plan
+        )
+        if told is not None:
+            heard.facts["session"] = str(conversation.continues)
+    elif not conversation.planned and source == FORK_SOURCE:
+        told = carry_on_after_fork(
+            agent.name,
+            heard.event,
+            heard.cwd,
+            heard.own,
+            conversation,
+            heard.memory,
+            heard.folder_plan,
+            heard.facts,
+        )
+    elif conversation.planned:
         # A compacted, resumed or cleared context lost the plan: say it again, whole.
         whole = source in agent.lost_context_sources
-        told = _context(cwd, session, True, whole)
-        return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
+        told = _context(heard.cwd, heard.session, True, whole)
+    return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
 
-    if agent.compression is not None and name == agent.compression[0]:
-        if conversation.planned and event.get("trigger") == agent.compression[1]:
-            conversation.compressed = True
-            # The summary it makes shows in the next model request: already flagged.
-            conversation.summary_seen = MANUAL + (conversation.summary_seen or "")
-            memory.write(conversation)
-        return {}
 
-    if name == agent.model_request:
-        if _saw_compression(conversation, event.get("llm_request")):
-            memory.write(conversation)
-        return {}
-
-    if name == agent.prompt:
-        prompt = event.get("prompt")
-        titled = conversation.title is None and isinstance(prompt, str)
-        if titled:
-            conversation.title = title_from_prompt(str(prompt))
-        whole, conversation.compressed = conversation.compressed, False
-        if (titled and conversation.title is not None) or whole:
-            memory.write(conversation)
-        if not conversation.planned:
-            return {}
-        folder_plan.write(session)  # the plan a `/clear` here carries on
-        return _reply(agent, agent.prompt, _context(cwd, session, whole, whole))
-
-    if name == agent.after_tool:
-        tool = event.get("tool_name")
-        if not isinstance(tool, str):
-            raise HookError("the event has no tool_name")
-        if _failed(event):
-            return {}
-        if tool in agent.plan_tools:
-            from plansight.hook.plan_calls import ingest_plan
-            from plansight.hook.spool_tidy import replaces_whole_plan
-
-            payload = _plan_payload(agent, tool, event, session_id, facts)
-            fmt = agent.plan_tools[tool]
-            if payload is None:
-                facts["result"] = "no plan in this call"
-                return {}
-            title = None if conversation.planned else _title(agent, conversation)
-            facts["stage"] = "storing the plan"
-            stored = _stored(
-                lambda: ingest_plan(cwd, session, fmt, payload, title, heard=not replaying),
-                replaying,
-                behind,
-                (agent.name, event, cwd),
-                facts,
-                lambda: (session, "list" if replaces_whole_plan(fmt, payload) else "ops"),
-            )
-            if stored is None:
-                return {}
-            facts["result"], told = stored
-            facts["stage"] = "stored"
-            if not conversation.planned:
-                conversation.planned = True
-                memory.write(conversation)
-            folder_plan.write(session)
-            if conversation.compressed and not replaying:  # this answer tells it first
-                told = "\n".join(filter(None, (told, _context(cwd, session, True, True))))
-                conversation.compressed = False
-                memory.write(conversation)
-            return _reply(agent, agent.after_tool, told)
-        if tool in agent.edit_tools:
-            if not conversation.planned:
-                return {}
-            from plansight.hook.files import edited_paths, naming_only
-            from plansight.hook.plan_calls import add_files
-
-            paths = edited_paths(tool, event.get("tool_input"))
-            facts["stage"] = "adding the files"
-            # Spooled, the event keeps the files' names, not what was written to them.
-            named = {key: value for key, value in event.items() if not key.startswith("tool_")}
-            named |= {"tool_name": tool, "tool_input": naming_only(tool, event.get("tool_input"))}
-            added = _stored(
-                lambda: (add_files(cwd, session, paths), None),
-                replaying,
-                behind,
-                (agent.name, named, cwd),
-                facts,
-                lambda: (session, "files"),
-            )
-            if added is None:
-                return {}
-            facts["result"] = added[0]
-            facts["stage"] = "stored"
-            if conversation.compressed and not replaying:  # this answer tells it first
-                conversation.compressed = False
-                memory.write(conversation)
-                return _reply(agent, agent.after_tool, _context(cwd, session, True, True))
-            return {}
+def _compression_asked(heard: _Heard) -> Reply:
+    """A compression the person asked for (`/compress`): the next answer tells the plan."""
+    conversation, compression = heard.conversation, heard.agent.compression
+    assert compression is not None
+    if conversation.planned and heard.event.get("trigger") == compression[1]:
+        conversation.compressed = True
+        # The summary it makes shows in the next model request: already flagged.
+        conversation.summary_seen = MANUAL + (conversation.summary_seen or "")
+        heard.remember()
     return {}
+
+
+def _prompt(heard: _Heard) -> Reply:
+    agent, conversation = heard.agent, heard.conversation
+    prompt = heard.event.get("prompt")
+    titled = conversation.title is None and isinstance(prompt, str)
+    if titled:
+        conversation.title = title_from_prompt(str(prompt))
+    whole, conversation.compressed = conversation.compressed, False
+    if (titled and conversation.title is not None) or whole:
+        heard.remember()
+    if not conversation.planned:
+        return {}
+    heard.folder_plan.write(heard.session)  # the plan a `/clear` here carries on
+    return _reply(agent, agent.prompt, _context(heard.cwd, heard.session, whole, whole))
+
+
+def _after_tool(heard: _Heard) -> Reply:
+    tool = heard.event.get("tool_name")
+    if not isinstance(tool, str):
+        raise HookError("the event has no tool_name")
+    if failed(heard.event):
+        return {}
+    if tool in heard.agent.plan_tools:
+        return _plan_tool(heard, tool)
+    if tool in heard.agent.edit_tools and heard.conversation.planned:
+        return _edit_tool(heard, tool)
+    return {}
+
+
+def _plan_tool(heard: _Heard, tool: str) -> Reply:
+    """A call of the agent's plan tool: its plan stored, and what a person changed told."""
+    from plansight.hook.plan_calls import ingest_plan
+    from plansight.hook.spool_tidy import replaces_whole_plan
+
+    agent, conversation, facts, session = (
+        heard.agent,
+        heard.conversation,
+        heard.facts,
+        heard.session,
+    )
+    payload = plan_payload(agent, tool, heard.event, heard.session_id, facts)
+    fmt = agent.plan_tools[tool]
+    if payload is None:
+        facts["result"] = "no plan in this call"
+        return {}
+    title = None if conversation.planned else _title(agent, conversation)
+    facts["stage"] = "storing the plan"
+    stored = _stored(
+        lambda: ingest_plan(heard.cwd, session, fmt, payload, title, heard=not heard.replaying),
+        heard.replaying,
+        heard.behind,
+        (agent.name, heard.event, heard.cwd),
+        facts,
+        lambda: (session, "list" if replaces_whole_plan(fmt, payload) else "ops"),
+    )
+    if stored is None:
+        return {}
+    facts["result"], told = stored
+    facts["stage"] = "stored"
+    if not conversation.planned:
+        conversation.planned = True
+        heard.remember()
+    heard.folder_plan.write(session)
+    return _reply(agent, agent.after_tool, heard.told_whole_if_compressed(told))
+
+
+def _edit_tool(heard: _Heard, tool: str) -> Reply:
+    """A call of one of the agent's edit tools: the files it changed listed under the task
+    in progress."""
+    from plansight.hook.files import edited_paths, naming_only
+    from plansight.hook.plan_calls import add_files
+
+    event, facts, session = heard.event, heard.facts, heard.session
+    paths = edited_paths(tool, event.get("tool_input"))
+    facts["stage"] = "adding the files"
+    # Spooled, the event keeps the files' names, not what was written to them.
+    named = {key: value for key, value in event.items() if not key.startswith("tool_")}
+    named |= {"tool_name": tool, "tool_input": naming_only(tool, event.get("tool_input"))}
+    added = _stored(
+        lambda: (add_files(heard.cwd, session, paths), None),
+        heard.replaying,
+        heard.behind,
+        (heard.agent.name, named, heard.cwd),
+        facts,
+        lambda: (session, "files"),
+    )
+    if added is None:
+        return {}
+    facts["result"] = added[0]
+    facts["stage"] = "stored"
+    told = heard.told_whole_if_compressed(None)
+    return _reply(heard.agent, heard.agent.after_tool, told) if told else {}
 
 
 Stored = tuple[str, str | None]  # what happened, for the log; what to tell the agent
@@ -361,82 +429,6 @@ def _replay(spooled: Spooled) -> None:
         log_line(facts, outcome, time.perf_counter() - started)
 
 
-def _carry_on_after_clear(
-    agent: Agent,
-    cwd: str,
-    own: str,
-    conversation: Conversation,
-    memory: ConversationFile,
-    folder_plan: FolderPlan,
-) -> str | None:
-    """A `/clear` starts a new conversation (a new session id) in the same folder: when
-    the plan of the one it cleared (the agent's last planned conversation here) has tasks
-    not finished, this one carries it on in the same Plansight session, so the editor
-    keeps one plan and the person's changes keep reaching the agent. Returns the whole
-    plan to tell now, or None: nothing to carry on, or told at the next prompt (an agent
-    whose `/clear` reads no context back)."""
-    cleared = folder_plan.read()
-    if cleared is None or cleared == own:
-        return None
-    from plansight.hook.plan_calls import unfinished_plan
-
-    if not unfinished_plan(cwd, cleared):
-        return None
-    conversation.continues = cleared
-    conversation.planned = True
-    conversation.compressed = not agent.clear_reads_context
-    memory.write(conversation)
-    if conversation.compressed:
-        return None
-    return _context(cwd, cleared, True, True)
-
-
-# Gemini CLI's model message right after a compression's summary (0.61,
-# `ChatCompressionService.compress`): the summary is the user message before it.
-COMPRESSION_ANSWER = "Got it. Thanks for the additional context!"
-# `summary_seen` after a `/compress` the hook heard: its summary is no news.
-MANUAL = "manual:"
-
-
-def _saw_compression(conversation: Conversation, request: Any) -> bool:
-    """Look at a model request's messages for the summary a compression put first; a new
-    one flags the conversation (unless a `/compress` already did). Returns whether the
-    conversation changed."""
-    summary = _compression_summary(request)
-    seen = conversation.summary_seen or ""
-    manual, last = seen.startswith(MANUAL), seen.removeprefix(MANUAL) or None
-    if summary is None or summary == last:
-        if manual:  # that `/compress` compressed nothing
-            conversation.summary_seen = last
-            return True
-        return False
-    conversation.summary_seen = summary
-    if not manual and conversation.planned:
-        conversation.compressed = True
-    return True
-
-
-def _compression_summary(request: Any) -> str | None:
-    """A digest of the compression summary `llm_request.messages` begins with, if any."""
-    messages = request.get("messages") if isinstance(request, dict) else None
-    if not isinstance(messages, list):
-        return None
-    for before, message in pairwise(messages):
-        if (
-            isinstance(message, dict)
-            and message.get("role") == "model"
-            and message.get("content") == COMPRESSION_ANSWER
-            and isinstance(before, dict)
-            and before.get("role") == "user"
-            and isinstance(before.get("content"), str)
-        ):
-            import hashlib
-
-            text = before["content"].encode("utf-8", "surrogateescape")
-            return hashlib.sha256(text).hexdigest()[:24]
-    return None
-
-
 def warm_up() -> None:
     """Load what the events that touch the store need (`plansight hook-daemon` does it
     before it listens; one event in its own process loads only what it needs)."""
@@ -449,63 +441,12 @@ def warm_up() -> None:
     load_backends()
 
 
-def _session_name(agent: Agent, session_id: str) -> str:
-    """`<agent>:<session_id>`, checked and cleaned as the contract's session names are."""
-    from plansight.protocol.text import MAX_NAME_LENGTH, clean_name
-
-    raw = f"{agent.name}:{session_id.strip()}"
-    if len(raw) > MAX_NAME_LENGTH:
-        raise HookError(f"the session_id is longer than {MAX_NAME_LENGTH} characters")
-    return clean_name(raw)  # never empty: the agent's name is in it
-
-
 def _title(agent: Agent, conversation: Conversation) -> str:
     return conversation.title or conversation.fallback_title(agent.name)
 
 
 def _event_name(event: dict[str, Any]) -> Any:
     return event.get("hook_event_name", event.get("hookEventName"))
-
-
-def _plan_payload(
-    agent: Agent, tool: str, event: dict[str, Any], session_id: str, facts: dict[str, str]
-) -> Any:
-    """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
-    Claude's Task tools need the response (the id Claude gave a new task), Copilot CLI's
-    `sql` the todo table it wrote, every other plan tool its input alone."""
-    if agent.plan_tools[tool] == "markdown":  # a plan mode's approved plan
-        from plansight.hook.plan_mode import approved_plan
-
-        return approved_plan(event)
-    if agent.plan_tools[tool] == "claude-tasks":
-        return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
-    if agent.name == "copilot" and tool == "sql":
-        from plansight.hook.copilot_todos import Unreadable, session_todos, touches_todos
-
-        if not touches_todos(event.get("tool_input")):
-            return None
-        facts["stage"] = "reading Copilot's todos"
-        try:
-            todos = session_todos(session_id.strip())
-        except Unreadable as exc:
-            raise HookError(f"Copilot's session database: {exc}") from None
-        facts.pop("stage", None)
-        if todos is None:
-            return None
-        if todos.left_out:
-            facts["left_out"] = "; ".join(todos.left_out)  # after the result
-        return todos.payload
-    return event.get("tool_input")
-
-
-def _failed(event: dict[str, Any]) -> bool:
-    """Gemini CLI runs AfterTool for failed calls too, with an `error` in the response;
-    Copilot CLI says `result_type` in its `tool_result`."""
-    response = event.get("tool_response")
-    if isinstance(response, dict) and response.get("error"):
-        return True
-    result = event.get("tool_result")
-    return isinstance(result, dict) and result.get("result_type", "success") != "success"
 
 
 def _context(cwd: str, session: str, always: bool, whole: bool = False) -> str | None:
@@ -570,7 +511,7 @@ def _link(agent: Agent, event: dict[str, Any], agent_process: str, own_cwd: str 
     (`conversation_link.py`). A state folder that cannot be written costs the link only."""
     from plansight.hook.conversation import link_agent_process
 
-    own = _session_name(agent, str(event.get("session_id", event.get("sessionId"))))
+    own = session_name(agent, str(event.get("session_id", event.get("sessionId"))))
     starts = _event_name(event) == agent.session_start
     cwd = event.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
