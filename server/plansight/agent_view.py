@@ -16,7 +16,7 @@ reads (a spooled hook event: `ChangeCall.unheard`), whose Kept line is told agai
 `AgentView.answered` decides it for a change; the store only writes what it is told
 (`SessionEdit.moves_base` and `.cursor`).
 
-**The plan at the base**, kept in memory (`AgentBases`): read back from the history, it
+**The plan at the base**, cached in memory (`AgentBases`): read back from the history, it
 costs a JSON parse and a Task per task on every merged request (the most of the merge's
 cost on a 200-task plan). The plan at a version never changes once committed, so the
 service keeps, per session, the plan its own committed full replacement left (where the

@@ -55,7 +55,7 @@ class Read(Generic[P]):
 @dataclass(frozen=True, slots=True)
 class Change(Generic[P]):
     """A request that changes a plan: `run(service, params, raw)` answers an `Outcome`
-    (`raw`, the params as sent: the history keeps them)."""
+    (`raw`, the params as sent: the history holds them)."""
 
     method: str
     params: type[P]

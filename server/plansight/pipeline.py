@@ -2,7 +2,7 @@
 its policy says (`policies.py`).
 
 Its steps, the same for every request:
-1. refuse a request nested too deep (the event log keeps it);
+1. refuse a request nested too deep (the event log holds it);
 2. open the session for change; the base the change is merged from (`AgentView.steering`:
    an agent's stale whole list, a person's stale list that asks to be merged);
 3. note what the answer reports against (`_Before`), run the request's change (`Run`);
@@ -75,13 +75,13 @@ class ChangePipeline:
     def __init__(self, store: TodoStore, settings: Settings, session_limit: int) -> None:
         self._store = store
         self.settings = settings  # as the service has them now (a client may change them)
-        self.session_limit = session_limit  # sessions the store keeps
+        self.session_limit = session_limit  # sessions the store holds
         self._view = AgentView(store)
 
     def change(self, policy: ChangePolicy, call: ChangeCall, run: Run) -> Outcome:
         """Run `run` on the session `call` names, as `policy` says."""
         deep = too_deep(call.request)
-        if deep is not None:  # the event log keeps the request: bounded, as JSON can write it
+        if deep is not None:  # the event log holds the request: bounded, as JSON can write it
             raise RequestRefused([FieldError(deep, f"nested deeper than {MAX_DEPTH} levels")])
         with self._store.edit(call.session, call.origin, self.session_limit) as edit:
             plan = edit.plan

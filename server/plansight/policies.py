@@ -20,7 +20,7 @@ from plansight.wire import Json
 class ChangePolicy:
     """How the pipeline runs one kind of changing request."""
 
-    method: str  # as the event log keeps it
+    method: str  # as the event log holds it
     # It carries the agent's whole list: an agent's stale one is merged from its base
     # and any answer to it shows the agent the version it leaves: its base moves
     # there, committed or not (`agent_view.py`).
@@ -64,7 +64,7 @@ class ChangeCall:
 
     session: str
     origin: Origin
-    request: Json  # as the event log keeps it
+    request: Json  # as the event log holds it
     base_version: int | None = None  # the version its sender saw (None: it says none)
     merge: bool = False  # a person's stale list asks to be merged (its policy must allow it)
     # The answer reaches no agent (a hook event spooled while the store was busy, applied

@@ -64,7 +64,7 @@ from plansight.wire import Json, session_info_json, state_json
 # The faces take a change's answer from here, as the service's.
 __all__ = ["HISTORY_LIMIT", "Outcome", "PlanService"]
 
-# `history` without a `limit`: every change whose plan is kept.
+# `history` without a `limit`: every change whose plan is stored.
 HISTORY_LIMIT = 1000
 # What a forked conversation's copy of the plan is titled after (`PlanService.fork`).
 FORK_SUFFIX = " (fork)"
@@ -90,7 +90,7 @@ class PlanService:
 
     @property
     def session_limit(self) -> int:
-        """How many sessions the store keeps: a property of the store, not of a client."""
+        """How many sessions the store holds: a property of the store, not of a client."""
         return self._changes.session_limit
 
     @session_limit.setter
@@ -126,7 +126,7 @@ class PlanService:
         """The session an agent changed last (None: no agent changed any), the plan a
         person steers from the terminal (`cli/person.py`). A person's change does not make
         a session the agent's: the newest agent-origin change of each counts, among the
-        changes its history keeps."""
+        changes its history holds."""
         best: tuple[str, str] | None = None  # (when, session)
         for summary in self.store.summaries():  # most recently updated first
             if best is not None and (summary.updated_at or "") < best[0]:
@@ -369,7 +369,7 @@ class PlanService:
 
 
 def _go_back(plan: Plan, record: Record) -> None:
-    """Make `plan` the plan a kept version holds (restore, undo)."""
+    """Make `plan` the plan a stored version holds (restore, undo)."""
     old = plan_from_record(plan.session, record)
     plan.title = old.title
     plan.phases = old.phases

@@ -7,7 +7,7 @@ pending, in_progress, completed, cancelled; earlier releases also sent an `id`.
 `priority` is a required field of OpenCode's Todo (1.18.33's schema: "Priority level of
 the task: high, medium, low"), so its model writes one on every item, `medium` when
 nothing stands out: `medium` is read as no priority (a task's own, if a person set one,
-stays), `high` and `low` are kept.
+stays), `high` and `low` stay.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def _migrate(args: argparse.Namespace) -> int:
     print(f"Copied {len(report.copied)} session(s), {report.changes} change(s), into {where}.")
     if report.pruned:
         print(
-            f"Pruned {len(report.pruned)} older session(s): a store keeps the "
+            f"Pruned {len(report.pruned)} older session(s): a store holds the "
             f"{target.session_limit} updated last."
         )
     if report.skipped:

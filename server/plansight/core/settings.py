@@ -11,7 +11,7 @@ from plansight.protocol.shape import Bounds, WireShape, camel
 
 log = logging.getLogger(__name__)
 
-# Protocol version 1 let a client set how many sessions the store keeps, and one client's
+# Protocol version 1 let a client set how many sessions the store holds, and one client's
 # value deleted everyone's sessions; version 2 keeps it a property of the store.
 _IGNORED = frozenset({"maxSessions"})
 
@@ -48,7 +48,7 @@ def merge_settings(current: Settings, raw: Any) -> tuple[Settings, list[str]]:
     for key, value in raw.items():
         key = snake.get(key, key)  # a field's own name is taken as its wire name
         if key in _IGNORED:
-            log.warning("the setting %s is ignored: the store keeps its own count of sessions", key)
+            log.warning("the setting %s is ignored: the store holds its own count of sessions", key)
             continue
         if key not in accepted:
             continue  # unknown keys are ignored, as the contract says

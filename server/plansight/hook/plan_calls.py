@@ -209,7 +209,7 @@ def kept_reminder(line: str) -> str:
 
 
 def _logged(params: WireShape) -> dict[str, Any]:
-    """The request as the event log keeps it: the JSON a client would have sent."""
+    """The request as the event log holds it: the JSON a client would have sent."""
     return cast(dict[str, Any], json.loads(json.dumps(params, default=WireShape.sent)))
 
 

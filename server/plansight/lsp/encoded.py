@@ -18,7 +18,7 @@ from plansight.core.model import Plan, Task
 from plansight.wire import Json, state_json, task_json
 
 _encoder = json.JSONEncoder(separators=(",", ":"))
-# Sessions whose bytes are kept (the ones encoded last): memory follows what is asked for.
+# Sessions whose bytes are cached (the ones encoded last): memory follows what is asked for.
 CACHED_ENCODINGS = 32
 _quote = encode_basestring_ascii
 
@@ -92,11 +92,11 @@ def extend(obj: bytes, members: Json) -> bytes:
 class StateEncoder:
     """Encodes TodoStates, reusing what was encoded before.
 
-    A task's bytes are kept under its id with everything its JSON is made of, so a
+    A task's bytes are cached under its id with everything its JSON is made of, so a
     change to any field encodes it again. A session's state is kept with the plan
     object and the version it was encoded at: the store makes a new plan object
     whenever it forgets one (another process's commit, a rollback, a pruned session).
-    Only the CACHED_ENCODINGS sessions encoded last are kept.
+    Only the CACHED_ENCODINGS sessions encoded last are cached.
     """
 
     def __init__(self) -> None:

@@ -39,7 +39,7 @@ SESSION_LIMIT = 200
 
 @dataclass(slots=True)
 class ChangeEvent:
-    """One committed change, as the event log keeps it."""
+    """One committed change, as the event log holds it."""
 
     origin: Origin
     method: str
@@ -55,7 +55,7 @@ class ChangeEvent:
 
 @dataclass(frozen=True, slots=True)
 class LoggedEvent:
-    """One committed change as the event log keeps it, whole: for audits, replay and
+    """One committed change as the event log holds it, whole: for audits, replay and
     copying a session into another store (`plansight migrate`)."""
 
     session: str

@@ -35,7 +35,7 @@ class CopyReport:
     copied: list[str] = field(default_factory=list)
     changes: int = 0  # events copied with them
     skipped: list[str] = field(default_factory=list)  # names the workspace has already
-    pruned: list[str] = field(default_factory=list)  # beyond the sessions a store keeps
+    pruned: list[str] = field(default_factory=list)  # beyond the sessions a store holds
 
 
 def copy_sessions(source: TodoStore, target: TodoStore, max_sessions: int) -> CopyReport:

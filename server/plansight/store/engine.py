@@ -11,13 +11,13 @@ into `StoreError`. The engine decides the steps and their order, the same for al
 3. on a committed change: stamp the version, write the session's head, its phases and
    the task rows that differ, log the event with the plan kept for history (whole or
    a change against the version before, `rules.stores_whole_plan`), let go of the plans
-   no kept version needs (`rules.plans_let_go`), announce it, and prune the sessions
-   beyond those a store keeps when the session is new;
+   no stored version needs (`rules.plans_let_go`), announce it, and prune the sessions
+   beyond those a store holds when the session is new;
 4. move the agent's base and its seen cursor and context rounds as the edit says
    (`PendingEdit.moves_base`, `.cursor`, set by the service: `agent_view.py` decides;
    with nothing committed, only the session row's `agent_base`: no version, no event,
    no push);
-5. commit; then the backend's own bookkeeping (copies kept, watchers told of prunes).
+5. commit; then the backend's own bookkeeping (copies cached, watchers told of prunes).
 
 A `context` round (and an MCP reply that carries what a person changed) runs its own
 steps in its own transaction (`count_round`): the cursor read, the changes after it, the

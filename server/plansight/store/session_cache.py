@@ -1,4 +1,4 @@
-"""The sessions a store keeps in memory: the ones used last, each as committed with the
+"""The sessions a store holds in memory: the ones used last, each as committed with the
 rows it was written as (so a commit writes only the rows that differ). Memory follows what
 is asked for, not what is stored."""
 
@@ -12,7 +12,7 @@ from typing import Any
 from plansight.core.model import Phase, Plan
 from plansight.store.rows import TaskRow, task_of
 
-# How many sessions a store keeps in memory (the ones used last).
+# How many sessions a store holds in memory (the ones used last).
 CACHED_SESSIONS = 32
 
 

@@ -5,7 +5,7 @@ Writing the whole plan with every change made the commit several times dearer (a
 again when the snapshot is dropped). So most versions keep only what changed against the
 version before (the task rows the store writes anyway, the ids removed, the phase names,
 title and id counter), and every `FULL_PLAN_EVERY`th version, the first of a session and
-the first after a version without a kept plan keep the whole plan. A version's plan is
+the first after a version without a stored plan keep the whole plan. A version's plan is
 its nearest whole plan at or before it with the changes after it laid on top: exactly the
 plan `core.record` writes, as before. Every backend keeps them so (`store.engine` writes
 them, `rules.stores_whole_plan` and `rules.plans_let_go` decide which and how long).

@@ -437,7 +437,7 @@ def _run_command(args: list[str], cwd: str, data: bytes) -> tuple[int, bytes, by
     finally:
         sys.stdin, sys.stdout, sys.stderr, handlers = saved
         logging.getLogger().handlers[:] = handlers
-    # The command alone: its arguments may hold a plan, which the store keeps, not the log.
+    # The command alone: its arguments may hold a plan, which the store holds, not the log.
     log_line({"by": "warm", "command": args[0]}, f"exit {code}", time.perf_counter() - started)
     encode = "utf-8", "surrogateescape"
     return code, out.getvalue().encode(*encode), err.getvalue().encode(*encode)

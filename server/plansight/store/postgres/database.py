@@ -32,7 +32,7 @@ def channel_of(workspace: str) -> str:
 
 
 class PostgresDatabase:
-    """The team database and the state every job of the store keeps over it."""
+    """The team database and the state every job of the store holds over it."""
 
     def __init__(self, url: str, workspace: str, wait_seconds: float | None = None) -> None:
         """`wait_seconds`: how long to wait for the server and for another writer's lock

@@ -390,5 +390,5 @@ def _prune(
         # which sessions are gone from the table.
         for payload in prune_payloads(doomed, writer):
             db.execute("SELECT pg_notify(%s, %s)", (channel, payload))
-        log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+        log.info("pruned %d session(s) beyond the %d a store holds", len(doomed), max_sessions)
     return doomed

@@ -37,7 +37,7 @@ IDENTITY_RECHECK_SECONDS = 0.05
 
 
 class SqliteFile:
-    """The store's file and the state every job of the store keeps over it."""
+    """The store's file and the state every job of the store holds over it."""
 
     def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 10.0) -> None:
         """`busy_timeout`: how long to wait for another process's lock before failing

@@ -315,5 +315,5 @@ class SqliteWrites:
         if doomed:
             # Rows left by versions that counted rounds of sessions that never existed.
             self._db.execute("DELETE FROM context WHERE session NOT IN (SELECT name FROM sessions)")
-            log.info("pruned %d session(s) beyond the %d a store keeps", len(doomed), max_sessions)
+            log.info("pruned %d session(s) beyond the %d a store holds", len(doomed), max_sessions)
         return doomed
