@@ -32,10 +32,14 @@ class Cli {
   constructor(
     private readonly store: string,
     readonly env: NodeJS.ProcessEnv,
+    // Run from the run's own folder, in no git checkout: a session records the checkout of
+    // the process that wrote it, which from the runner's folder would be this repository's
+    // branch, whatever the clone CI made.
+    private readonly cwd: string,
   ) {}
 
   run(...args: string[]): string {
-    return execFileSync(PLANSIGHT, [...args, '--db', this.store], { encoding: 'utf8', timeout: 30_000, env: this.env });
+    return execFileSync(PLANSIGHT, [...args, '--db', this.store], { encoding: 'utf8', timeout: 30_000, env: this.env, cwd: this.cwd });
   }
 
   /** The warm hook process the CLI's calls started (in the run's own home) leaves. */
@@ -578,7 +582,7 @@ async function main(): Promise<void> {
   git('add', '.');
   git('commit', '-q', '-m', 'The project before the agent');
   const store = path.join(dir, 'plan.sqlite3');
-  const cli = new Cli(store, isolatedEnv(dir));
+  const cli = new Cli(store, isolatedEnv(dir), dir);
   const launcher = path.join(dir, 'plansight');
   fs.symlinkSync(PLANSIGHT, launcher);
 
