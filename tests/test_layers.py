@@ -15,7 +15,7 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"protocol"},
     "agents": {"protocol", "core"},
     # Which git checkout a folder is in (v4): git's own files, read with the standard library.
-    "checkouts": set(),
+    "checkouts": {"regular_file"},
     "paths": {"checkouts"},
     "logs": {"paths"},  # the hook's log file is in the state folder
     "folders": set(),

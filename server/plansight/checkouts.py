@@ -58,12 +58,14 @@ def checkout_from_text(text: object) -> Checkout | None:
 
 def _small_text(path: Path) -> str | None:
     """The file's text, read bounded; None when it cannot be read or is too long."""
+    # Loaded here, not at start-up: every hook event finds its root through this module.
+    from plansight.regular_file import NotReadable, read_bounded
+
     try:
-        with open(path, "rb") as file:
-            data = file.read(_MOST_BYTES + 1)
-    except (OSError, ValueError):
+        data = read_bounded(path, _MOST_BYTES)
+    except (OSError, ValueError, NotReadable):
         return None
-    if len(data) > _MOST_BYTES or b"\0" in data:
+    if data is None or b"\0" in data:
         return None
     return os.fsdecode(data)
 

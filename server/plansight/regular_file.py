@@ -31,6 +31,20 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes | None:
     """The bytes of the regular file at `path`, None when nothing is there. NotRegular when
     something else is; TooLarge past `limit` bytes; OSError when the file cannot be opened
     or read (permissions, I/O)."""
+    data = _read(path, limit + 1)
+    if data is not None and len(data) > limit:
+        raise TooLarge(f"it is larger than {limit // (1024 * 1024)} MiB")
+    return data
+
+
+def read_head(path: str | os.PathLike[str], most: int) -> bytes | None:
+    """At most the first `most` bytes of the regular file at `path` (a file longer than
+    that is read no further), None when nothing is there; NotRegular and OSError as
+    `read_bounded`."""
+    return _read(path, most)
+
+
+def _read(path: str | os.PathLike[str], most: int) -> bytes | None:
     try:
         # Looked at before it is opened; non-blocking all the same, since what is there may
         # change between the look and the open.
@@ -46,11 +60,9 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes | None:
             raise NotRegular(kind_of(mode))
         chunks: list[bytes] = []
         size = 0
-        while chunk := os.read(fd, 1024 * 1024):
+        while size < most and (chunk := os.read(fd, min(1024 * 1024, most - size))):
             chunks.append(chunk)
             size += len(chunk)
-            if size > limit:
-                raise TooLarge(f"it is larger than {limit // (1024 * 1024)} MiB")
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -68,4 +80,4 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "a special file")
 
 
-__all__ = ["NotReadable", "NotRegular", "TooLarge", "kind_of", "read_bounded"]
+__all__ = ["NotReadable", "NotRegular", "TooLarge", "kind_of", "read_bounded", "read_head"]

@@ -53,11 +53,13 @@ def _gemini_plan(response: Any) -> str | None:
     found = _GEMINI_APPROVED.search(said) if isinstance(said, str) else None
     if found is None:
         return None
+    from plansight.regular_file import NotReadable, read_head
+
     try:
-        with open(found.group(1).strip(), "rb") as plan:
-            return plan.read(PLAN_FILE_BYTES).decode("utf-8", "replace")
-    except OSError:
+        plan = read_head(found.group(1).strip(), PLAN_FILE_BYTES)
+    except (OSError, ValueError, NotReadable):
         return None
+    return plan.decode("utf-8", "replace") if plan is not None else None
 
 
 def _checklist(text: str) -> dict[str, str] | None:

@@ -77,11 +77,12 @@ def forked_from(event: dict[str, Any]) -> str | None:
     path = event.get("transcript_path")
     if not isinstance(path, str):
         return None
+    from plansight.regular_file import NotReadable, read_head
+
     try:
-        with open(path, "rb") as transcript:
-            first = transcript.read(FIRST_LINE_BYTES).split(b"\n", 1)[0]
-        meta = json.loads(first)
-    except (OSError, ValueError):
+        head = read_head(path, FIRST_LINE_BYTES)
+        meta = json.loads(head.split(b"\n", 1)[0]) if head is not None else None
+    except (OSError, ValueError, NotReadable):
         return None
     payload = meta.get("payload") if isinstance(meta, dict) else None
     parent = payload.get("forked_from_id") if isinstance(payload, dict) else None
