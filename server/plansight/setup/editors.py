@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -14,15 +15,28 @@ from plansight.setup.settings_file import SetupError
 from plansight.setup.vscode_sources import copy_sources
 
 
-def lazy_spec(plugin: Path, command: str) -> str:
-    """A lazy.nvim spec that loads the plugin from where this package keeps it."""
+def server_argv() -> list[str]:
+    """The command that runs this very Plansight, by absolute path: Neovim starts the server
+    with the PATH it was started with, which need not hold the venv or pipx folder that
+    `plansight setup nvim` ran from (a bare `plansight` then reads "not found"). The path is
+    not resolved through symlinks: pipx's `~/.local/bin/plansight` outlives an upgrade."""
+    running = Path(sys.argv[0])
+    if running.name in ("plansight", "plansight.exe") and running.is_file():
+        return [str(running.absolute())]
+    return [sys.executable, "-m", "plansight"]
+
+
+def lazy_spec(plugin: Path, argv: list[str]) -> str:
+    """A lazy.nvim spec that loads the plugin from where this package keeps it, and runs
+    the server through `argv` (`server_argv`)."""
+    command = ", ".join(_lua_string(arg) for arg in [*argv, "serve"])
     return (
         "{\n"
         f"  dir = {_lua_string(str(plugin))},\n"
         '  name = "plansight",\n'
         '  main = "plansight",\n'
         '  cmd = "Plansight",\n'
-        f'  opts = {{ cmd = {{ {_lua_string(command)}, "serve" }} }},\n'
+        f"  opts = {{ cmd = {{ {command} }} }},\n"
         "}"
     )
 
@@ -31,7 +45,7 @@ def _lua_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def setup_nvim(command: str, remove: bool, say: Callable[[str], None]) -> int:
+def setup_nvim(remove: bool, say: Callable[[str], None]) -> int:
     plugin = bundled_editor("nvim")
     if plugin is None:
         raise SetupError("this install of Plansight carries no Neovim plugin")
@@ -40,7 +54,7 @@ def setup_nvim(command: str, remove: bool, say: Callable[[str], None]) -> int:
         say("your lazy.nvim configuration to stop loading the plugin.")
         return 0
     say("-- Add this spec to your lazy.nvim plugins (for example lua/plugins/plansight.lua):")
-    say(lazy_spec(plugin, command))
+    say(lazy_spec(plugin, server_argv()))
     say("-- Without lazy.nvim: vim.opt.rtp:append(" + _lua_string(str(plugin)) + ")")
     return 0
 

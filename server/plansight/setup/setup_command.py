@@ -51,7 +51,7 @@ class FileChange:
 
 def run_setup(target: str, scope: str, dry_run: bool, remove: bool) -> int:
     if target == "nvim":
-        return setup_nvim(plansight_command(), remove, _say)
+        return setup_nvim(remove, _say)
     if target == "vscode":
         return setup_vscode(dry_run, remove, _say)
     if target == "opencode":
