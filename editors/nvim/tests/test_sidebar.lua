@@ -196,7 +196,12 @@ H.test(":Plansight add and :Plansight clear", function()
   vim.cmd("Plansight done")
   H.wait_status(p.db, "Write the changelog", "completed", ":Plansight done completes the current task")
 
+  local select = vim.ui.select
+  vim.ui.select = function(items, _, on_choice)
+    on_choice(items[1]) -- "Clear" (tests/test_clear.lua asks it as a person would)
+  end
   vim.cmd("Plansight clear")
+  vim.ui.select = select
   H.wait(function()
     return H.cli_state(p.db).progress.total == 0
   end, "cleared for the CLI")

@@ -156,9 +156,22 @@ local runners = {
     end,
   },
   clear = {
-    run = on_session(function(root, session)
-      requests.clear_user(root, session)
-    end),
+    run = function()
+      -- Asked first: a whole list goes at once, and the person may be on another session
+      -- than the one they think. `u` then undoes it in that session: the sidebar's cursor
+      -- stays in the cleared session (sidebar.lua keeps the nearest line of what it was on).
+      local ctx = context()
+      local state = state_of(ctx)
+      local total = state and require("plansight.render").progress(state.progress).total or 0
+      local prompt = ("Clear %s (%d %s)? u undoes it"):format(
+        require("plansight.render").session_name(state, ctx.session),
+        total,
+        total == 1 and "task" or "tasks"
+      )
+      require("plansight.actions.ask").confirm(prompt, "Clear", function()
+        requests.clear_user(ctx.root, ctx.session)
+      end)
+    end,
   },
   start = { run = task_command("start"), complete = task_contents },
   done = { run = task_command("done"), complete = task_contents },

@@ -212,6 +212,22 @@ local function progress_or_empty(progress)
   return { completed = 0, abandoned = 0, blocked = 0, total = 0, percent = 0 }
 end
 
+M.progress = progress_or_empty
+
+---How a person knows a session: its title, else its own id without the agent's word,
+---else its name, quoted (never the raw `claude-code:1111…` id when there is a title).
+---@param state plansight.TodoState?
+---@param session string the name, when there is no state
+---@return string
+function M.session_name(state, session)
+  local title = state and protocol.value(state.title)
+  if type(title) == "string" and title ~= "" then
+    return ("%q"):format(one_line(title))
+  end
+  local agent, own = agents.of(session)
+  return agent and ("%s %q"):format(agent, own) or ("%q"):format(session)
+end
+
 ---The contents of the tasks `task` waits for that have not ended, in `blockedBy` order
 ---(drawn as `waits for "X"`; the server says whether it waits at all).
 ---@param task plansight.Task

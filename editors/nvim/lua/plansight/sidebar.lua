@@ -458,6 +458,40 @@ local function topline_for(lnum, want, height)
   return math.max(math.max(1, math.min(want, last, lnum)), lowest)
 end
 
+---The line the cursor goes to in `view` when it was on `item` at line `lnum`: the same
+---item; else, when the line at `lnum` is still of the same session, that line (after `D`,
+---the next task); else the item's phase, else its session (a cleared session moved to the
+---top: the cursor stays in it, so `u` undoes that session's change); else line `lnum`.
+---@param view plansight.View
+---@param item plansight.RenderItem?
+---@param lnum integer
+---@return integer
+local function kept_line(view, item, lnum)
+  lnum = math.max(1, math.min(lnum, #view.lines))
+  if not item then
+    return lnum
+  end
+  local found = item.key and view.index[item.key]
+  if found then
+    return found
+  end
+  local session = item.session
+  if not session then
+    return lnum
+  end
+  local there = view.items[lnum]
+  if there and there.session == session and there.kind ~= "session" then
+    return lnum
+  end
+  for _, key in ipairs(item.ancestors or {}) do
+    if view.index[key] then
+      return view.index[key]
+    end
+  end
+  local phase = item.phase and view.index["p\0" .. session .. "\0" .. item.phase]
+  return phase or view.index["s\0" .. session] or lnum
+end
+
 ---Writes `view` into the sidebar buffer, keeping cursor and folds.
 ---@param view plansight.View
 function M.apply_view(view)
@@ -468,13 +502,12 @@ function M.apply_view(view)
   end
   local win = visible_win()
   local old = st.view
-  local saved, cursor_key
+  local saved, cursor_item
   if win then
     vim.api.nvim_win_call(win, function()
       saved = vim.fn.winsaveview()
       if old then
-        local item = old.items[saved.lnum]
-        cursor_key = item and item.key
+        cursor_item = old.items[saved.lnum]
         -- Only a window that has the last render's folds can tell what the user changed.
         if st.folds_win == win then
           capture_folds(old)
@@ -505,8 +538,7 @@ function M.apply_view(view)
     vim.api.nvim_win_call(win, function()
       apply_folds(view, old, in_place)
       if saved then
-        local kept = cursor_key and view.index[cursor_key] or math.min(saved.lnum, #view.lines)
-        kept = math.max(1, kept)
+        local kept = kept_line(view, cursor_item, saved.lnum)
         local header, current = followed_lines(view, client.active_session(st.root))
         ---Where the cursor goes and the first line shown, for a text area `height` rows high.
         ---@param height integer

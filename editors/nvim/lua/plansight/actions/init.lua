@@ -165,7 +165,7 @@ M.list = {
   -- Subcommands only: they act on no item of the sidebar.
   { name = "toggle", desc = "Open or close the sidebar", command = "toggle" },
   { name = "open_sidebar", desc = "Open the sidebar", command = "open" },
-  { name = "clear", desc = "Clear the session's list (u undoes it)", command = "clear" },
+  { name = "clear", desc = "Clear the session's list, after you confirm (u undoes it)", command = "clear" },
   { name = "export", desc = "Write the session to a file (.json for JSON, else markdown)", command = "export", args = "{path}" },
   { name = "session", desc = "Choose the session commands target", command = "session", args = "[name]" },
   { name = "history", desc = "List the session's changes; pick one to restore", command = "history" },
