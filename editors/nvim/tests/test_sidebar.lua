@@ -272,8 +272,15 @@ H.test("plan text is shown as text, never run as commands or keys", function()
   H.eq(#vim.api.nvim_list_wins(), 2, "no window was closed")
 end)
 
-H.test("a server that dies is reported in the sidebar, and r starts it again", function()
+H.test("a server that dies is started again once; dying again, the sidebar says so and r starts it", function()
   local conn = client.get(p.root)
+  local first = conn.client_id
+  H.messages = {}
+  client.lsp_client(conn).rpc.terminate()
+  H.wait(function()
+    return conn.status == "ready" and conn.client_id ~= first
+  end, "started again on its own")
+  H.ok(H.messages[1] and H.messages[1].msg:find("started it again", 1, true), "said: " .. vim.inspect(H.messages))
   client.lsp_client(conn).rpc.terminate()
   H.wait(function()
     return conn.status == "exited"

@@ -24,6 +24,7 @@ local M = {}
 ---@field loaded boolean whether the session list was read at least once
 ---@field followed string? the session followed when none is picked (`plansight.follow`)
 ---@field settling boolean? a refresh is putting its sessions in: follow once it is done
+---@field restarted_at integer? when the server was last started again on its own (`vim.uv.now()`)
 ---@field server_info table? `InitializeResult.serverInfo`
 ---@field capabilities table? `InitializeResult.capabilities.experimental.plansight`
 
@@ -426,29 +427,63 @@ function M.disconnected_text(conn)
   return text
 end
 
+---A server that stops on its own is started again once in this long (as VS Code does);
+---stopping again within it leaves the workspace disconnected until the person restarts it.
+M.RESTART_WINDOW_MS = 3 * 60 * 1000
+
+---Starts the server of `conn` again after it stopped on its own, once a window
+---(`RESTART_WINDOW_MS`); says so in one line. Returns false when it already did.
+---@param conn plansight.Connection
+---@param why string
+---@return boolean
+local function restart_once(conn, why)
+  local now = vim.uv.now()
+  if conn.restarted_at and now - conn.restarted_at < M.RESTART_WINDOW_MS then
+    return false
+  end
+  conn.restarted_at = now
+  conn.status = "idle"
+  notify.brief("", { why .. "; started it again" }, vim.log.levels.WARN)
+  M.ensure(conn.root)
+  return true
+end
+
 ---@param conn plansight.Connection
 ---@param code integer
 ---@param signal integer
 ---@param client_id integer
-local function on_exit(conn, code, signal, client_id)
+---@param deliberate boolean stopped through the client (`:LspStop`, `client:stop()`)
+local function on_exit(conn, code, signal, client_id, deliberate)
   if conn.client_id ~= client_id then
     return
   end
   conn.client_id = nil
   local queue = conn.queue
   conn.queue = {}
+  local was_running = conn.status == "ready"
   conn.status = "exited"
   conn.error = signal ~= 0 and ("the server was stopped by signal %d"):format(signal)
     or ("the server exited with code %d"):format(code)
   conn.cause = M.last_error_line(conn.stderr_log)
-  if code ~= 0 or signal ~= 0 then
-    notify(
-      M.disconnected_text(conn) .. ". :Plansight restart starts it again; :checkhealth plansight says more",
-      vim.log.levels.ERROR
-    )
-  end
   for _, send in ipairs(queue) do
     send()
+  end
+  -- A server that was serving and stopped on its own (killed, crashed) comes back once;
+  -- one that never got going would only fail again.
+  if was_running and not deliberate and restart_once(conn, conn.error) then
+    touch(conn.root)
+    return
+  end
+  if code ~= 0 or signal ~= 0 then
+    if was_running and not deliberate then
+      -- One line (the sidebar says the rest): a longer one stops Neovim at "Press ENTER".
+      notify.brief("", { conn.error .. " again: not restarted; :Plansight restart (or r in the sidebar)" }, vim.log.levels.ERROR)
+    else
+      notify(
+        M.disconnected_text(conn) .. ". :Plansight restart starts it again; :checkhealth plansight says more",
+        vim.log.levels.ERROR
+      )
+    end
   end
   touch(conn.root)
 end
@@ -512,8 +547,11 @@ function M.ensure(root)
       on_init(conn, result)
     end,
     on_exit = function(code, signal, client_id)
+      -- Read now: the client is forgotten once its exit callbacks ran.
+      local lsp_client = vim.lsp.get_client_by_id(client_id)
+      local deliberate = lsp_client ~= nil and lsp_client._is_stopping == true
       vim.schedule(function()
-        on_exit(conn, code, signal or 0, client_id)
+        on_exit(conn, code, signal or 0, client_id, deliberate)
       end)
     end,
   }
@@ -552,6 +590,7 @@ function M.restart(root)
   M.stop(root)
   local conn = M.connection(root)
   conn.status = "idle"
+  conn.restarted_at = nil -- the person's restart: the next stop on its own is restarted once again
   conn.error = nil
   conn.cause = nil
   -- A command installed since is looked for again, and said again when still missing.
@@ -576,7 +615,15 @@ function M.request(root, method, params, cb)
       notify(protocol.error_text(err), vim.log.levels.ERROR)
     end
   end
-  local conn = M.ensure(root)
+  local conn = M.connection(root)
+  if conn.status == "exited" then
+    -- Disconnected (the server stopped, and again after its one restart): nothing is sent
+    -- behind the person's back, nor the server started by a key; `r`, opening the
+    -- sidebar and `:Plansight restart` start it.
+    cb({ code = -32099, message = "not done: the server is not running (:Plansight restart)", brief = true }, nil)
+    return
+  end
+  conn = M.ensure(root)
   local function send()
     local client = M.lsp_client(conn)
     if not client or conn.status ~= "ready" then

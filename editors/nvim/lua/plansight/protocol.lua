@@ -131,6 +131,8 @@ M.PRIORITIES = { "high", "medium", "low" }
 ---@field code integer
 ---@field message string
 ---@field data any
+---@field reported boolean? the plugin said it already (a missing server command)
+---@field brief boolean? the plugin's own one-line reason (disconnected): said as a warning, in one line
 
 ---Turns JSON null (`vim.NIL`) into nil.
 ---@generic T

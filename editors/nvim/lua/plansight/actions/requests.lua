@@ -14,7 +14,9 @@ local M = {}
 ---@param prefix string? put before an error's text (what failed)
 function M.report(err, result, prefix)
   if err then
-    if not err.reported then
+    if err.brief then
+      notify.brief(prefix or "", { protocol.error_text(err) }, vim.log.levels.WARN)
+    elseif not err.reported then
       notify((prefix or "") .. protocol.error_text(err), vim.log.levels.ERROR)
     end
   elseif type(result) == "table" and result.isError and type(result.errors) == "table" then
@@ -128,7 +130,8 @@ function M.undo(root, session, on_done)
           changes = protocol.value(event.changes) or {}
         end
       end
-      notify(#changes > 0 and ("undo: " .. table.concat(changes, "; ")) or "undo: stepped back one change")
+      -- One line: undoing a clear brings back every task, each its own change.
+      notify.brief("undo: ", #changes > 0 and changes or { "stepped back one change" })
       if on_done then
         on_done()
       end
