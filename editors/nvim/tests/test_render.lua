@@ -173,7 +173,7 @@ H.test("v2: blocked, waiting, priorities, owners, files, title, the server's pha
   H.eq(view.lines, {
     "▾ Release 2.0…  1/4 ███░░░░░░░",
     "  ▾ Build  1/4",
-    "    ● !! Doing Run the build",
+    "    ● !! Doing Run the build", -- it fits: whole; its owner is cut
     "      ◦ src/a.py",
     "      ◦ README.md",
     "    ⊘ Ask for the key",
@@ -189,11 +189,14 @@ H.test("v2: blocked, waiting, priorities, owners, files, title, the server's pha
   H.eq(view.folds[3].finish, 5, "up to its last file")
   H.eq(view.items[7].kind, "description", "the description under its task")
   H.eq(view.folds[4].closed, true, "a blocked task's description is folded")
-  H.eq(view.virt[9], {
+  H.eq(view.virt[9], { { '  waits for "R…', "PlansightWaiting" } }, "cut to the width with …")
+  H.eq(view.virt[3], nil, "no room left for the owner at 30 columns (K shows it)")
+  H.eq(render.view({ s }, vim.tbl_extend("force", opts(), { width = 34 })).virt[3], { { "  @l…", "PlansightOwner" } }, "cut to the room")
+  local wide = render.view({ s }, vim.tbl_extend("force", opts(), { width = 80 })).virt
+  H.eq(wide[9], {
     { '  waits for "Run the build", "Ask for the key"', "PlansightWaiting" },
     { "  @sub", "PlansightOwner" },
   }, "waits for its unfinished blockers, and its owner (the session's owners differ)")
-  H.eq(view.virt[3], { { "  @lead", "PlansightOwner" } }, "owner of the task in progress")
   H.eq(view.virt[10], nil, "a task without owner shows none")
   local groups = {}
   for _, m in ipairs(view.marks) do

@@ -21,6 +21,8 @@ local M = {}
 ---@field current true? on the line of the session's current task (the server's `current`)
 ---@field marker_col integer? byte column of the fold marker (sessions and phases)
 ---@field fold plansight.Fold? the fold starting on this line
+---@field depth integer? (v4) a task's depth in its phase, 0 at the top
+---@field ancestors string[]? (v4) the keys of a task's parents, nearest first
 
 ---@class plansight.Fold
 ---@field key string
@@ -52,6 +54,7 @@ local M = {}
 ---@field message string? shown instead of an empty plan (connecting, server missing, ...)
 ---@field width integer? the window's text width: headers and messages are fitted to it
 ---@field checkouts table<string, table|vim.NIL>? each session's `checkout` (v4), beside its header
+---@field filter plansight.Filter? what the sidebar hides (`plansight.filter`)
 
 ---Highlight groups and the groups they link to by default.
 ---@type table<string, string>
@@ -286,6 +289,114 @@ function M.task_icon(task, icons)
   return icon, type(hl) == "string" and hl or M.hl.pending
 end
 
+---(v4) The shape of a session's tasks: each task's parent (when that task is there), its
+---depth (0 at the top), how many subtasks it has, and a parent's leaves, completed and all
+---(the statuses are the server's; a parent's line shows them as `3/5`).
+---@param tasks plansight.Task[] in document order: each task right before its subtasks
+---@return {parent: table<string, string>, depth: table<string, integer>, kids: table<string, integer>, done: table<string, integer>, total: table<string, integer>}
+function M.tree(tasks)
+  local known, parent, kids, depth = {}, {}, {}, {}
+  for _, task in ipairs(tasks) do
+    known[task.id] = true
+  end
+  for _, task in ipairs(tasks) do
+    local up = protocol.value(task.parent)
+    if type(up) == "string" and known[up] and up ~= task.id then
+      parent[task.id] = up
+      kids[up] = (kids[up] or 0) + 1
+    end
+  end
+  for _, task in ipairs(tasks) do
+    local up = parent[task.id]
+    depth[task.id] = up and math.min((depth[up] or 0) + 1, 16) or 0
+  end
+  -- Backwards: a task's subtasks come after it, so they are counted before it is.
+  local done, total = {}, {}
+  for i = #tasks, 1, -1 do
+    local task = tasks[i]
+    if not kids[task.id] then
+      total[task.id] = 1
+      done[task.id] = task.status == "completed" and 1 or 0
+    end
+    local up = parent[task.id]
+    if up then
+      total[up] = (total[up] or 0) + (total[task.id] or 0)
+      done[up] = (done[up] or 0) + (done[task.id] or 0)
+    end
+  end
+  return { parent = parent, depth = depth, kids = kids, done = done, total = total }
+end
+
+---What a task line does not hold, as virtual text: that a person added it (the agent's
+---next list keeps it), whom it waits for, and whose it is.
+---@param task plansight.Task
+---@param by_id table<string, plansight.Task>
+---@param show_owner boolean
+---@return {[1]: string, [2]: string}[]
+function M.task_chunks(task, by_id, show_owner)
+  local chunks = {}
+  if protocol.value(task.createdBy) == "user" then
+    chunks[#chunks + 1] = { "  " .. M.CREATED_BY_USER_MARK, M.hl.created_by_user }
+  end
+  local waits = M.waits_for(task, by_id)
+  if #waits > 0 then
+    chunks[#chunks + 1] = { "  waits for " .. table.concat(waits, ", "), M.hl.waiting }
+  end
+  local owner = protocol.value(task.owner)
+  if show_owner and type(owner) == "string" and owner ~= "" then
+    chunks[#chunks + 1] = { "  @" .. one_line(owner), M.hl.owner }
+  end
+  return chunks
+end
+
+---A task's text and virtual text fitted to `width` cells, each cut with "…" where cut
+---(the window would cut them with no sign): a text that fits stays whole and the virtual
+---text gets the rest; a text too long for the width is cut to leave the virtual text up to
+---40% of it. `lead` (indent, icon, priority) and `suffix` (a parent's count) always show.
+---`K` shows all of it.
+---@param lead string
+---@param text string
+---@param suffix string
+---@param chunks {[1]: string, [2]: string}[]
+---@param width integer?
+---@return string text, {[1]: string, [2]: string}[] chunks
+function M.fit_task_line(lead, text, suffix, chunks, width)
+  if not width then
+    return text, chunks
+  end
+  local sw = vim.fn.strdisplaywidth
+  local fixed = sw(lead) + sw(suffix)
+  local virt = 0
+  for _, chunk in ipairs(chunks) do
+    virt = virt + sw(chunk[1])
+  end
+  local gap = #chunks > 0 and 1 or 0
+  if fixed + sw(text) + gap + virt <= width then
+    return text, chunks
+  end
+  -- A text that fits stays whole (it is what a person scans for); one that does not is
+  -- cut, leaving the virtual text up to 40% of the width.
+  if fixed + sw(text) > width then
+    text = M.fit_name(text, math.max(width - fixed - gap - virt, math.floor(width * 0.6) - fixed, 2))
+  end
+  -- Virtual text at the end of a line starts one cell after its last character.
+  local left = width - fixed - sw(text) - 1
+  local out = {}
+  for i, chunk in ipairs(chunks) do
+    local w = sw(chunk[1])
+    if w < left or (w == left and i == #chunks) then
+      out[#out + 1] = chunk
+      left = left - w
+    else
+      if left >= 2 then
+        out[#out + 1] = { take_cells(chunk[1], left - 1) .. "…", chunk[2] }
+      end
+      break
+    end
+  end
+  return text, out
+end
+
 ---Builds the sidebar for `states` (newest first).
 ---@param states plansight.TodoState[]
 ---@param opts plansight.RenderOpts
@@ -364,8 +475,10 @@ function M.view(states, opts)
   ---@param hl string
   ---@param file string?
   ---@param note integer?
-  local function add_detail(titem, kind, tag, icon, text, hl, file, note)
-    local line = INDENT_NOTE .. icon .. " " .. text
+  ---@param pad string? (v4) the task's depth, as indentation
+  local function add_detail(titem, kind, tag, icon, text, hl, file, note, pad)
+    local indent = INDENT_NOTE .. (pad or "")
+    local line = indent .. icon .. " " .. text
     local row = add(line, {
       kind = kind,
       key = titem.key .. "\0" .. tag,
@@ -374,11 +487,142 @@ function M.view(states, opts)
       task = titem.task,
       file = file,
       note = note,
-    }, 3)
+    }, 3 + #(pad or "") / 2)
     if file then
-      mark(row, #INDENT_NOTE, #INDENT_NOTE + #icon, hl)
+      mark(row, #indent, #indent + #icon, hl)
     end
-    mark(row, #INDENT_NOTE + (file and #icon + 1 or 0), #line, hl)
+    mark(row, #indent + (file and #icon + 1 or 0), #line, hl)
+  end
+
+  -- Per session, while its tasks are added: its tasks by id, whether owners show, the
+  -- current task's id, its (v4) tree and the tasks the filter shows (nil: all).
+  local by_id, show_owner, current_id, tree, shown
+
+  ---Adds the line of `task` (depth `depth` in its phase) and its description, notes and
+  ---files; returns its fold when it has one (the caller closes it after its subtasks).
+  ---@param state plansight.TodoState
+  ---@param phase_name string
+  ---@param task plansight.Task
+  ---@param depth integer
+  ---@return plansight.Fold?
+  local function add_task(state, phase_name, task, depth)
+    local icon, hl = M.task_icon(task, icons)
+    local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
+    local notes = protocol.value(task.notes) or {}
+    local files = protocol.value(task.files) or {}
+    local description = protocol.value(task.description) or ""
+    local titem = { kind = "task", key = tkey, session = state.session, phase = phase_name, task = task, depth = depth }
+    titem.current = task.id == current_id or nil
+    titem.ancestors = {}
+    local up = tree.parent[task.id]
+    while up do
+      titem.ancestors[#titem.ancestors + 1] = "t\0" .. state.session .. "\0" .. up
+      up = tree.parent[up]
+    end
+    local priority = protocol.value(task.priority)
+    local pmark = priority and icons["priority_" .. priority] or nil
+    pmark = pmark ~= "" and pmark or nil
+    local indent = INDENT_TASK .. ("  "):rep(depth)
+    local lead = indent .. icon .. " " .. (pmark and (pmark .. " ") or "")
+    -- (v4) A parent's progress: its leaves' statuses as the server sent them.
+    local kids = tree.kids[task.id]
+    local count = kids and ("  %d/%d"):format(tree.done[task.id] or 0, tree.total[task.id] or 0) or ""
+    local text, chunks = M.fit_task_line(lead, M.task_text(task), count, M.task_chunks(task, by_id, show_owner), opts.width)
+    local line = lead .. text .. count
+    local tfold, row
+    if description ~= "" or #notes > 0 or #files > 0 or kids then
+      row = add(line, titem, ">" .. (3 + depth))
+      -- A parent folds away its subtasks once it ended; details only, unless in progress.
+      local closed = kids and protocol.finished(task.status) or (not kids and task.status ~= "in_progress")
+      tfold = open_fold(titem, tkey, 3 + depth, closed)
+    else
+      row = add(line, titem, 2 + depth)
+    end
+    local c = #indent
+    mark(row, c, c + #icon, hl)
+    if pmark then
+      mark(row, c + #icon + 1, c + #icon + 1 + #pmark, M.hl.priority[priority] or M.hl.note)
+    end
+    mark(row, #lead, #lead + #text, hl)
+    if count ~= "" then
+      mark(row, #lead + #text, #line, M.hl.note)
+    end
+    if task.status == "in_progress" then
+      active[#active + 1] = { row = row, col = c, width = #icon }
+    end
+    if #chunks > 0 then
+      virt[row + 1] = chunks
+    end
+    -- The description first (what the task is), then notes and files (what happened).
+    local pad = ("  "):rep(depth)
+    for d, part in ipairs(description ~= "" and split_lines(description) or {}) do
+      add_detail(titem, "description", "d" .. d, icons.description, part, M.hl.description, nil, nil, pad)
+    end
+    local k = 0
+    for i, note in ipairs(notes) do
+      for _, part in ipairs(split_lines(note)) do
+        k = k + 1
+        add_detail(titem, "note", "n" .. k, icons.note, part, M.hl.note, nil, i, pad)
+      end
+    end
+    for f, path in ipairs(files) do
+      add_detail(titem, "file", "f" .. f, icons.file, one_line(path), M.hl.file, path, nil, pad)
+    end
+    if tfold then
+      tfold.finish = n
+    end
+    return tfold
+  end
+
+  ---Adds a phase's header and its shown tasks.
+  ---@param state plansight.TodoState
+  ---@param phase plansight.Phase
+  ---@param seen_phase table<string, integer> phase keys seen in this session (a name twice)
+  local function add_phase(state, phase, seen_phase)
+    local name = one_line(phase.name)
+    local pkey = "p\0" .. state.session .. "\0" .. phase.name
+    if seen_phase[pkey] then
+      seen_phase[pkey] = seen_phase[pkey] + 1
+      pkey = pkey .. "\0" .. seen_phase[pkey]
+    else
+      seen_phase[pkey] = 1
+    end
+    local pprogress = progress_or_empty(phase.progress)
+    local done, total = pprogress.completed, pprogress.total
+    local ptext = INDENT_PHASE .. icons.fold_open .. " " .. name
+    local pcount = ("  %d/%d"):format(done, total)
+    local pitem = {
+      kind = "phase",
+      key = pkey,
+      session = state.session,
+      phase = phase.name,
+      marker_col = #INDENT_PHASE,
+    }
+    local row = add(ptext .. pcount, pitem, ">2")
+    local pfold = open_fold(pitem, pkey, 2, false)
+    mark(row, #INDENT_PHASE, #ptext, M.hl.phase)
+    mark(row, #ptext, #ptext + #pcount, M.hl.note)
+
+    -- (v4) Subtasks under their task, each fold closed where its task's lines end.
+    local stack = {}
+    local function close_folds(depth)
+      while #stack > 0 and stack[#stack].depth >= depth do
+        stack[#stack].fold.finish = n
+        stack[#stack] = nil
+      end
+    end
+    for _, task in ipairs(phase.tasks or {}) do
+      if not shown or shown[task.id] then
+        local depth = tree.depth[task.id] or 0
+        close_folds(depth)
+        local tfold = add_task(state, phase.name, task, depth)
+        if tfold then
+          stack[#stack + 1] = { fold = tfold, depth = depth }
+        end
+      end
+    end
+    close_folds(0)
+    pfold.finish = n
   end
 
   if #states == 0 then
@@ -388,9 +632,28 @@ function M.view(states, opts)
   if opts.message then
     add_message(opts.message)
   end
+  -- A filter says so at the top while it hides anything, with how to change it.
+  local F = require("plansight.filter")
+  local filtering = F.active(opts.filter)
+  local filtered = {}
+  if filtering then
+    local matching, count = 0, 0
+    for _, state in ipairs(states) do
+      local tasks = protocol.tasks(state)
+      local ids, m = F.shown(tasks, opts.filter --[[@as plansight.Filter]])
+      filtered[state.session] = ids
+      matching, count = matching + m, count + #tasks
+    end
+    add_message(("Filter: %s; %d of %d tasks (f: filter, H: %s finished)"):format(
+      F.describe(opts.filter --[[@as plansight.Filter]]),
+      matching,
+      count,
+      opts.filter.hide_finished and "show" or "hide"
+    ))
+  end
 
   for s, state in ipairs(states) do
-    if s > 1 or opts.message then
+    if s > 1 or opts.message or filtering then
       add("", { kind = "blank" }, 0)
     end
     local title = protocol.value(state.title)
@@ -450,9 +713,11 @@ function M.view(states, opts)
       mark(row, #INDENT_PHASE, #msg, M.hl.note)
     end
 
-    local by_id = {}
-    local show_owner, first_owner = false, nil
-    for _, task in ipairs(protocol.tasks(state)) do
+    by_id = {}
+    show_owner = false
+    local first_owner = nil
+    local all = protocol.tasks(state)
+    for _, task in ipairs(all) do
       by_id[task.id] = task
       -- (M.mixed_owners, in the same pass.)
       local owner = protocol.value(task.owner) or ""
@@ -462,107 +727,25 @@ function M.view(states, opts)
         show_owner = true
       end
     end
-    local tprefix = "t\0" .. state.session .. "\0"
     local current = protocol.value(state.current)
-    local current_id = type(current) == "table" and current.id or nil
+    current_id = type(current) == "table" and current.id or nil
+    tree = M.tree(all)
+    shown = filtering and filtered[state.session] or nil
+    if shown and next(shown) == nil and #all > 0 then
+      local msg = INDENT_PHASE .. "(no task matches the filter)"
+      row = add(msg, { kind = "message", session = state.session }, 1)
+      mark(row, #INDENT_PHASE, #msg, M.hl.note)
+    end
     local seen_phase = {}
     for _, phase in ipairs(state.phases or {}) do
-      local name = one_line(phase.name)
-      local pkey = "p\0" .. state.session .. "\0" .. phase.name
-      if seen_phase[pkey] then
-        seen_phase[pkey] = seen_phase[pkey] + 1
-        pkey = pkey .. "\0" .. seen_phase[pkey]
-      else
-        seen_phase[pkey] = 1
+      -- With a filter, a phase none of whose tasks is shown is not drawn.
+      local skip = shown ~= nil
+      for _, task in ipairs(shown and phase.tasks or {}) do
+        skip = skip and not shown[task.id]
       end
-      local pprogress = progress_or_empty(phase.progress)
-      local done, total = pprogress.completed, pprogress.total
-      local ptext = INDENT_PHASE .. icons.fold_open .. " " .. name
-      local pcount = ("  %d/%d"):format(done, total)
-      local pitem = {
-        kind = "phase",
-        key = pkey,
-        session = state.session,
-        phase = phase.name,
-        marker_col = #INDENT_PHASE,
-      }
-      row = add(ptext .. pcount, pitem, ">2")
-      local pfold = open_fold(pitem, pkey, 2, false)
-      mark(row, #INDENT_PHASE, #ptext, M.hl.phase)
-      mark(row, #ptext, #ptext + #pcount, M.hl.note)
-
-      for _, task in ipairs(phase.tasks or {}) do
-        local icon, hl = M.task_icon(task, icons)
-        local ttext = M.task_text(task)
-        local tkey = tprefix .. tostring(task.id)
-        local notes = protocol.value(task.notes) or {}
-        local files = protocol.value(task.files) or {}
-        local description = protocol.value(task.description) or ""
-        local titem = { kind = "task", key = tkey, session = state.session, phase = phase.name, task = task }
-        if task.id == current_id then
-          titem.current = true
-        end
-        local priority = protocol.value(task.priority)
-        local pmark = priority and icons["priority_" .. priority] or nil
-        if pmark == "" then
-          pmark = nil
-        end
-        local lead = INDENT_TASK .. icon .. " " .. (pmark and (pmark .. " ") or "")
-        local line = lead .. ttext
-        local tfold
-        if description ~= "" or #notes > 0 or #files > 0 then
-          row = add(line, titem, ">3")
-          tfold = open_fold(titem, tkey, 3, task.status ~= "in_progress")
-        else
-          row = add(line, titem, 2)
-        end
-        local c = #INDENT_TASK
-        mark(row, c, c + #icon, hl)
-        if pmark then
-          mark(row, c + #icon + 1, c + #icon + 1 + #pmark, M.hl.priority[priority] or M.hl.note)
-        end
-        mark(row, #lead, #line, hl)
-        if task.status == "in_progress" then
-          active[#active + 1] = { row = row, col = c, width = #icon }
-        end
-        -- What the line does not hold: that a person added it (the agent's next list keeps
-        -- it), whom it waits for, and whose it is.
-        local chunks = {}
-        if protocol.value(task.createdBy) == "user" then
-          chunks[#chunks + 1] = { "  " .. M.CREATED_BY_USER_MARK, M.hl.created_by_user }
-        end
-        local waits = M.waits_for(task, by_id)
-        if #waits > 0 then
-          chunks[#chunks + 1] = { "  waits for " .. table.concat(waits, ", "), M.hl.waiting }
-        end
-        local owner = protocol.value(task.owner)
-        if show_owner and type(owner) == "string" and owner ~= "" then
-          chunks[#chunks + 1] = { "  @" .. one_line(owner), M.hl.owner }
-        end
-        if #chunks > 0 then
-          virt[row + 1] = chunks
-        end
-        -- The description first (what the task is), then notes and files (what happened).
-        if description ~= "" then
-          for d, part in ipairs(split_lines(description)) do
-            add_detail(titem, "description", "d" .. d, icons.description, part, M.hl.description)
-          end
-        end
-        local k = 0
-        for i, note in ipairs(notes) do
-          for _, part in ipairs(split_lines(note)) do
-            k = k + 1
-            add_detail(titem, "note", "n" .. k, icons.note, part, M.hl.note, nil, i)
-          end
-        end
-        for f, path in ipairs(files) do
-          add_detail(titem, "file", "f" .. f, icons.file, one_line(path), M.hl.file, path)
-        end
-        if tfold then
-          tfold.finish = n
-        end
+      if not skip then
+        add_phase(state, phase, seen_phase)
       end
-      pfold.finish = n
     end
     sfold.finish = n
   end

@@ -23,7 +23,10 @@ M.spinner_ns = vim.api.nvim_create_namespace("plansight_spinner")
 ---@field render_scheduled boolean
 ---@field timer uv.uv_timer_t?
 ---@field frame integer
+---@field filter plansight.Filter
 M.state = {
+  -- What the sidebar hides (`H`, `f`): kept while Neovim runs, across closing and opening.
+  filter = {},
   overrides = {},
   opened_once = false,
   render_scheduled = false,
@@ -623,6 +626,7 @@ function M.render()
     message = status_message(st.root),
     width = width,
     checkouts = client.checkouts(st.root),
+    filter = st.filter,
   })
   M.apply_view(view)
 end

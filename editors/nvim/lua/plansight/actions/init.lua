@@ -9,6 +9,7 @@ local M = {}
 ---@alias plansight.ActionName
 ---| "toggle_fold" | "open" | "diff" | "start" | "done" | "drop" | "block" | "priority" | "edit_task" | "depends_on"
 ---| "undo" | "remove" | "add" | "note" | "edit_note" | "delete_note" | "edit" | "refresh" | "close" | "help"
+---| "details" | "hide_finished" | "filter"
 
 ---@class plansight.Action
 ---@field name string what a keymap value names (`["x"] = "done"`)
@@ -160,6 +161,24 @@ M.list = {
       require("plansight.sidebar").close()
     end,
     command = "close",
+  },
+  {
+    name = "details",
+    key = "K",
+    desc = "Show the task's details in a float: description, notes, files, who did what",
+    callback = lazy("details", "show"),
+  },
+  {
+    name = "hide_finished",
+    key = "H",
+    desc = "Hide finished (completed and abandoned) tasks, or show them again",
+    callback = lazy("view", "toggle_finished"),
+  },
+  {
+    name = "filter",
+    key = "f",
+    desc = "Show only tasks matching a text, owner:NAME, priority:P or status:S (empty: all)",
+    callback = lazy("view", "filter"),
   },
   { name = "help", key = "g?", desc = "Show these keys", callback = lazy("help", "show") },
   -- Subcommands only: they act on no item of the sidebar.
