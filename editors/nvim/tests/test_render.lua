@@ -311,4 +311,58 @@ H.test("configured icons are used", function()
   H.eq(view.lines[4], "    [>] Running tests", "in progress icon")
 end)
 
+H.test("v4: subtasks indented under their task, a parent's leaves' progress on its line, a fold per parent", function()
+  local s = state("default", {
+    {
+      name = "Release",
+      tasks = {
+        task("t1", "Build", "in_progress", { parent = vim.NIL, activeForm = "Build" }),
+        task("t2", "Compile", "completed", { parent = "t1" }),
+        task("t3", "Test", "in_progress", { parent = "t1", activeForm = "Test", notes = { "flaky" } }),
+        task("t4", "Unit", "in_progress", { parent = "t3", activeForm = "Unit" }),
+        task("t5", "Integration", "pending", { parent = "t3" }),
+        task("t6", "Ship", "completed", { parent = vim.NIL }),
+        task("t7", "Tag", "completed", { parent = "t6" }),
+      },
+    },
+  })
+  local view = render.view({ s }, opts())
+  H.eq(view.lines, {
+    "▾ default  3/7 ████░░░░░░",
+    "  ▾ Release  3/7",
+    "    ● Build  1/3",
+    "      ✓ Compile",
+    "      ● Test  0/2",
+    "        │ flaky",
+    "        ● Unit",
+    "        ○ Integration",
+    "    ✓ Ship  1/1",
+    "      ✓ Tag",
+  }, "three levels; each parent's leaves, completed of all")
+  local folds = {}
+  for _, f in ipairs(view.folds) do
+    folds[#folds + 1] = { f.start, f.finish, f.closed }
+  end
+  H.eq(folds, {
+    { 1, 10, false },
+    { 2, 10, false },
+    { 3, 8, false }, -- Build: its subtasks, open while it goes on
+    { 5, 8, false }, -- Test: its note and its subtasks
+    { 9, 10, true }, -- Ship ended: its subtasks folded away
+  }, "a fold per parent, closed where its subtasks end")
+  H.eq(view.items[7].ancestors, { "t\0default\0t3", "t\0default\0t1" }, "a subtask knows its parents (the cursor falls back to them)")
+  -- A filter keeps a shown subtask's parents, and only them.
+  local filtered = render.view({ s }, vim.tbl_extend("force", opts(), { filter = { text = "integ" } }))
+  H.eq(vim.list_slice(filtered.lines, 2), {
+    "",
+    "▾ default  3/7 ████░░░░░░",
+    "  ▾ Release  3/7",
+    "    ● Build  1/3",
+    "      ● Test  0/2",
+    "        │ flaky",
+    "        ○ Integration",
+  }, "the match with its parents")
+  H.eq(filtered.lines[1], 'Filter: text "integ"; 1 of 7 tasks (f: filter, H: hide finished)', "said first")
+end)
+
 H.run()

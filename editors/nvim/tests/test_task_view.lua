@@ -121,6 +121,17 @@ H.test("f filters by owner, text, priority or status; empty shows all", function
   H.ok(sidebar.state.filter.text == nil, "no filter kept")
 end)
 
+H.test("<Space> completes a task and reopens it, as a checkbox", function()
+  H.goto_line("○ Publish")
+  H.feed("<Space>")
+  H.wait_status(p.db, "Publish", "completed", "completed")
+  H.wait_line("✓ Publish", "drawn completed")
+  H.goto_line("✓ Publish")
+  H.feed("<Space>")
+  H.wait_status(p.db, "Publish", "pending", "reopened")
+  H.wait_line("○ Publish", "drawn pending")
+end)
+
 H.test("on a real screen, a line too long for the 42-column sidebar ends with …", function()
   vim.cmd("Plansight close")
   H.cli_apply(p.db, {

@@ -474,8 +474,9 @@ local function on_exit(conn, code, signal, client_id, deliberate)
     touch(conn.root)
     return
   end
-  if code ~= 0 or signal ~= 0 then
-    if was_running and not deliberate then
+  -- Stopped through the client (`:LspStop`): the sidebar says so, no message is needed.
+  if (code ~= 0 or signal ~= 0) and not deliberate then
+    if was_running then
       -- One line (the sidebar says the rest): a longer one stops Neovim at "Press ENTER".
       notify.brief("", { conn.error .. " again: not restarted; :Plansight restart (or r in the sidebar)" }, vim.log.levels.ERROR)
     else

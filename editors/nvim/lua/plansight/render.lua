@@ -143,11 +143,26 @@ local function split_lines(s)
   end
 end
 
+---The screen cells `s` takes: its length when it is ASCII (most plan text, and the common
+---case of a redraw that fits hundreds of lines), else Neovim's count.
+---@param s string
+---@return integer
+local function cells_of(s)
+  if not s:find("[\128-\255]") then
+    return #s
+  end
+  return vim.fn.strdisplaywidth(s)
+end
+M.cells = cells_of
+
 ---The longest start of `s` that takes at most `cells` screen cells.
 ---@param s string
 ---@param cells integer
 ---@return string
 local function take_cells(s, cells)
+  if not s:find("[\128-\255]") then
+    return s:sub(1, math.max(0, cells))
+  end
   local lo, hi = 0, vim.fn.strchars(s)
   while lo < hi do
     local mid = math.floor((lo + hi + 1) / 2)
@@ -165,7 +180,7 @@ end
 ---@param cells integer
 ---@return string
 function M.fit_name(name, cells)
-  if vim.fn.strdisplaywidth(name) <= cells then
+  if cells_of(name) <= cells then
     return name
   end
   return take_cells(name, math.max(0, cells - 1)) .. "…"
@@ -349,6 +364,10 @@ function M.task_chunks(task, by_id, show_owner)
   return chunks
 end
 
+---The cells of each task line's lead seen so far.
+---@type table<string, integer>
+local lead_cells = {}
+
 ---A task's text and virtual text fitted to `width` cells, each cut with "…" where cut
 ---(the window would cut them with no sign): a text that fits stays whole and the virtual
 ---text gets the rest; a text too long for the width is cut to leave the virtual text up to
@@ -364,26 +383,40 @@ function M.fit_task_line(lead, text, suffix, chunks, width)
   if not width then
     return text, chunks
   end
-  local sw = vim.fn.strdisplaywidth
-  local fixed = sw(lead) + sw(suffix)
+  -- A few leads (indent, icon, priority mark) recur on every line: measured once each.
+  local lead_w = lead_cells[lead]
+  if not lead_w then
+    lead_w = cells_of(lead)
+    lead_cells[lead] = lead_w
+  end
+  local fixed = lead_w + #suffix -- a count: ASCII
   local virt = 0
   for _, chunk in ipairs(chunks) do
-    virt = virt + sw(chunk[1])
+    virt = virt + cells_of(chunk[1])
   end
   local gap = #chunks > 0 and 1 or 0
-  if fixed + sw(text) + gap + virt <= width then
+  -- Measured once; ASCII text (most plans) is cut without asking Neovim.
+  local ascii = not text:find("[\128-\255]")
+  local text_w = ascii and #text or vim.fn.strdisplaywidth(text)
+  if fixed + text_w + gap + virt <= width then
     return text, chunks
   end
   -- A text that fits stays whole (it is what a person scans for); one that does not is
   -- cut, leaving the virtual text up to 40% of the width.
-  if fixed + sw(text) > width then
-    text = M.fit_name(text, math.max(width - fixed - gap - virt, math.floor(width * 0.6) - fixed, 2))
+  if fixed + text_w > width then
+    local room = math.max(width - fixed - gap - virt, math.floor(width * 0.6) - fixed, 2)
+    if ascii then
+      text, text_w = text:sub(1, room - 1) .. "…", room
+    else
+      text = M.fit_name(text, room)
+      text_w = vim.fn.strdisplaywidth(text)
+    end
   end
   -- Virtual text at the end of a line starts one cell after its last character.
-  local left = width - fixed - sw(text) - 1
+  local left = width - fixed - text_w - 1
   local out = {}
   for i, chunk in ipairs(chunks) do
-    local w = sw(chunk[1])
+    local w = cells_of(chunk[1])
     if w < left or (w == left and i == #chunks) then
       out[#out + 1] = chunk
       left = left - w
@@ -513,11 +546,13 @@ function M.view(states, opts)
     local description = protocol.value(task.description) or ""
     local titem = { kind = "task", key = tkey, session = state.session, phase = phase_name, task = task, depth = depth }
     titem.current = task.id == current_id or nil
-    titem.ancestors = {}
     local up = tree.parent[task.id]
-    while up do
-      titem.ancestors[#titem.ancestors + 1] = "t\0" .. state.session .. "\0" .. up
-      up = tree.parent[up]
+    if up then
+      titem.ancestors = {}
+      while up do
+        titem.ancestors[#titem.ancestors + 1] = "t\0" .. state.session .. "\0" .. up
+        up = tree.parent[up]
+      end
     end
     local priority = protocol.value(task.priority)
     local pmark = priority and icons["priority_" .. priority] or nil

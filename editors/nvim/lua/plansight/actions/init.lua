@@ -9,7 +9,7 @@ local M = {}
 ---@alias plansight.ActionName
 ---| "toggle_fold" | "open" | "diff" | "start" | "done" | "drop" | "block" | "priority" | "edit_task" | "depends_on"
 ---| "undo" | "remove" | "add" | "note" | "edit_note" | "delete_note" | "edit" | "refresh" | "close" | "help"
----| "details" | "hide_finished" | "filter"
+---| "details" | "hide_finished" | "filter" | "toggle_done" | "add_subtask" | "move_up" | "move_down" | "indent" | "outdent"
 
 ---@class plansight.Action
 ---@field name string what a keymap value names (`["x"] = "done"`)
@@ -75,6 +75,12 @@ M.list = {
     callback = lazy("tasks", "done"),
     command = "done",
     args = "[task]",
+  },
+  {
+    name = "toggle_done",
+    key = "<Space>",
+    desc = "Complete the task under the cursor, or reopen it when completed",
+    callback = lazy("tasks", "toggle_done"),
   },
   {
     name = "drop",
@@ -161,6 +167,26 @@ M.list = {
       require("plansight.sidebar").close()
     end,
     command = "close",
+  },
+  {
+    name = "add_subtask",
+    key = "A",
+    desc = "Add a subtask to the task under the cursor",
+    callback = lazy("tree", "add_subtask"),
+  },
+  { name = "move_up", key = "mk", desc = "Move the task up among its siblings", callback = lazy("tree", "move_up") },
+  { name = "move_down", key = "mj", desc = "Move the task down among its siblings", callback = lazy("tree", "move_down") },
+  {
+    name = "indent",
+    key = ">",
+    desc = "Indent the task: it becomes the last subtask of the task above it",
+    callback = lazy("tree", "indent"),
+  },
+  {
+    name = "outdent",
+    key = "<",
+    desc = "Outdent the subtask: it goes right after its parent, one level up",
+    callback = lazy("tree", "outdent"),
   },
   {
     name = "details",

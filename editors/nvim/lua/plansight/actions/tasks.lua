@@ -71,6 +71,16 @@ end)
 
 M.done = finish("done")
 
+---A checkbox: completes the task, or reopens a completed one (as pending; the server
+---refuses a parent's, whose status is its subtasks').
+M.toggle_done = target.on_task(function(item, root, task)
+  if task.status == "completed" then
+    send(item, root, { op = "update", id = task.id, status = "pending" })
+  else
+    send(item, root, { op = "done", id = task.id })
+  end
+end)
+
 M.drop = finish("drop")
 
 M.remove = target.on_task(function(item, root, task)
