@@ -46,12 +46,12 @@ H.test("undoing a clear says what it brought back in one line: no Press ENTER", 
   tui.input("1<CR>")
   H.wait(function()
     return H.cli_state(p.db).progress.total == 0
-  end, "cleared")
+  end, "cleared", T.WAIT_MS)
   tui.wait_screen("(no tasks)", "the cleared list")
   tui.input("u")
   H.wait(function()
     return H.cli_state(p.db).progress.total == 12
-  end, "u undoes the clear")
+  end, "u undoes the clear", T.WAIT_MS)
   tui.wait_screen("undo: added", "what the undo did")
   tui.no_prompt("after undoing a clear")
   H.ok(tui.screen():find("more", 1, true), "the rest counted:\n" .. tui.screen())
@@ -65,7 +65,7 @@ H.test("a killed server is started again once, with no Press ENTER", function()
   tui.no_prompt("after the server was killed")
   H.wait(function()
     return status() == "ready" and tui.lua("return require('plansight.client').get(...).client_id", p.root) ~= first
-  end, "a new server serves")
+  end, "a new server serves", T.WAIT_MS)
   H.cli_apply(p.db, { { op = "append", phase = "Work", items = { "After the restart" } } })
   tui.wait_screen("○ After the restart", "live updates again")
 end)
@@ -85,7 +85,7 @@ H.test("killed again it stays disconnected; a key pressed then is not applied, a
   tui.input("r")
   H.wait(function()
     return status() == "ready"
-  end, "r starts the server")
+  end, "r starts the server", T.WAIT_MS)
   tui.input("x")
   H.wait_status(p.db, "Task number 5", "completed", "x applied once connected")
   tui.no_prompt("after the restart")

@@ -9,6 +9,9 @@
 local function make(H)
   local T = {}
 
+  ---How long a wait on the second Neovim may take before it fails.
+  T.WAIT_MS = 30000
+
   ---@param buf integer
   ---@return string
   local function tui_screen(buf)
@@ -76,11 +79,12 @@ local function make(H)
       return tui_screen(buf)
     end
 
-    ---Waits until the screen shows `text` (plain).
+    ---Waits until the screen shows `text` (plain). A second Neovim and its server start
+    ---slowly on a loaded machine: the wait is long, and ends as soon as the text shows.
     function tui.wait_screen(text, what)
       H.wait(function()
         return tui.screen():find(text, 1, true)
-      end, what .. " (" .. text .. ") on the screen")
+      end, what .. " (" .. text .. ") on the screen", T.WAIT_MS)
     end
 
     ---Fails when Neovim stopped at a "Press ENTER" (or any prompt waiting for a key).
