@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from plansight.core.changes import Snapshot, describe_changes, snapshot
 from plansight.core.context import change_phrases
 from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
+from plansight.core.persons_start import as_pending, keep_persons_starts, told_starts
 from plansight.protocol.shape import camel
 
 # The Task fields a full replacement may change, merged one by one ("phase" as well):
@@ -110,11 +111,16 @@ def merge(
     _lay_out(current, mine, merged, kept)
     _settle_blockers(current, merged, result_id)
     current.next_id = max(current.next_id, mine.next_id)
+    # Rule 6: a task the person started since the base keeps it over the agent's.
+    demoted = keep_persons_starts(current, _persons_starts(matches, kept), now) if agent else []
+    demoted_ids = {t.id for _, tasks in demoted for t in tasks}
     # The Kept line tells what a person changed since the base: a person's task the
     # sender saw as it is now, and left out of its list, is no news (told once, not twice).
     if said is not None:
-        return Merged(kept=describe_changes(said, _without(current, seen_as_is)))
-    return Merged(kept=_kept_words(mine, current, merged, result_id, seen_as_is))
+        words = describe_changes(as_pending(said, demoted_ids), _without(current, seen_as_is))
+    else:
+        words = _kept_words(mine, current, merged, result_id, seen_as_is, demoted_ids)
+    return Merged(kept=told_starts(words, demoted))
 
 
 def _result_ids(matches: list[_Match], anew: bool) -> dict[str, str]:
@@ -194,7 +200,16 @@ def _left_out(
         if old is None or (agent and task.created_by == "user"):
             # Never seen by the sender, or a person's task: a whole list does not remove
             # it (rule 4). Otherwise the sender removed it (rule 3).
-            kept.append(_Result(task, in_phase.name, task.id, list(task.blocked_by), False))
+            kept.append(
+                _Result(
+                    task,
+                    in_phase.name,
+                    task.id,
+                    list(task.blocked_by),
+                    False,
+                    old.status if old is not None else None,
+                )
+            )
             if old is not None and not _changed(
                 old, base_phase[old.id], task, in_phase.name, result_id
             ):
@@ -238,6 +253,7 @@ class _Result:
     current_id: str | None  # the current task it continues (None: new)
     current_blockers: list[str]  # that task's blockedBy (a cycle falls back to them)
     mine_won_blockers: bool
+    base_status: str | None = None  # a task kept out of the list: its status in the base
 
 
 def _matches(base: Plan, mine: Plan, current: Plan, anew: bool) -> list[_Match]:
@@ -451,6 +467,7 @@ def _kept_words(
     merged: dict[str, _Result],
     result_id: dict[str, str],
     seen_as_is: set[str],
+    demoted: set[str],
 ) -> list[str]:
     """What the merged plan (`current`) has that the list's own result lacks, in words:
     told of the tasks that differ only (the words of two whole plans cost more than the
@@ -490,7 +507,7 @@ def _kept_words(
     merged_part.phases = [
         Phase(p.name, [t for t in p.tasks if t.id in named]) for p in current.phases
     ]
-    return describe_changes(_renamed(snapshot(listed), result_id), merged_part)
+    return describe_changes(as_pending(_renamed(snapshot(listed), result_id), demoted), merged_part)
 
 
 def _renamed(seen: Snapshot, result_id: dict[str, str]) -> Snapshot:
@@ -513,6 +530,26 @@ def _renamed(seen: Snapshot, result_id: dict[str, str]) -> Snapshot:
         seen.phases,
         result_id.get(seen.current, seen.current) if seen.current is not None else None,
     )
+
+
+def _persons_starts(matches: list[_Match], kept: list[_Result]) -> set[str]:
+    """The tasks in progress now that were not in the base (the person started them since,
+    or added them started) and that the agent's list did not take out of progress: the
+    merged plan's ids (rule 6)."""
+    started: set[str] = set()
+    for m in matches:
+        c = m.current
+        if (
+            c is not None
+            and c.status == "in_progress"
+            and (m.base is None or m.base.status != "in_progress")
+        ):
+            started.add(c.id)
+    for result in kept:
+        task = result.task
+        if task.status == "in_progress" and result.base_status != "in_progress":
+            started.add(task.id)
+    return started
 
 
 @dataclass(slots=True)

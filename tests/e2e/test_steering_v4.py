@@ -1,0 +1,130 @@
+"""Steering (v4) through a real `plansight serve`: a status the agent's format cannot carry
+is not the agent's change (rule 7), a person's start keeps it over the agent's and the
+Kept line says only what the result holds (rule 6), and an editor's "Overwrite" takes
+only the conflicts it listed (`merge: "mine"`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from plansight_client import PlansightClient
+
+KEPT = "Kept the user's changes your list does not have: "
+
+
+def todo(content: str, status: str = "pending") -> dict[str, str]:
+    return {"content": content, "activeForm": f"Doing {content}", "status": status}
+
+
+def statuses(state: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(t["content"], t["status"]) for p in state["phases"] for t in p["tasks"]]
+
+
+def kept(state: dict[str, Any]) -> str | None:
+    return next((line for line in state["summary"].split("\n") if line.startswith(KEPT)), None)
+
+
+async def todo_write(client: PlansightClient, *todos: dict[str, str]) -> dict[str, Any]:
+    """Claude Code's TodoWrite, as its hook sends it."""
+    payload = {"todos": list(todos)}
+    return await client.call(
+        "plansight/ingest", {"session": "s", "format": "claude-todowrite", "payload": payload}
+    )
+
+
+async def person(client: PlansightClient, *ops: dict[str, Any]) -> dict[str, Any]:
+    return await client.call("plansight/apply", {"session": "s", "origin": "user", "ops": ops})
+
+
+# ---------------------------------------------------------------- rule 7
+
+
+@pytest.mark.both_backends
+async def test_a_persons_drop_survives_todowrite_which_cannot_say_abandoned(
+    client: PlansightClient,
+) -> None:
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    await person(client, {"op": "drop", "task": "B"}, {"op": "block", "task": "C"})
+
+    # Claude's copy lacks both: the drop and the block are kept and told (rule 1).
+    told = await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    assert statuses(told) == [("A", "in_progress"), ("B", "abandoned"), ("C", "blocked")]
+    assert kept(told) == KEPT + 'dropped "B"; marked "C" blocked'
+
+    # Told, Claude keeps B and C the only way TodoWrite can: as pending. That is no
+    # change of the agent's (rule 7): the drop and the block stay, and nothing new is told.
+    again = await todo_write(client, todo("A", "completed"), todo("B"), todo("C"))
+    assert statuses(again) == [("A", "completed"), ("B", "abandoned"), ("C", "blocked")]
+    assert kept(again) is None
+    # What the format can say is still the agent's: starting the task re-opens it.
+    reopened = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"))
+    assert ("B", "in_progress") in statuses(reopened)
+
+
+async def test_a_format_that_can_say_cancelled_reopens_a_dropped_task(
+    client: PlansightClient,
+) -> None:
+    """Rule 7 reads each format's statuses: OpenCode has `cancelled`, so its `pending` for
+    a dropped task is the agent's change; it has no `blocked`, so a block stays."""
+
+    async def opencode(*todos: tuple[str, str]) -> dict[str, Any]:
+        items = [{"content": c, "status": s, "priority": "medium"} for c, s in todos]
+        payload = {"todos": items}
+        return await client.call(
+            "plansight/ingest", {"session": "s", "format": "opencode-todos", "payload": payload}
+        )
+
+    await opencode(("A", "in_progress"), ("B", "pending"), ("C", "pending"))
+    await person(client, {"op": "drop", "task": "B"}, {"op": "block", "task": "C"})
+    await opencode(("A", "in_progress"), ("B", "cancelled"), ("C", "pending"))  # told
+
+    again = await opencode(("A", "in_progress"), ("B", "pending"), ("C", "pending"))
+    assert statuses(again) == [("A", "in_progress"), ("B", "pending"), ("C", "blocked")]
+
+
+# ---------------------------------------------------------------- rule 6
+
+
+@pytest.mark.both_backends
+async def test_a_persons_start_keeps_it_over_the_agents_and_is_told_truthfully(
+    client: PlansightClient,
+) -> None:
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    await person(client, {"op": "start", "task": "C"})
+
+    # The agent's stale copy finishes A and starts B: the person's C keeps it.
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"), todo("C"))
+
+    assert statuses(stale) == [("A", "completed"), ("B", "pending"), ("C", "in_progress")]
+    assert kept(stale) == KEPT + 'started "C" (so "B" is pending again)'
+
+
+@pytest.mark.both_backends
+async def test_a_task_the_person_added_and_started_keeps_it(client: PlansightClient) -> None:
+    await todo_write(client, todo("A", "in_progress"), todo("B"))
+    await person(
+        client,
+        {"op": "append", "phase": "Todos", "items": ["X"]},
+        {"op": "start", "task": "X"},
+    )
+
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"))
+
+    assert statuses(stale) == [("A", "completed"), ("B", "pending"), ("X", "in_progress")]
+    assert kept(stale) == (
+        KEPT + 'added "X" to phase "Todos"; started "X" (so "B" is pending again)'
+    )
+
+
+async def test_an_agents_own_start_is_not_demoted_without_a_persons(
+    client: PlansightClient,
+) -> None:
+    """Nothing started by the person: the agent's start stands, nothing is told."""
+    await todo_write(client, todo("A", "in_progress"), todo("B"))
+    await person(client, {"op": "note", "task": "A", "text": "careful"})
+
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"))
+
+    assert statuses(stale) == [("A", "completed"), ("B", "in_progress")]
+    assert kept(stale) == KEPT + 'added a note to "A": "careful"'
