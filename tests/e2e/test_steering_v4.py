@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from plansight_client import PlansightClient
+from pygls.exceptions import JsonRpcException
 
 KEPT = "Kept the user's changes your list does not have: "
 
@@ -128,3 +129,102 @@ async def test_an_agents_own_start_is_not_demoted_without_a_persons(
 
     assert statuses(stale) == [("A", "completed"), ("B", "in_progress")]
     assert kept(stale) == KEPT + 'added a note to "A": "careful"'
+
+
+# ---------------------------------------------------------------- merge: "mine"
+
+
+async def _story(client: PlansightClient) -> int:
+    """The agent's plan as the editor's document shows it, then the agent's own changes the
+    editor has not seen: A done, C noted, E removed, D added. Returns the shown version."""
+    shown = await client.call(
+        "plansight/write",
+        {
+            "session": "s",
+            "todos": [todo("A", "in_progress"), todo("B"), todo("C"), todo("E")],
+        },
+    )
+    await client.call(
+        "plansight/apply",
+        {
+            "session": "s",
+            "ops": [
+                {"op": "done", "task": "A"},
+                {"op": "done", "task": "B"},
+                {"op": "note", "task": "C", "text": "agent's note"},
+                {"op": "rm", "task": "E"},
+                {"op": "append", "phase": "Todos", "items": ["D"]},
+            ],
+        },
+    )
+    return int(shown["version"])
+
+
+def _persons_stale_edit() -> str:
+    """The person, from the shown version: blocks B, removes C, completes E."""
+    return "## Todos\n- [/] A\n- [!] B\n- [x] E\n"
+
+
+@pytest.mark.both_backends
+async def test_overwrite_takes_only_the_listed_conflicts_of_the_persons_side(
+    client: PlansightClient,
+) -> None:
+    shown = await _story(client)
+    edit = {
+        "session": "s",
+        "origin": "user",
+        "baseVersion": shown,
+        "markdown": _persons_stale_edit(),
+    }
+    with pytest.raises(JsonRpcException) as caught:
+        await client.call("plansight/import", {**edit, "merge": True})
+    assert sorted((c["content"], c["field"]) for c in caught.value.data["conflicts"]) == [
+        ("B", "status"),
+        ("C", "task"),
+        ("E", "task"),
+    ]
+
+    result = await client.call("plansight/import", {**edit, "merge": "mine"})
+
+    tasks = {t["content"]: t for p in result["phases"] for t in p["tasks"]}
+    # The listed conflicts take the person's side: B blocked, C removed, E back, completed,
+    # as a new task of the person's.
+    assert tasks["B"]["status"] == "blocked"
+    assert "C" not in tasks
+    assert (tasks["E"]["status"], tasks["E"]["createdBy"]) == ("completed", "user")
+    assert tasks["E"]["id"] not in ("t1", "t2", "t3", "t4", "t5")
+    # What the dialog never listed is not reverted: A stays done, D stays.
+    assert tasks["A"]["status"] == "completed"
+    assert "D" in tasks
+
+
+@pytest.mark.both_backends
+async def test_write_with_merge_mine_merges_as_import_does(client: PlansightClient) -> None:
+    shown = await _story(client)
+    stale = [
+        {**todo("A", "in_progress"), "id": "t1"},
+        {**todo("B", "blocked"), "id": "t2"},
+        {**todo("E again"), "id": "t4"},
+    ]
+    edit = {"session": "s", "origin": "user", "baseVersion": shown, "todos": stale}
+
+    result = await client.call("plansight/write", {**edit, "merge": "mine"})
+
+    assert statuses(result) == [
+        ("A", "completed"),
+        ("B", "blocked"),
+        ("D", "pending"),  # kept right after the task before it (rule 4's placing)
+        ("E again", "pending"),
+    ]
+
+
+async def test_merge_takes_only_true_false_or_mine(client: PlansightClient) -> None:
+    with pytest.raises(JsonRpcException) as caught:
+        await client.call(
+            "plansight/import",
+            {"session": "s", "origin": "user", "markdown": "- [ ] A\n", "merge": "yours"},
+        )
+    assert caught.value.code == -32602
+    assert caught.value.data["errors"] == [
+        {"path": "merge", "message": "Input should be a valid boolean or 'mine'"}
+    ]
