@@ -19,6 +19,31 @@ def ids_in(ids: Iterable[str], result_id: dict[str, str]) -> list[str]:
     return [result_id.get(i, i) for i in ids]
 
 
+def id_in(task_id: str | None, result_id: dict[str, str]) -> str | None:
+    """A task's `parent` as the merged plan names it."""
+    return result_id.get(task_id, task_id) if task_id is not None else None
+
+
+def settle_parents(current: Plan, result_id: dict[str, str], before: Iterable[Plan]) -> None:
+    """Each `parent` in the merged plan's ids; a task whose parent went (the list removed
+    it, or a person did) takes the gone parent's place: its parent becomes the gone
+    parent's parent, as the first of the plans `before` that holds it has it."""
+    present = {t.id for t in current.tasks()}
+    last_parent: dict[str, str | None] = {}
+    for plan in before:
+        for task in plan.tasks():
+            last_parent.setdefault(
+                id_in(task.id, result_id) or task.id, id_in(task.parent, result_id)
+            )
+    for task in current.tasks():
+        parent = id_in(task.parent, result_id)
+        seen: set[str] = set()
+        while parent is not None and parent not in present and parent not in seen:
+            seen.add(parent)
+            parent = last_parent.get(parent)
+        task.parent = parent if parent in present else None
+
+
 def settle_blockers(
     current: Plan, result_id: dict[str, str], fallbacks: list[tuple[Task, list[str]]]
 ) -> None:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import change_phrases
-from plansight.core.merged_ids import ids_in, renamed, settle_blockers
+from plansight.core.merged_ids import id_in, ids_in, renamed, settle_blockers, settle_parents
 from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
 from plansight.core.persons_start import as_pending, keep_persons_starts, told_starts
 from plansight.protocol.shape import camel
@@ -31,6 +32,11 @@ MERGED_FIELDS: tuple[str, ...] = tuple(n for n in SEEN_FIELDS if n not in ("id",
 # What moves with the status: they follow the side whose status won.
 _STATUS_STAMPS = ("started_at", "completed_at", "started_rank")
 KEPT_LINE = "Kept the user's changes your list does not have: "
+# The fields that name tasks: each side's ids compared as the merged plan names them.
+_ID_FIELDS: dict[str, Callable[[Any, dict[str, str]], Any]] = {
+    "blocked_by": ids_in,
+    "parent": id_in,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,7 @@ def merge(
     pass one changes nothing (`too_big` says which). `mine_wins` (a person's `merge:
     "mine"`): each conflict takes the list's side instead, a task the list changed and
     others removed coming back as a new task of the person's."""
+    was = current.sharing_tasks()  # the current plan before the merge: where parents were
     base_phase = {t.id: p.name for p, t in base.tasks_with_phase()}
     current_phase = {t.id: p.name for p, t in current.tasks_with_phase()}
     matches = _matches(base, mine, current, anew)
@@ -120,6 +127,7 @@ def merge(
         result_id,
         [(r.task, r.current_blockers) for r in merged.values() if r.mine_won_blockers],
     )
+    settle_parents(current, result_id, (was, base, mine))
     current.next_id = max(current.next_id, mine.next_id)
     # Rule 6: a task the person started since the base keeps it over the agent's.
     demoted = keep_persons_starts(current, _persons_starts(matches, kept), now) if agent else []
@@ -358,8 +366,8 @@ def _merge_task(
     clashed: set[str] = set()
     for name in MERGED_FIELDS:
         av, bv, cv = getattr(a, name), getattr(b, name), getattr(c, name)
-        if name == "blocked_by":
-            av, bv, cv = (ids_in(v, result_id) for v in (av, bv, cv))
+        if name in _ID_FIELDS:
+            av, bv, cv = (_ID_FIELDS[name](v, result_id) for v in (av, bv, cv))
         if av != bv:
             won.add(name)
             if cv not in (bv, av):
@@ -388,8 +396,8 @@ def _changed(
         return True
     for name in MERGED_FIELDS:
         old, new = getattr(before, name), getattr(after, name)
-        if name == "blocked_by":
-            old, new = ids_in(old, result_id), ids_in(new, result_id)
+        if name in _ID_FIELDS:
+            old, new = (_ID_FIELDS[name](v, result_id) for v in (old, new))
         if old != new:
             return True
     return False
@@ -465,7 +473,7 @@ def _kept_words(
     """What the merged plan (`current`) has that the list's own result lacks, in words:
     told of the tasks that differ only (the words of two whole plans cost more than the
     merge; most tasks are the list's own, the very objects). The tasks they wait for are
-    looked at too, for their names."""
+    looked at too, for their names, and their parents."""
     mine_tasks = {t.id: (p.name, t) for p, t in mine.tasks_with_phase()}
     present = {t.id for t in current.tasks()}
     shown: set[str] = set()
@@ -486,10 +494,13 @@ def _kept_words(
     named = set(shown)
     for task in current.tasks():
         if task.id in shown:
-            named.update(task.blocked_by)
+            named.update([*task.blocked_by, *([task.parent] if task.parent else [])])
     for rid in shown:
         if rid in by_result:
-            named.update(ids_in(by_result[rid].blocked_by, result_id))
+            listed_task = by_result[rid]
+            named.update(ids_in(listed_task.blocked_by, result_id))
+            if listed_task.parent is not None:
+                named.add(result_id.get(listed_task.parent, listed_task.parent))
     named -= seen_as_is  # on one side only, it would read as added
     listed = Plan(mine.session, title=mine.title)
     listed.phases = [
