@@ -228,3 +228,30 @@ async def test_merge_takes_only_true_false_or_mine(client: PlansightClient) -> N
     assert caught.value.data["errors"] == [
         {"path": "merge", "message": "Input should be a valid boolean or 'mine'"}
     ]
+
+
+# ---------------------------------------------------------------- positions (v4)
+
+
+@pytest.mark.both_backends
+async def test_a_persons_reorder_survives_an_agents_stale_list(client: PlansightClient) -> None:
+    """A task's place among its siblings is merged as a field: the person's move stays,
+    the agent's own change lands, and the agent is told."""
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    # The person puts C first (an editor's whole-list write of the plan as it is).
+    await client.call(
+        "plansight/write",
+        {
+            "session": "s",
+            "origin": "user",
+            "todos": [todo("C"), todo("A", "in_progress"), todo("B")],
+        },
+    )
+
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"), todo("C"))
+
+    assert statuses(stale) == [("C", "pending"), ("A", "completed"), ("B", "in_progress")]
+    assert kept(stale) == KEPT + 'reordered the tasks of phase "Todos"'
+    # The agent's own move wins where it made one: it puts B first.
+    moved = await todo_write(client, todo("B", "in_progress"), todo("C"), todo("A", "completed"))
+    assert [c for c, _ in statuses(moved)] == ["B", "C", "A"]

@@ -22,6 +22,7 @@ from typing import Any
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import change_phrases
 from plansight.core.merged_ids import id_in, ids_in, renamed, settle_blockers, settle_parents
+from plansight.core.merged_order import settle_positions
 from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
 from plansight.core.persons_start import as_pending, keep_persons_starts, told_starts
 from plansight.protocol.shape import camel
@@ -128,6 +129,8 @@ def merge(
         [(r.task, r.current_blockers) for r in merged.values() if r.mine_won_blockers],
     )
     settle_parents(current, result_id, (was, base, mine))
+    # A move among siblings that others made and the list did not is kept, and told.
+    moved = settle_positions(current, base, was, mine, result_id)
     current.next_id = max(current.next_id, mine.next_id)
     # Rule 6: a task the person started since the base keeps it over the agent's.
     demoted = keep_persons_starts(current, _persons_starts(matches, kept), now) if agent else []
@@ -137,7 +140,7 @@ def merge(
     if said is not None:
         words = describe_changes(as_pending(said, demoted_ids), _without(current, seen_as_is))
     else:
-        words = _kept_words(mine, current, merged, result_id, seen_as_is, demoted_ids)
+        words = _kept_words(mine, current, merged, result_id, seen_as_is, demoted_ids, moved)
     return Merged(kept=told_starts(words, demoted))
 
 
@@ -469,6 +472,7 @@ def _kept_words(
     result_id: dict[str, str],
     seen_as_is: set[str],
     demoted: set[str],
+    moved: set[str],
 ) -> list[str]:
     """What the merged plan (`current`) has that the list's own result lacks, in words:
     told of the tasks that differ only (the words of two whole plans cost more than the
@@ -487,7 +491,7 @@ def _kept_words(
         ):
             shown.add(rid)
     kept = present.difference(result_id.get(i, i) for i in mine_tasks)
-    shown |= kept - seen_as_is
+    shown |= (kept - seen_as_is) | moved
     if not shown and current.title == mine.title:
         return []
     by_result = {result_id.get(i, i): t for i, (_, t) in mine_tasks.items()}
