@@ -139,7 +139,7 @@ class AgentView:
             merges = policy.person_merges and call.merge and call.origin == "user"
             if not (merges and base_version < plan.version):
                 raise VersionConflict(plan.version)
-            return self._stale_edit(plan, base_version)
+            return self._stale_edit(plan, base_version, mine_wins=call.merge == "mine")
         if policy.whole_list and agents_own_change(call.origin):
             return self._agent_steering(edit)
         return None
@@ -201,10 +201,11 @@ class AgentView:
             return Steering(None)
         return Steering(plan_from_record(plan.session, record))
 
-    def _stale_edit(self, plan: Plan, base_version: int) -> Steering:
-        """A person's stale whole list (`merge: true`): merged from the plan at
-        `base_version`, or refused when the history no longer lists it."""
+    def _stale_edit(self, plan: Plan, base_version: int, mine_wins: bool) -> Steering:
+        """A person's stale whole list (`merge: true`, or `"mine"`: `mine_wins`): merged
+        from the plan at `base_version`, or refused when the history no longer lists it."""
         record = self._store.snapshot(plan.session, base_version) if base_version > 0 else None
         if record is None:
             raise VersionConflict(plan.version)
-        return Steering(plan_from_record(plan.session, record), agent=False)
+        base = plan_from_record(plan.session, record)
+        return Steering(base, agent=False, mine_wins=mine_wins)

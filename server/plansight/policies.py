@@ -10,6 +10,7 @@ call in `service.py`; the pipeline's steps stay as they are unless the kind need
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from plansight.core.model import Origin
 from plansight.core.undo import UNDO_METHOD
@@ -66,7 +67,9 @@ class ChangeCall:
     origin: Origin
     request: Json  # as the event log holds it
     base_version: int | None = None  # the version its sender saw (None: it says none)
-    merge: bool = False  # a person's stale list asks to be merged (its policy must allow it)
+    # A person's stale list asks to be merged (its policy must allow it); "mine": each
+    # conflict takes its side (an editor's "Overwrite").
+    merge: bool | Literal["mine"] = False
     # The answer reaches no agent (a hook event spooled while the store was busy, applied
     # late): a Kept line in it tells nobody, so nothing counts as told.
     unheard: bool = False

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from plansight.protocol.requests import OP_NAMES
 
 _OP_TAGS = frozenset(OP_NAMES)
-_UNION_LABELS = frozenset({"str", "ItemSpec"})
+_UNION_LABELS = frozenset({"str", "ItemSpec", "bool"})
+_SHOULD_BE = "Input should be "
 
 
 def field_path(loc: tuple[Any, ...]) -> str:
@@ -22,7 +23,9 @@ def field_path(loc: tuple[Any, ...]) -> str:
     parts: list[str] = []
     for index, part in enumerate(loc):
         if isinstance(part, str) and (
-            part in _UNION_LABELS or (part in _OP_TAGS and index == 2 and loc[0] == "ops")
+            part in _UNION_LABELS
+            or part.startswith("literal[")  # `merge: bool | "mine"`: one path, `merge`
+            or (part in _OP_TAGS and index == 2 and loc[0] == "ops")
         ):
             continue
         parts.append(str(part))
@@ -69,4 +72,14 @@ def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
         messages = merged.setdefault(path, [])
         if message not in messages:
             messages.append(message)
-    return [{"path": path, "message": " or ".join(messages)} for path, messages in merged.items()]
+    return [{"path": path, "message": _either(messages)} for path, messages in merged.items()]
+
+
+def _either(messages: list[str]) -> str:
+    """A union's messages as one: "Input should be a valid boolean or 'mine'"."""
+    said = messages[:1]
+    for message in messages[1:]:
+        if said[0].startswith(_SHOULD_BE) and message.startswith(_SHOULD_BE):
+            message = message[len(_SHOULD_BE) :]
+        said.append(message)
+    return " or ".join(said)

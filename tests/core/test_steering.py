@@ -446,3 +446,67 @@ def test_a_base_the_history_no_longer_keeps_still_keeps_a_persons_task(tmp_path:
         ("Todos", "C", "pending"),
     ]
     store.close()
+
+
+# ---------------------------------------------------------------- steering with subtasks (v4)
+
+
+def nested(*tasks_: tuple[str, str, str | None], by: str = "agent") -> Plan:
+    """(id, content, parent) tasks in one phase, in document order."""
+    made = [
+        Task(i, c, c, "pending", [], NOW, NOW, parent=p, created_by=by)  # type: ignore[arg-type]
+        for i, c, p in tasks_
+    ]
+    return Plan("s", phases=[Phase("P", made)], next_id=len(made) + 1)
+
+
+def parents(plan: Plan) -> list[tuple[str, str | None]]:
+    return [(t.content, t.parent) for t in plan.tasks()]
+
+
+def test_a_persons_reparent_survives_an_agents_stale_list() -> None:
+    base = nested(("t1", "A", None), ("t2", "B", None), ("t3", "C", None))
+    current = nested(("t1", "A", None), ("t3", "C", "t1"), ("t2", "B", None))  # C under A
+    mine = nested(("t1", "A", None), ("t2", "B", None), ("t3", "C", None))
+
+    merged = merge(base, mine, current, NOW, agent=True)
+
+    assert ("C", "t1") in parents(current)
+    assert merged.kept == ['moved "C" under "A"']
+
+
+def test_a_kept_task_whose_parent_the_agent_removed_takes_its_place() -> None:
+    """A > B > C, C a person's subtask: the agent's list drops B (its own task, rule 3);
+    C stays (rule 4) and goes under A, where B was."""
+    base = nested(("t1", "A", None), ("t2", "B", "t1"))
+    current = nested(("t1", "A", None), ("t2", "B", "t1"), ("t3", "C", "t2"))
+    current.phases[0].tasks[2].created_by = "user"
+    mine = nested(("t1", "A", None))
+
+    merge(base, mine, current, NOW, agent=True)
+
+    assert parents(current) == [("A", None), ("C", "t1")]
+
+
+def test_a_task_whose_parent_the_person_removed_takes_its_place() -> None:
+    base = nested(("t1", "A", None), ("t2", "B", "t1"), ("t3", "C", "t2"))
+    current = nested(("t1", "A", None), ("t3", "C", "t2"))  # the person removed B alone
+    mine = nested(("t1", "A", None), ("t2", "B", "t1"), ("t3", "C", "t2"))  # stale
+
+    merge(base, mine, current, NOW, agent=True)
+
+    assert parents(current) == [("A", None), ("C", "t1")]  # B stays removed (rule 5)
+
+
+def test_an_editors_merge_names_a_parent_both_changed() -> None:
+    base = nested(("t1", "A", None), ("t2", "B", None), ("t3", "C", None))
+    current = nested(("t1", "A", None), ("t3", "C", "t1"), ("t2", "B", None))
+    mine = nested(("t1", "A", None), ("t2", "B", None), ("t3", "C", "t2"))
+
+    merged = merge(base, mine, current, NOW, agent=False)
+
+    assert [(c.content, c.field) for c in merged.conflicts] == [("C", "parent")]
+    # merge: "mine": the request's parent.
+    current = nested(("t1", "A", None), ("t3", "C", "t1"), ("t2", "B", None))
+    merge(base, mine, current, NOW, agent=False, mine_wins=True)
+    assert ("C", "t2") in parents(current)

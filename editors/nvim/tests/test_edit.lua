@@ -198,7 +198,7 @@ H.test(":w of a buffer opened before an agent's change merges with it (issue 21,
   end
 end)
 
-H.test("a conflicting :w lists the conflict and offers compare, overwrite, cancel", function()
+H.test("a conflicting :w lists the conflict and offers compare, overwrite, cancel; overwrite reverts nothing it did not list", function()
   local buf = open_steer("steer", "Person task C")
   H.wait(function()
     return not vim.bo[buf].modified
@@ -208,8 +208,13 @@ H.test("a conflicting :w lists the conflict and offers compare, overwrite, cance
     lines[i] = line:gsub("^%- %[.%] Person task C$", "- [x] Person task C")
   end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  -- The agent drops the same task meanwhile: both changed its status.
-  H.cli_apply(p.db, { { op = "drop", task = "Person task C" } }, "steer")
+  -- The agent drops the same task meanwhile: both changed its status. It also completes a
+  -- task and adds one, which conflict with nothing (issue 33, item 2).
+  H.cli_apply(p.db, {
+    { op = "drop", task = "Person task C" },
+    { op = "done", task = "Write the docs" },
+    { op = "append", phase = "Todos", items = { "Agent task D" } },
+  }, "steer")
   local dropped = H.cli_state(p.db, "steer").version
   wait_version("steer", dropped)
 
@@ -243,6 +248,12 @@ H.test("a conflicting :w lists the conflict and offers compare, overwrite, cance
   offered, answer = nil, "Overwrite"
   vim.cmd("write")
   H.wait_status(p.db, "Person task C", "completed", "overwritten with the person's text", "steer")
+  -- Only the conflict listed took the person's side (`merge = "mine"`).
+  H.eq(H.cli_task(p.db, "Write the docs", "steer").status, "completed", "the agent's completion is not reverted")
+  H.ok(H.cli_task(p.db, "Agent task D", "steer") ~= nil, "the agent's task is not removed")
+  H.wait(function()
+    return not vim.bo[buf].modified and text(buf):find("Agent task D", 1, true)
+  end, "the buffer reloads the merged plan: " .. text(buf))
   vim.ui.select = real_select
 end)
 

@@ -97,7 +97,11 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
         throw vscode.FileSystemError.Unavailable('Plansight: the plan was not saved, it changed meanwhile (see Compare).');
       }
       try {
-        result = await this.importPlan(session, markdown, undefined);
+        // Overwrite takes the person's side of the conflicts listed, and of nothing else
+        // (`merge: "mine"`); with nothing to merge from (a version past the kept history),
+        // the person's text as it is.
+        const overwrite = refusal.conflicts.length > 0 ? baseVersion : undefined;
+        result = await this.importPlan(session, markdown, overwrite, 'mine');
       } catch (again) {
         throw vscode.FileSystemError.Unavailable(`Plansight could not import the plan: ${describeError(again)}`);
       }
@@ -154,13 +158,13 @@ export class PlanDocuments implements vscode.FileSystemProvider, vscode.Disposab
     return stamp;
   }
 
-  /** `baseVersion` undefined: the person's text as it is, whatever changed meanwhile (Overwrite). */
-  private importPlan(session: string, markdown: string, baseVersion: number | undefined): Promise<ApplyResult> {
+  /** `baseVersion` undefined: the person's text as it is, whatever changed meanwhile. */
+  private importPlan(session: string, markdown: string, baseVersion: number | undefined, merge: true | 'mine' = true): Promise<ApplyResult> {
     return this.client.request('plansight/import', {
       session,
       markdown,
       origin: 'user',
-      ...(baseVersion === undefined ? {} : { baseVersion, merge: true }),
+      ...(baseVersion === undefined ? {} : { baseVersion, merge }),
     });
   }
 

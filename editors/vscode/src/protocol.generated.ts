@@ -195,7 +195,7 @@ export interface WriteParams {
   /** Default: "agent". */
   origin?: "agent" | "user";
   /** Default: false. */
-  merge?: boolean;
+  merge?: boolean | "mine";
 }
 
 export interface WriteItem {
@@ -276,7 +276,7 @@ export interface ImportParams {
   origin?: "agent" | "user";
   baseVersion?: number | null;
   /** Default: false. */
-  merge?: boolean;
+  merge?: boolean | "mine";
 }
 
 export interface ContextParams {

@@ -13,12 +13,12 @@ from plansight.agents.reading import PayloadReader, priority_of
 from plansight.core.incoming import Incoming, IncomingTask, Replacement
 from plansight.core.model import TaskStatus
 
-STATUSES: dict[str, TaskStatus] = {
+V1_STATUSES: dict[str, TaskStatus] = {
     "pending": "pending",
     "in_progress": "in_progress",
     "completed": "completed",
-    "cancelled": "abandoned",  # v2
 }
+STATUSES: dict[str, TaskStatus] = {**V1_STATUSES, "cancelled": "abandoned"}  # v2
 
 
 def plan_update(payload: dict[str, Any]) -> Incoming:
@@ -27,7 +27,9 @@ def plan_update(payload: dict[str, Any]) -> Incoming:
     kind = payload.get("sessionUpdate")
     entries: list[Any] | None = None
     path = "payload"
+    carried = STATUSES
     if kind == "plan":
+        carried = V1_STATUSES  # v1 has no `cancelled`: a dropped task can only be pending
         entries = reader.items(payload, "entries", path)
     elif kind == "plan_update":
         plan = reader.object(payload.get("plan"), "payload.plan")
@@ -49,4 +51,4 @@ def plan_update(payload: dict[str, Any]) -> Incoming:
             priority = priority_of(entry.get("priority"))
             tasks.append(IncomingTask(*read, item_path, priority=priority))
     reader.done()
-    return Replacement(tasks, f"{path}.entries")
+    return Replacement(tasks, f"{path}.entries", statuses=frozenset(carried.values()))

@@ -40,7 +40,7 @@ def todo_write(payload: dict[str, Any]) -> Incoming:
         if read:
             tasks.append(IncomingTask(*read, path, active_form=active_form or None))
     reader.done()
-    return Replacement(tasks, "payload.todos")
+    return Replacement(tasks, "payload.todos", statuses=frozenset(TODO_STATUSES.values()))
 
 
 def task_call(payload: dict[str, Any]) -> Incoming:

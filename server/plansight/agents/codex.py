@@ -30,4 +30,10 @@ def update_plan(payload: dict[str, Any]) -> Incoming:
             tasks.append(IncomingTask(*read, path, content_key="step"))
     explanation = reader.optional_text(payload, "explanation", "payload")
     reader.done()
-    return Replacement(tasks, "payload.plan", note=explanation, note_path="payload.explanation")
+    return Replacement(
+        tasks,
+        "payload.plan",
+        note=explanation,
+        note_path="payload.explanation",
+        statuses=frozenset(STEP_STATUSES.values()),
+    )

@@ -30,4 +30,4 @@ def write_todos(payload: dict[str, Any]) -> Incoming:
         if read := reader.task(todo, path, "description", STATUSES):
             tasks.append(IncomingTask(*read, path, content_key="description"))
     reader.done()
-    return Replacement(tasks, "payload.todos")
+    return Replacement(tasks, "payload.todos", statuses=frozenset(STATUSES.values()))

@@ -43,4 +43,4 @@ def todo_write(payload: dict[str, Any]) -> Incoming:
                 IncomingTask(*read, path, priority=priority, external_id=external_id or None)
             )
     reader.done()
-    return Replacement(tasks, "payload.todos")
+    return Replacement(tasks, "payload.todos", statuses=frozenset(STATUSES.values()))

@@ -42,4 +42,4 @@ def update_todo_list(payload: dict[str, Any]) -> Incoming:
         mark, content = item.groups()
         tasks.append(IncomingTask(content, MARKS[mark], path, content_key=""))
     reader.done()
-    return Replacement(tasks, "payload.todos")
+    return Replacement(tasks, "payload.todos", statuses=frozenset(MARKS.values()))

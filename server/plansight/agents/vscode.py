@@ -50,7 +50,13 @@ def manage_todo_list(payload: dict[str, Any]) -> Incoming:
     # noted on the task in progress as Codex's explanation is (`hook/copilot_todos.py`).
     note = reader.optional_text(payload, "note", "payload")
     reader.done()
-    return Replacement(tasks, "payload.todoList", note=note, note_path="payload.note")
+    return Replacement(
+        tasks,
+        "payload.todoList",
+        note=note,
+        note_path="payload.note",
+        statuses=frozenset(STATUSES.values()),
+    )
 
 
 def _id(reader: PayloadReader, todo: dict[str, Any], path: str) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from plansight.core.model import Priority, TaskStatus
+from plansight.core.model import STATUSES, Priority, TaskStatus
 
 
 @dataclass(slots=True)
@@ -37,6 +37,10 @@ class Replacement:
     path: str  # the list in the payload: "payload.todos"
     note: str | None = None  # added to the task in progress (Codex's `explanation`)
     note_path: str = "payload"
+    # The statuses the agent's format can carry (steering rule 7): a task whose status is
+    # not one of them and that the list shows as pending keeps it (the format had no other
+    # way to keep the task).
+    statuses: frozenset[TaskStatus] = frozenset(STATUSES)
 
 
 @dataclass(slots=True)

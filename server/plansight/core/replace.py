@@ -22,7 +22,7 @@ from plansight.core.limits import (
     note_problem,
     task_count_problem,
 )
-from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task
+from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task, TaskStatus
 from plansight.core.settings import Settings
 from plansight.protocol.text import clean_content, clean_note
 
@@ -40,7 +40,7 @@ def replace_tasks(plan: Plan, replacement: Replacement, settings: Settings, now:
     incoming = _cleaned(replacement, settings)
     matches = _matches(plan, incoming)
     notices = _one_in_progress_per_owner(incoming, matches)
-    placed = _place(plan, incoming, matches, now)
+    placed = _place(plan, incoming, matches, now, replacement.statuses)
     order = [phase.name for phase in plan.phases]
     for item in placed:
         if item.phase not in order:
@@ -144,7 +144,11 @@ def _one_in_progress_per_owner(
 
 
 def _place(
-    plan: Plan, incoming: list[IncomingTask], matches: list[Task | None], now: str
+    plan: Plan,
+    incoming: list[IncomingTask],
+    matches: list[Task | None],
+    now: str,
+    statuses: frozenset[TaskStatus],
 ) -> list[_Placed]:
     """Each incoming task carried over from the task it continues, in that task's phase;
     a new one goes to the phase of the task before it."""
@@ -162,7 +166,7 @@ def _place(
             )
             phase = previous
         else:
-            task = _carried(old, item, now)
+            task = _carried(old, item, now, statuses)
             phase = phase_of[old.id]
         placed.append(_Placed(phase, task))
         previous = phase
@@ -180,8 +184,10 @@ def _fields(item: IncomingTask) -> dict[str, Any]:
     return {name: value for name, value in values.items() if value is not None}
 
 
-def _carried(old: Task, item: IncomingTask, now: str) -> Task:
-    """`old` as `item` says it is now; what the item leaves out stays as it was."""
+def _carried(old: Task, item: IncomingTask, now: str, statuses: frozenset[TaskStatus]) -> Task:
+    """`old` as `item` says it is now; what the item leaves out stays as it was. A status
+    the format cannot carry, shown as pending, is not the agent's change (steering rule 7):
+    TodoWrite resends a task a person dropped as `pending`, its only way to keep it."""
     task = old.copy()
     same_content = item.content == old.content
     task.content = item.content
@@ -190,7 +196,8 @@ def _carried(old: Task, item: IncomingTask, now: str) -> Task:
         setattr(task, name, value)
     if task.seen() != old.seen():
         task.updated_at = now
-    task.set_status(item.status, now)
+    if not (item.status == "pending" and old.status not in statuses):
+        task.set_status(item.status, now)
     return task
 
 

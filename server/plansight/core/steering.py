@@ -15,13 +15,16 @@ exactly `mine`.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from plansight.core.changes import Snapshot, describe_changes, snapshot
+from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import change_phrases
+from plansight.core.merged_ids import id_in, ids_in, renamed, settle_blockers, settle_parents
+from plansight.core.merged_order import settle_positions
 from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
+from plansight.core.persons_start import as_pending, keep_persons_starts, told_starts
 from plansight.protocol.shape import camel
 
 # The Task fields a full replacement may change, merged one by one ("phase" as well):
@@ -30,6 +33,11 @@ MERGED_FIELDS: tuple[str, ...] = tuple(n for n in SEEN_FIELDS if n not in ("id",
 # What moves with the status: they follow the side whose status won.
 _STATUS_STAMPS = ("started_at", "completed_at", "started_rank")
 KEPT_LINE = "Kept the user's changes your list does not have: "
+# The fields that name tasks: each side's ids compared as the merged plan names them.
+_ID_FIELDS: dict[str, Callable[[Any, dict[str, str]], Any]] = {
+    "blocked_by": ids_in,
+    "parent": id_in,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +89,7 @@ def merge(
     agent: bool,
     anew: bool = False,
     limits: Limits | None = None,
+    mine_wins: bool = False,
 ) -> Merged:
     """Make `current` the merge of `mine` (sent from a copy of `base`) with it.
 
@@ -88,33 +97,51 @@ def merge(
     changes nothing when there are conflicts. `anew` (an `init`): `mine`'s tasks are new
     tasks whatever they continue, matched to the base by content; they take the merged
     values and the `createdBy` of the task they continue. `limits`: a merge that would
-    pass one changes nothing (`too_big` says which)."""
+    pass one changes nothing (`too_big` says which). `mine_wins` (a person's `merge:
+    "mine"`): each conflict takes the list's side instead, a task the list changed and
+    others removed coming back as a new task of the person's."""
+    was = current.sharing_tasks()  # the current plan before the merge: where parents were
     base_phase = {t.id: p.name for p, t in base.tasks_with_phase()}
     current_phase = {t.id: p.name for p, t in current.tasks_with_phase()}
     matches = _matches(base, mine, current, anew)
     result_id = _result_ids(matches, anew)
     conflicts: list[Conflict] = []
+    # A side that wins no conflict: the agent (it has none) or the person's `mine`.
+    clashes = None if agent or mine_wins else conflicts
+    brought_back = _BroughtBack(mine, now) if mine_wins else None
     merged = _merge_matched(
-        matches, base_phase, current_phase, result_id, now, agent, anew, conflicts
+        matches, base_phase, current_phase, result_id, now, anew, clashes, brought_back
     )
-    kept, seen_as_is = _left_out(base, current, base_phase, matches, result_id, agent, conflicts)
+    kept, seen_as_is = _left_out(base, current, base_phase, matches, result_id, agent, clashes)
     if conflicts:
         return Merged(conflicts=conflicts)
     if limits is not None and (too_big := _too_big(merged, kept, limits, agent)):
         return Merged(too_big=too_big)
 
     # The list's own result as it is now (`init`: before any task changes below).
-    said = _renamed(snapshot(mine), result_id) if anew else None
+    said = renamed(snapshot(mine), result_id) if anew else None
     if mine.title != base.title:
         current.title = mine.title
     _lay_out(current, mine, merged, kept)
-    _settle_blockers(current, merged, result_id)
+    settle_blockers(
+        current,
+        result_id,
+        [(r.task, r.current_blockers) for r in merged.values() if r.mine_won_blockers],
+    )
+    settle_parents(current, result_id, (was, base, mine))
+    # A move among siblings that others made and the list did not is kept, and told.
+    moved = settle_positions(current, base, was, mine, result_id)
     current.next_id = max(current.next_id, mine.next_id)
+    # Rule 6: a task the person started since the base keeps it over the agent's.
+    demoted = keep_persons_starts(current, _persons_starts(matches, kept), now) if agent else []
+    demoted_ids = {t.id for _, tasks in demoted for t in tasks}
     # The Kept line tells what a person changed since the base: a person's task the
     # sender saw as it is now, and left out of its list, is no news (told once, not twice).
     if said is not None:
-        return Merged(kept=describe_changes(said, _without(current, seen_as_is)))
-    return Merged(kept=_kept_words(mine, current, merged, result_id, seen_as_is))
+        words = describe_changes(as_pending(said, demoted_ids), _without(current, seen_as_is))
+    else:
+        words = _kept_words(mine, current, merged, result_id, seen_as_is, demoted_ids, moved)
+    return Merged(kept=told_starts(words, demoted))
 
 
 def _result_ids(matches: list[_Match], anew: bool) -> dict[str, str]:
@@ -137,22 +164,27 @@ def _merge_matched(
     current_phase: dict[str, str],
     result_id: dict[str, str],
     now: str,
-    agent: bool,
     anew: bool,
-    conflicts: list[Conflict],
+    conflicts: list[Conflict] | None,
+    brought_back: _BroughtBack | None,
 ) -> dict[str, _Result]:
     """The tasks of the sender's list, each merged with what it continues (by mine's id);
-    a person's clashes are added to `conflicts`."""
+    a person's clashes are added to `conflicts` (None: no side conflicts, the list's
+    wins). `brought_back`: a task the list changed and others removed comes back."""
     merged: dict[str, _Result] = {}
     for m in matches:
         if m.current is None:
             if m.base is not None:
                 # Removed since the base by someone else: it stays removed (rule 5), unless a
-                # person's stale edit changed it meanwhile (a conflict).
-                if not agent and _changed(
-                    m.base, base_phase[m.base.id], m.mine, m.phase, result_id
-                ):
-                    conflicts.append(Conflict(m.base.id, m.base.content, "task"))
+                # person's stale edit changed it meanwhile (a conflict, or it comes back).
+                changed = brought_back is not None or conflicts is not None
+                if changed and _changed(m.base, base_phase[m.base.id], m.mine, m.phase, result_id):
+                    if brought_back is not None:
+                        task = brought_back.task(m.mine)
+                        result_id[m.mine.id] = result_id[m.base.id] = task.id
+                        merged[m.mine.id] = _Result(task, m.phase, None, [], False)
+                    elif conflicts is not None:
+                        conflicts.append(Conflict(m.base.id, m.base.content, "task"))
                 continue
             merged[m.mine.id] = _Result(m.mine, m.phase, None, [], False)  # new (rule 2)
             continue
@@ -164,8 +196,8 @@ def _merge_matched(
         task, phase, won, clashed = _merge_task(
             b, b_phase, m.mine, m.phase, c, c_phase, result_id, now, anew
         )
-        if not agent:
-            conflicts.extend(Conflict(c.id, c.content, _wire(name)) for name in clashed)
+        if conflicts is not None:
+            conflicts.extend(Conflict(c.id, c.content, camel(name)) for name in clashed)
         merged[m.mine.id] = _Result(task, phase, c.id, list(c.blocked_by), "blocked_by" in won)
     return merged
 
@@ -177,7 +209,7 @@ def _left_out(
     matches: list[_Match],
     result_id: dict[str, str],
     agent: bool,
-    conflicts: list[Conflict],
+    conflicts: list[Conflict] | None,
 ) -> tuple[list[_Result], set[str]]:
     """The current tasks the sender's list lacks that stay, and of those the ones the
     sender saw as they are now; a person's removal of a task others changed is added to
@@ -194,13 +226,26 @@ def _left_out(
         if old is None or (agent and task.created_by == "user"):
             # Never seen by the sender, or a person's task: a whole list does not remove
             # it (rule 4). Otherwise the sender removed it (rule 3).
-            kept.append(_Result(task, in_phase.name, task.id, list(task.blocked_by), False))
+            kept.append(
+                _Result(
+                    task,
+                    in_phase.name,
+                    task.id,
+                    list(task.blocked_by),
+                    False,
+                    old.status if old is not None else None,
+                )
+            )
             if old is not None and not _changed(
                 old, base_phase[old.id], task, in_phase.name, result_id
             ):
                 seen_as_is.add(task.id)  # no change of a person's since the base
-        elif not agent and _changed(old, base_phase[old.id], task, in_phase.name, result_id):
+        elif conflicts is not None and _changed(
+            old, base_phase[old.id], task, in_phase.name, result_id
+        ):
             conflicts.append(Conflict(task.id, task.content, "task"))
+        # Else the list removed it: gone (rule 3; `merge: "mine"`: the person's removal
+        # wins over the change others made).
     return kept, seen_as_is
 
 
@@ -229,6 +274,22 @@ def _without(plan: Plan, ids: set[str]) -> Plan:
     return shown
 
 
+class _BroughtBack:
+    """`merge: "mine"`: a task the person's list changed that others removed since comes
+    back with the person's change, as a new task of the person's (an id never names two
+    tasks: the removed one's stays gone)."""
+
+    def __init__(self, mine: Plan, now: str) -> None:
+        self._mine, self._now = mine, now
+
+    def task(self, listed: Task) -> Task:
+        task = listed.copy()
+        task.id = self._mine.new_id()  # past every id of the current plan too (`steer`)
+        task.created_by = "user"
+        task.created_at = task.updated_at = self._now
+        return task
+
+
 @dataclass(slots=True)
 class _Result:
     """A task of the merged plan and where it comes from."""
@@ -238,6 +299,7 @@ class _Result:
     current_id: str | None  # the current task it continues (None: new)
     current_blockers: list[str]  # that task's blockedBy (a cycle falls back to them)
     mine_won_blockers: bool
+    base_status: str | None = None  # a task kept out of the list: its status in the base
 
 
 def _matches(base: Plan, mine: Plan, current: Plan, anew: bool) -> list[_Match]:
@@ -307,8 +369,8 @@ def _merge_task(
     clashed: set[str] = set()
     for name in MERGED_FIELDS:
         av, bv, cv = getattr(a, name), getattr(b, name), getattr(c, name)
-        if name == "blocked_by":
-            av, bv, cv = (_ids(v, result_id) for v in (av, bv, cv))
+        if name in _ID_FIELDS:
+            av, bv, cv = (_ID_FIELDS[name](v, result_id) for v in (av, bv, cv))
         if av != bv:
             won.add(name)
             if cv not in (bv, av):
@@ -337,19 +399,11 @@ def _changed(
         return True
     for name in MERGED_FIELDS:
         old, new = getattr(before, name), getattr(after, name)
-        if name == "blocked_by":
-            old, new = _ids(old, result_id), _ids(new, result_id)
+        if name in _ID_FIELDS:
+            old, new = (_ID_FIELDS[name](v, result_id) for v in (old, new))
         if old != new:
             return True
     return False
-
-
-def _ids(ids: Iterable[str], result_id: dict[str, str]) -> list[str]:
-    return [result_id.get(i, i) for i in ids]
-
-
-def _wire(name: str) -> str:
-    return camel(name)
 
 
 def _lay_out(current: Plan, mine: Plan, merged: dict[str, _Result], kept: list[_Result]) -> None:
@@ -411,51 +465,19 @@ def _phase_slot(current: Plan, phases: list[Phase], name: str) -> int:
     return 0
 
 
-def _settle_blockers(current: Plan, merged: dict[str, _Result], result_id: dict[str, str]) -> None:
-    """blockedBy in the merged plan's ids, removed tasks forgotten. When the merge made a
-    cycle, the tasks whose list won take their current blockers again: the current plan
-    has no cycle, and no current task waits for a task new in the list."""
-    present = {t.id for t in current.tasks()}
-
-    def settled(ids: list[str]) -> list[str]:
-        return list(dict.fromkeys(i for i in _ids(ids, result_id) if i in present))
-
-    waiting = [task for task in current.tasks() if task.blocked_by]
-    for task in waiting:
-        task.blocked_by = settled(task.blocked_by)
-    if waiting and _has_cycle(current):
-        for result in merged.values():
-            if result.mine_won_blockers:
-                result.task.blocked_by = settled(result.current_blockers)
-
-
-def _has_cycle(plan: Plan) -> bool:
-    waits = {t.id: t.blocked_by for t in plan.tasks()}
-    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
-
-    def visit(task_id: str) -> bool:
-        state[task_id] = 1
-        for blocker in waits.get(task_id, ()):
-            mark = state.get(blocker)
-            if mark == 1 or (mark is None and blocker in waits and visit(blocker)):
-                return True
-        state[task_id] = 2
-        return False
-
-    return any(state.get(i) is None and visit(i) for i in waits)
-
-
 def _kept_words(
     mine: Plan,
     current: Plan,
     merged: dict[str, _Result],
     result_id: dict[str, str],
     seen_as_is: set[str],
+    demoted: set[str],
+    moved: set[str],
 ) -> list[str]:
     """What the merged plan (`current`) has that the list's own result lacks, in words:
     told of the tasks that differ only (the words of two whole plans cost more than the
     merge; most tasks are the list's own, the very objects). The tasks they wait for are
-    looked at too, for their names."""
+    looked at too, for their names, and their parents."""
     mine_tasks = {t.id: (p.name, t) for p, t in mine.tasks_with_phase()}
     present = {t.id for t in current.tasks()}
     shown: set[str] = set()
@@ -469,17 +491,20 @@ def _kept_words(
         ):
             shown.add(rid)
     kept = present.difference(result_id.get(i, i) for i in mine_tasks)
-    shown |= kept - seen_as_is
+    shown |= (kept - seen_as_is) | moved
     if not shown and current.title == mine.title:
         return []
     by_result = {result_id.get(i, i): t for i, (_, t) in mine_tasks.items()}
     named = set(shown)
     for task in current.tasks():
         if task.id in shown:
-            named.update(task.blocked_by)
+            named.update([*task.blocked_by, *([task.parent] if task.parent else [])])
     for rid in shown:
         if rid in by_result:
-            named.update(_ids(by_result[rid].blocked_by, result_id))
+            listed_task = by_result[rid]
+            named.update(ids_in(listed_task.blocked_by, result_id))
+            if listed_task.parent is not None:
+                named.add(result_id.get(listed_task.parent, listed_task.parent))
     named -= seen_as_is  # on one side only, it would read as added
     listed = Plan(mine.session, title=mine.title)
     listed.phases = [
@@ -490,29 +515,27 @@ def _kept_words(
     merged_part.phases = [
         Phase(p.name, [t for t in p.tasks if t.id in named]) for p in current.phases
     ]
-    return describe_changes(_renamed(snapshot(listed), result_id), merged_part)
+    return describe_changes(as_pending(renamed(snapshot(listed), result_id), demoted), merged_part)
 
 
-def _renamed(seen: Snapshot, result_id: dict[str, str]) -> Snapshot:
-    """What the list shows, in the merged plan's ids: to say what the merge kept that it
-    lacks."""
-    return Snapshot(
-        seen.title,
-        {
-            result_id.get(i, i): dataclasses.replace(
-                task,
-                values={
-                    **task.values,
-                    "blocked_by": tuple(_ids(task.values["blocked_by"], result_id)),
-                },
-            )
-            if task.values["blocked_by"]
-            else task
-            for i, task in seen.tasks.items()
-        },
-        seen.phases,
-        result_id.get(seen.current, seen.current) if seen.current is not None else None,
-    )
+def _persons_starts(matches: list[_Match], kept: list[_Result]) -> set[str]:
+    """The tasks in progress now that were not in the base (the person started them since,
+    or added them started) and that the agent's list did not take out of progress: the
+    merged plan's ids (rule 6)."""
+    started: set[str] = set()
+    for m in matches:
+        c = m.current
+        if (
+            c is not None
+            and c.status == "in_progress"
+            and (m.base is None or m.base.status != "in_progress")
+        ):
+            started.add(c.id)
+    for result in kept:
+        task = result.task
+        if task.status == "in_progress" and result.base_status != "in_progress":
+            started.add(task.id)
+    return started
 
 
 @dataclass(slots=True)
@@ -522,6 +545,7 @@ class Steering:
 
     base: Plan | None  # the plan the sender last saw; None: the plan before the replacement
     agent: bool = True  # the agent's rules; else a person's three-way merge
+    mine_wins: bool = False  # a person's `merge: "mine"`: each conflict takes its side
     kept: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     limits: Limits | None = None  # what the merged plan may hold
@@ -553,7 +577,16 @@ def steer(
     errors = replace(mine)
     if errors:
         return errors
-    merged = merge(base, mine, plan, now, agent=steering.agent, anew=anew, limits=steering.limits)
+    merged = merge(
+        base,
+        mine,
+        plan,
+        now,
+        agent=steering.agent,
+        anew=anew,
+        limits=steering.limits,
+        mine_wins=steering.mine_wins,
+    )
     if merged.too_big is not None:
         return [merged.too_big]
     steering.kept.extend(merged.kept)

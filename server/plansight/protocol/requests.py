@@ -176,7 +176,7 @@ class WriteParams(SessionParams):
     origin: Origin = "agent"
     # A person's stale edit (`baseVersion` older than the current version) is merged
     # with what changed since, or refused with the conflicts.
-    merge: bool = False
+    merge: bool | Literal["mine"] = False
 
 
 @dataclass(kw_only=True, eq=False)
@@ -204,7 +204,7 @@ class ImportParams(SessionParams):
     markdown: str
     origin: Origin = "agent"
     base_version: int | None = None
-    merge: bool = False  # as `write`'s
+    merge: bool | Literal["mine"] = False  # as `write`'s
 
 
 @dataclass(kw_only=True, eq=False)

@@ -124,13 +124,14 @@ end
 ---@param buf integer
 ---@param markdown string
 ---@param base integer?
-local function send(buf, markdown, base)
+---@param merge (true|"mine")? how a stale `base` merges: `"mine"` takes the person's side of conflicts
+local function send(buf, markdown, base, merge)
   local info = M.buffers[buf]
   local tick = vim.api.nvim_buf_get_changedtick(buf)
   local params = { session = info.session, markdown = markdown, origin = "user" }
   if base then
     params.baseVersion = base
-    params.merge = true
+    params.merge = merge or true
   end
   client.request(info.root, protocol.methods.import, params, function(err, result)
     local data = err and protocol.value(err.data)
@@ -176,7 +177,13 @@ function M.refused(buf, markdown, conflicts)
     if choice == "Compare" then
       M.compare(buf)
     elseif choice == "Overwrite" then
-      send(buf, markdown, nil)
+      -- Only the conflicts listed take the person's side (`merge = "mine"`); with nothing to
+      -- merge from (a version past the kept history), the text as it is.
+      if #conflicts > 0 then
+        send(buf, markdown, info.version, "mine")
+      else
+        send(buf, markdown, nil)
+      end
     end
   end)
 end

@@ -260,6 +260,46 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await until('the editor to reload the merged plan', async () => /- \[x\] Write the docs/.test(await wb.editorText()));
   });
 
+  await step("Edit Plan as Markdown: Overwrite takes the person's side of the conflicts it listed, and reverts nothing else (issue 33, item 2)", async () => {
+    // The person blocks their task in the document: its line typed over (typing several
+    // lines would have the editor indent them)...
+    const line = cli.run('export', '--format', 'markdown').split('\n').indexOf('- [ ] Write the release notes');
+    assert.ok(line >= 0, 'the document shows the task');
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+Home');
+    for (let down = 0; down < line; down += 1) {
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('End');
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.insertText('- [!] Write the release notes');
+    await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'visible' });
+    assert.ok((await wb.editorText()).includes('- [!] Write the release notes'), 'the person blocked the task');
+    // ...while the agent completes that task (a conflict) and adds one (never listed).
+    cli.apply([
+      { op: 'done', task: 'Write the release notes' },
+      { op: 'append', phase: 'Ship', items: ['Announce the release'] },
+    ]);
+    await wb.waitForRows("the agent's task in the tree", (r) => find(r, 'Announce the release') !== undefined);
+    await page.keyboard.press('Control+S');
+    assert.match(await wb.dialogText(), /"Write the release notes": status changed on both sides/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'overwrite-dialog.png') });
+    await wb.dialogButton('Overwrite');
+    await until("the CLI to read the person's side of the conflict", () => cli.task('Write the release notes')?.status === 'blocked', 20_000);
+    assert.ok(cli.find('Announce the release') !== undefined, "the agent's task the dialog never listed is still there");
+    assert.equal(cli.task('Write the docs')?.status, 'completed', 'nothing else reverted');
+    await until('the editor to show the merged plan', async () => {
+      const text = await wb.editorText();
+      return text.includes('Announce the release') && text.includes('- [!] Write the release notes');
+    });
+    // Back to the plan the later steps expect.
+    cli.apply([
+      { op: 'rm', task: 'Announce the release' },
+      { op: 'update', task: 'Write the release notes', status: 'pending' },
+    ]);
+    await wb.waitForRows('the plan as before', (r) => find(r, 'Announce the release') === undefined && find(r, 'Write the release notes')?.icon === 'circle-large-outline');
+  });
+
   await step('Export Plan as Markdown: an untitled document with what the server exports, no file in the repository (issue 23, item 11)', async () => {
     const before = fs.readdirSync(workspace).sort();
     await wb.runCommand('Plansight: Export Plan as Markdown');

@@ -1,0 +1,257 @@
+"""Steering (v4) through a real `plansight serve`: a status the agent's format cannot carry
+is not the agent's change (rule 7), a person's start keeps it over the agent's and the
+Kept line says only what the result holds (rule 6), and an editor's "Overwrite" takes
+only the conflicts it listed (`merge: "mine"`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from plansight_client import PlansightClient
+from pygls.exceptions import JsonRpcException
+
+KEPT = "Kept the user's changes your list does not have: "
+
+
+def todo(content: str, status: str = "pending") -> dict[str, str]:
+    return {"content": content, "activeForm": f"Doing {content}", "status": status}
+
+
+def statuses(state: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(t["content"], t["status"]) for p in state["phases"] for t in p["tasks"]]
+
+
+def kept(state: dict[str, Any]) -> str | None:
+    return next((line for line in state["summary"].split("\n") if line.startswith(KEPT)), None)
+
+
+async def todo_write(client: PlansightClient, *todos: dict[str, str]) -> dict[str, Any]:
+    """Claude Code's TodoWrite, as its hook sends it."""
+    payload = {"todos": list(todos)}
+    return await client.call(
+        "plansight/ingest", {"session": "s", "format": "claude-todowrite", "payload": payload}
+    )
+
+
+async def person(client: PlansightClient, *ops: dict[str, Any]) -> dict[str, Any]:
+    return await client.call("plansight/apply", {"session": "s", "origin": "user", "ops": ops})
+
+
+# ---------------------------------------------------------------- rule 7
+
+
+@pytest.mark.both_backends
+async def test_a_persons_drop_survives_todowrite_which_cannot_say_abandoned(
+    client: PlansightClient,
+) -> None:
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    await person(client, {"op": "drop", "task": "B"}, {"op": "block", "task": "C"})
+
+    # Claude's copy lacks both: the drop and the block are kept and told (rule 1).
+    told = await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    assert statuses(told) == [("A", "in_progress"), ("B", "abandoned"), ("C", "blocked")]
+    assert kept(told) == KEPT + 'dropped "B"; marked "C" blocked'
+
+    # Told, Claude keeps B and C the only way TodoWrite can: as pending. That is no
+    # change of the agent's (rule 7): the drop and the block stay, and nothing new is told.
+    again = await todo_write(client, todo("A", "completed"), todo("B"), todo("C"))
+    assert statuses(again) == [("A", "completed"), ("B", "abandoned"), ("C", "blocked")]
+    assert kept(again) is None
+    # What the format can say is still the agent's: starting the task re-opens it.
+    reopened = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"))
+    assert ("B", "in_progress") in statuses(reopened)
+
+
+async def test_a_format_that_can_say_cancelled_reopens_a_dropped_task(
+    client: PlansightClient,
+) -> None:
+    """Rule 7 reads each format's statuses: OpenCode has `cancelled`, so its `pending` for
+    a dropped task is the agent's change; it has no `blocked`, so a block stays."""
+
+    async def opencode(*todos: tuple[str, str]) -> dict[str, Any]:
+        items = [{"content": c, "status": s, "priority": "medium"} for c, s in todos]
+        payload = {"todos": items}
+        return await client.call(
+            "plansight/ingest", {"session": "s", "format": "opencode-todos", "payload": payload}
+        )
+
+    await opencode(("A", "in_progress"), ("B", "pending"), ("C", "pending"))
+    await person(client, {"op": "drop", "task": "B"}, {"op": "block", "task": "C"})
+    await opencode(("A", "in_progress"), ("B", "cancelled"), ("C", "pending"))  # told
+
+    again = await opencode(("A", "in_progress"), ("B", "pending"), ("C", "pending"))
+    assert statuses(again) == [("A", "in_progress"), ("B", "pending"), ("C", "blocked")]
+
+
+# ---------------------------------------------------------------- rule 6
+
+
+@pytest.mark.both_backends
+async def test_a_persons_start_keeps_it_over_the_agents_and_is_told_truthfully(
+    client: PlansightClient,
+) -> None:
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    await person(client, {"op": "start", "task": "C"})
+
+    # The agent's stale copy finishes A and starts B: the person's C keeps it.
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"), todo("C"))
+
+    assert statuses(stale) == [("A", "completed"), ("B", "pending"), ("C", "in_progress")]
+    assert kept(stale) == KEPT + 'started "C" (so "B" is pending again)'
+
+
+@pytest.mark.both_backends
+async def test_a_task_the_person_added_and_started_keeps_it(client: PlansightClient) -> None:
+    await todo_write(client, todo("A", "in_progress"), todo("B"))
+    await person(
+        client,
+        {"op": "append", "phase": "Todos", "items": ["X"]},
+        {"op": "start", "task": "X"},
+    )
+
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"))
+
+    assert statuses(stale) == [("A", "completed"), ("B", "pending"), ("X", "in_progress")]
+    assert kept(stale) == (
+        KEPT + 'added "X" to phase "Todos"; started "X" (so "B" is pending again)'
+    )
+
+
+async def test_an_agents_own_start_is_not_demoted_without_a_persons(
+    client: PlansightClient,
+) -> None:
+    """Nothing started by the person: the agent's start stands, nothing is told."""
+    await todo_write(client, todo("A", "in_progress"), todo("B"))
+    await person(client, {"op": "note", "task": "A", "text": "careful"})
+
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"))
+
+    assert statuses(stale) == [("A", "completed"), ("B", "in_progress")]
+    assert kept(stale) == KEPT + 'added a note to "A": "careful"'
+
+
+# ---------------------------------------------------------------- merge: "mine"
+
+
+async def _story(client: PlansightClient) -> int:
+    """The agent's plan as the editor's document shows it, then the agent's own changes the
+    editor has not seen: A done, C noted, E removed, D added. Returns the shown version."""
+    shown = await client.call(
+        "plansight/write",
+        {
+            "session": "s",
+            "todos": [todo("A", "in_progress"), todo("B"), todo("C"), todo("E")],
+        },
+    )
+    await client.call(
+        "plansight/apply",
+        {
+            "session": "s",
+            "ops": [
+                {"op": "done", "task": "A"},
+                {"op": "done", "task": "B"},
+                {"op": "note", "task": "C", "text": "agent's note"},
+                {"op": "rm", "task": "E"},
+                {"op": "append", "phase": "Todos", "items": ["D"]},
+            ],
+        },
+    )
+    return int(shown["version"])
+
+
+def _persons_stale_edit() -> str:
+    """The person, from the shown version: blocks B, removes C, completes E."""
+    return "## Todos\n- [/] A\n- [!] B\n- [x] E\n"
+
+
+@pytest.mark.both_backends
+async def test_overwrite_takes_only_the_listed_conflicts_of_the_persons_side(
+    client: PlansightClient,
+) -> None:
+    shown = await _story(client)
+    edit = {
+        "session": "s",
+        "origin": "user",
+        "baseVersion": shown,
+        "markdown": _persons_stale_edit(),
+    }
+    with pytest.raises(JsonRpcException) as caught:
+        await client.call("plansight/import", {**edit, "merge": True})
+    assert sorted((c["content"], c["field"]) for c in caught.value.data["conflicts"]) == [
+        ("B", "status"),
+        ("C", "task"),
+        ("E", "task"),
+    ]
+
+    result = await client.call("plansight/import", {**edit, "merge": "mine"})
+
+    tasks = {t["content"]: t for p in result["phases"] for t in p["tasks"]}
+    # The listed conflicts take the person's side: B blocked, C removed, E back, completed,
+    # as a new task of the person's.
+    assert tasks["B"]["status"] == "blocked"
+    assert "C" not in tasks
+    assert (tasks["E"]["status"], tasks["E"]["createdBy"]) == ("completed", "user")
+    assert tasks["E"]["id"] not in ("t1", "t2", "t3", "t4", "t5")
+    # What the dialog never listed is not reverted: A stays done, D stays.
+    assert tasks["A"]["status"] == "completed"
+    assert "D" in tasks
+
+
+@pytest.mark.both_backends
+async def test_write_with_merge_mine_merges_as_import_does(client: PlansightClient) -> None:
+    shown = await _story(client)
+    stale = [
+        {**todo("A", "in_progress"), "id": "t1"},
+        {**todo("B", "blocked"), "id": "t2"},
+        {**todo("E again"), "id": "t4"},
+    ]
+    edit = {"session": "s", "origin": "user", "baseVersion": shown, "todos": stale}
+
+    result = await client.call("plansight/write", {**edit, "merge": "mine"})
+
+    assert statuses(result) == [
+        ("A", "completed"),
+        ("B", "blocked"),
+        ("D", "pending"),  # kept right after the task before it (rule 4's placing)
+        ("E again", "pending"),
+    ]
+
+
+async def test_merge_takes_only_true_false_or_mine(client: PlansightClient) -> None:
+    with pytest.raises(JsonRpcException) as caught:
+        await client.call(
+            "plansight/import",
+            {"session": "s", "origin": "user", "markdown": "- [ ] A\n", "merge": "yours"},
+        )
+    assert caught.value.code == -32602
+    assert caught.value.data["errors"] == [
+        {"path": "merge", "message": "Input should be a valid boolean or 'mine'"}
+    ]
+
+
+# ---------------------------------------------------------------- positions (v4)
+
+
+@pytest.mark.both_backends
+async def test_a_persons_reorder_survives_an_agents_stale_list(client: PlansightClient) -> None:
+    """A task's place among its siblings is merged as a field: the person's move stays,
+    the agent's own change lands, and the agent is told."""
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    # The person puts C first (an editor's whole-list write of the plan as it is).
+    await client.call(
+        "plansight/write",
+        {
+            "session": "s",
+            "origin": "user",
+            "todos": [todo("C"), todo("A", "in_progress"), todo("B")],
+        },
+    )
+
+    stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"), todo("C"))
+
+    assert statuses(stale) == [("C", "pending"), ("A", "completed"), ("B", "in_progress")]
+    assert kept(stale) == KEPT + 'reordered the tasks of phase "Todos"'
+    # The agent's own move wins where it made one: it puts B first.
+    moved = await todo_write(client, todo("B", "in_progress"), todo("C"), todo("A", "completed"))
+    assert [c for c, _ in statuses(moved)] == ["B", "C", "A"]
