@@ -100,7 +100,7 @@ OPS = {
     "done": {"op", "task", "id", "phase"},
     "drop": {"op", "task", "id", "phase"},
     "rm": {"op", "task", "id", "phase"},
-    "append": {"op", "phase", "items"},
+    "append": {"op", "phase", "items", "parent"},  # parent: (v4)
     "note": {"op", "task", "id", "text"},
     "block": {"op", "task", "id", "reason"},
     "update": {
@@ -184,10 +184,15 @@ def test_the_ops_and_items_have_the_contracts_shapes() -> None:
             "activeForm",
             "status",
             "notes",
+            "subtasks",  # (v4)
         }
         | V2_ITEM
     )
     assert defs["ItemSpec"]["required"] == ["content"]
+    # (v4) Subtasks are items, nested as written.
+    assert defs["ItemSpec"]["properties"]["subtasks"]["anyOf"][0]["items"]["anyOf"][1] == {
+        "$ref": "#/$defs/ItemSpec"
+    }
     assert set(defs["PhaseSpec"]["properties"]) == {"phase", "items"}
 
 
@@ -203,6 +208,7 @@ def test_write_items_have_the_todowrite_shape() -> None:
             "id",
             "phase",
             "notes",
+            "parent",  # (v4)
         }
         | V2_ITEM
     )

@@ -24,6 +24,7 @@ from plansight.core.changes import describe_changes, snapshot
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.fences import unfenced
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
+from plansight.core.nesting import settle
 from plansight.core.ops import normalize
 from plansight.core.settings import Settings
 from plansight.core.steering import Limits, Steering, steer
@@ -94,6 +95,9 @@ class ChangePipeline:
             now = utc_now()
             auto_started: list[str] = []
             errors = run(plan, now, auto_started, steering)
+            # (v4) Whatever the request: subtasks with their parents, in document order,
+            # each parent's status its subtasks'.
+            settle(plan, now)
             if steering is not None and steering.conflicts:
                 conflicts = [
                     {"id": c.id, "content": c.content, "field": c.field} for c in steering.conflicts

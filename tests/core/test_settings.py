@@ -20,6 +20,7 @@ def test_the_defaults_are_the_contracts() -> None:
         "maxDescriptionLength": 4000,
         "maxFilesPerTask": 100,
         "maxTitleLength": 200,
+        "maxDepth": 4,
         "autoStart": True,
         "reminderAfterRounds": 3,
     }

@@ -57,7 +57,27 @@ def test_the_derived_schemas_say_what_the_hand_written_ones_said() -> None:
     derived = derived_schemas()
     assert set(derived) == set(by_hand) == set(BY_TOOL) == set(TOOL_TEXT)
     for name, schema in by_hand.items():
-        assert _comparable(derived[name]) == _comparable(schema), name
+        assert _comparable(_protocol3(derived[name])) == _comparable(schema), name
+
+
+# What protocol 4 added to the shapes since the schemas were written by hand (protocol 3).
+V4_FIELDS = {"parent", "subtasks"}
+
+
+def _protocol3(schema: Any) -> Any:
+    """`schema` without the properties protocol 4 added."""
+    if isinstance(schema, dict):
+        return {
+            key: (
+                {n: _protocol3(v) for n, v in value.items() if n not in V4_FIELDS}
+                if key == "properties"
+                else _protocol3(value)
+            )
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_protocol3(value) for value in schema]
+    return schema
 
 
 def test_a_tools_schema_follows_its_shape() -> None:

@@ -41,6 +41,7 @@ async def test_the_tools_and_their_schemas(store_path: Path) -> None:
         "id",
         "phase",
         "notes",
+        "parent",  # (v4)
     }
     assert item["properties"]["status"]["enum"] == STATUSES
     guidance = tools["todo_write"].description or ""

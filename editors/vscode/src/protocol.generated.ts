@@ -50,6 +50,7 @@ export interface AppendOp {
   op: "append";
   phase?: string | null;
   items?: Array<string | ItemSpec> | null;
+  parent?: string | null;
 }
 
 export interface BlockOp {
@@ -87,6 +88,7 @@ export interface ItemSpec {
   priority?: "high" | "medium" | "low" | null;
   blockedBy?: string[] | null;
   owner?: string | null;
+  subtasks?: Array<string | ItemSpec> | null;
 }
 
 export interface NoteOp {
@@ -209,6 +211,7 @@ export interface WriteItem {
   priority?: "high" | "medium" | "low" | null;
   blockedBy?: string[] | null;
   owner?: string | null;
+  parent?: string | null;
 }
 
 export interface GetParams {

@@ -18,6 +18,7 @@ export const SERVER_SETTINGS = [
   'maxDescriptionLength',
   'maxFilesPerTask',
   'maxTitleLength',
+  'maxDepth',
   'autoStart',
   'reminderAfterRounds',
 ] as const;

@@ -49,3 +49,8 @@ class VersionConflict(Exception):
         if self.conflicts is None:
             return {"currentVersion": self.current_version}
         return {"currentVersion": self.current_version, "conflicts": self.conflicts}
+
+
+class TooDeep(OpRefused):
+    """(v4) An op would put a task deeper than `maxDepth`: an `init` so refused leaves the
+    plan as it was, not even normalized."""

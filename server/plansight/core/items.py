@@ -27,6 +27,18 @@ class TaskSpec:
     # The other Task fields the item named (description, priority, owner), cleaned.
     fields: dict[str, Any] = field(default_factory=dict)
     blocked_by: list[str] | None = None  # task ids or contents, resolved once all exist
+    subtasks: list[TaskSpec] = field(default_factory=list)  # (v4) nested as written
+
+    def flattened(self) -> list[tuple[TaskSpec, int]]:
+        """This spec and every one under it in document order, each with its depth below
+        this one (0 for itself)."""
+        flat: list[tuple[TaskSpec, int]] = []
+        stack = [(self, 0)]
+        while stack:
+            spec, depth = stack.pop()
+            flat.append((spec, depth))
+            stack.extend((sub, depth + 1) for sub in reversed(spec.subtasks))
+        return flat
 
 
 def clean_notes(notes: list[str], content: str, settings: Settings) -> tuple[list[str], list[str]]:
@@ -85,9 +97,16 @@ def task_spec(item: Item, operation: str, settings: Settings) -> TaskSpec:
         problems.extend(note_problems)
     fields, field_problems = optional_fields(spec, content, settings)
     problems.extend(field_problems)
+    subtasks: list[TaskSpec] = []
+    for sub in spec.subtasks or []:
+        try:
+            subtasks.append(task_spec(sub, operation, settings))
+        except OpRefused as refused:
+            problems.extend(refused.lines)
     if problems:
         raise OpRefused(*problems)
-    return TaskSpec(content, active_form, spec.status or "pending", notes, fields, spec.blocked_by)
+    status = spec.status or "pending"
+    return TaskSpec(content, active_form, status, notes, fields, spec.blocked_by, subtasks)
 
 
 def phase_name(raw: str | None, operation: str, settings: Settings) -> str:

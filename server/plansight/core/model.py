@@ -202,11 +202,15 @@ class Plan:
         return None
 
     def current(self) -> Task | None:
-        """The task in progress started most recently (the first on a tie)."""
+        """The task in progress started most recently (the first on a tie); (v4) always a
+        leaf: a parent is in progress only because a subtask is."""
         current: Task | None = None
+        parents = {task.parent for task in self.tasks() if task.parent is not None}
         for task in self.tasks():
-            if task.status == "in_progress" and (
-                current is None or task.started_rank > current.started_rank
+            if (
+                task.status == "in_progress"
+                and task.id not in parents
+                and (current is None or task.started_rank > current.started_rank)
             ):
                 current = task
         return current
@@ -284,8 +288,14 @@ def progress_of(plan: Plan) -> Progress:
 
 
 def progress_of_tasks(tasks: Iterable[Task]) -> Progress:
+    """(v4) Leaves only: a parent's status is its subtasks', counting it would count them
+    twice."""
+    listed = tasks if isinstance(tasks, list) else list(tasks)
+    parents = {task.parent for task in listed if task.parent is not None}
     progress = Progress(0, 0, 0)
-    for task in tasks:
+    for task in listed:
+        if task.id in parents:
+            continue
         progress.total += 1
         if task.status == "completed":
             progress.completed += 1

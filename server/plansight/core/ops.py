@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from plansight.core.dependencies import forget_removed, resolve_blockers
-from plansight.core.errors import OpRefused
+from plansight.core.errors import OpRefused, TooDeep
 from plansight.core.items import TaskSpec, clean_notes, optional_fields, phase_name, task_spec
 from plansight.core.limits import (
     content_problem,
@@ -24,8 +24,10 @@ from plansight.core.model import (
     TaskStatus,
     start_rank,
 )
+from plansight.core.nesting import derive_parent_statuses, leaves, settle, too_deep_line
 from plansight.core.settings import Settings
 from plansight.core.steering import Steering, steer
+from plansight.core.tree import PhaseTree
 from plansight.protocol.requests import (
     AppendOp,
     BlockOp,
@@ -57,6 +59,7 @@ def apply_ops(
     `steering`, when given, merges an `init` with what a person changed (steering).
     """
     errors: list[str] = []
+    too_deep_init = False
     for op in ops:
         try:
             if steering is not None and isinstance(op, InitOp):
@@ -65,7 +68,13 @@ def apply_ops(
                 _HANDLERS[op.op](plan, op, settings, now)
         except OpRefused as refused:
             errors.extend(refused.lines)
+            too_deep_init = too_deep_init or (isinstance(refused, TooDeep) and op.op == "init")
+        # The next op reads the parents' statuses (a blockedBy naming a parent).
+        settle(plan, now)
     forget_removed(plan)
+    if too_deep_init:
+        # (v4) An init past maxDepth changes nothing, not even by normalization.
+        return errors
     started = normalize(plan, settings.auto_start, now)
     if started is not None and auto_started is not None:
         auto_started.append(started.id)
@@ -75,9 +84,17 @@ def apply_ops(
 def normalize(plan: Plan, auto_start: bool, now: str) -> Task | None:
     """At most one task in progress per owner (the first keeps it; tasks without an owner
     count as one owner); with auto-start, a task without an owner is in progress as long
-    as one is pending and not waiting. Returns the task it started, if any."""
+    as one is pending and not waiting. Returns the task it started, if any. (v4) Leaves
+    only, in document order; the parents then follow their subtasks."""
+    settle(plan, now)
+    started = _one_per_owner(plan, leaves(plan.tasks()), auto_start, now)
+    derive_parent_statuses(plan, now)
+    return started
+
+
+def _one_per_owner(plan: Plan, tasks: list[Task], auto_start: bool, now: str) -> Task | None:
     owners: set[str | None] = set()
-    for task in plan.tasks():
+    for task in tasks:
         if task.status == "in_progress":
             if task.owner in owners:
                 task.set_status("pending", now)
@@ -85,7 +102,7 @@ def normalize(plan: Plan, auto_start: bool, now: str) -> Task | None:
                 owners.add(task.owner)
     if None in owners or not auto_start:
         return None
-    for task in plan.tasks():
+    for task in tasks:
         if task.status == "pending" and task.owner is None and not plan.is_waiting(task):
             task.set_status("in_progress", now)
             return task
@@ -124,30 +141,58 @@ def _has_target(task: str | None, task_id: str | None) -> bool:
 
 
 def _targets(plan: Plan, op: DoneOp | DropOp | RmOp) -> list[tuple[Phase, Task]]:
-    """One task when named; else every task of the phase; else every task."""
+    """One task when named, (v4) with its subtasks; else every task of the phase; else
+    every task."""
     if _has_target(op.task, op.id):
         if op.task is not None and not clean_content(op.task) and op.id is None:
             raise OpRefused(f"Missing task for {op.op} operation")
-        return [_find(plan, op.task, op.id, op.phase)]
+        phase, task = _find(plan, op.task, op.id, op.phase)
+        return [(phase, t) for t in PhaseTree(phase.tasks).subtree(task)]
     if op.phase is not None:
         name = clean_content(op.phase)
-        phase = plan.phase(name)
-        if phase is None:
+        named = plan.phase(name)
+        if named is None:
             raise OpRefused(f'Phase "{name}" not found')
-        return [(phase, task) for task in phase.tasks]
+        return [(named, task) for task in named.tasks]
     return list(plan.tasks_with_phase())
 
 
 # ---------------------------------------------------------------- operations
 
 
-def _new_tasks(plan: Plan, specs: list[TaskSpec], now: str) -> list[Task]:
-    return [
-        plan.new_task(
-            s.content, now, active_form=s.active_form, status=s.status, notes=s.notes, **s.fields
+def _new_tasks(
+    plan: Plan, specs: list[TaskSpec], now: str, parent: str | None = None
+) -> list[Task]:
+    """The tasks of `specs` and of their subtasks, in document order, the top ones under
+    `parent`."""
+    tasks: list[Task] = []
+    for spec in specs:
+        task = plan.new_task(
+            spec.content,
+            now,
+            active_form=spec.active_form,
+            status=spec.status,
+            notes=spec.notes,
+            parent=parent,
+            **spec.fields,
         )
-        for s in specs
-    ]
+        tasks.append(task)
+        tasks.extend(_new_tasks(plan, spec.subtasks, now, task.id))
+    return tasks
+
+
+def _all_specs(specs: list[TaskSpec]) -> list[TaskSpec]:
+    """Every spec with its subtasks' specs, in document order (as `_new_tasks` makes them)."""
+    return [flat for spec in specs for flat, _ in spec.flattened()]
+
+
+def _depth_check(specs: list[TaskSpec], top_depth: int, settings: Settings) -> None:
+    """TooDeep naming the first task in document order that would pass maxDepth."""
+    for spec in specs:
+        for flat, below in spec.flattened():
+            depth = top_depth + below
+            if depth > settings.max_depth:
+                raise TooDeep(too_deep_line(flat.content, depth, settings.max_depth))
 
 
 def _link(plan: Plan, tasks: list[Task], specs: list[TaskSpec]) -> None:
@@ -189,14 +234,18 @@ def _init(plan: Plan, op: InitOp, settings: Settings, now: str) -> None:
         # A phase named twice is one phase: its items are gathered in order.
         grouped.setdefault(name, []).extend(_specs(entry.items, "init", settings))
     problem = phase_count_problem(len(grouped), settings) or task_count_problem(
-        sum(len(specs) for specs in grouped.values()), settings
+        sum(len(_all_specs(specs)) for specs in grouped.values()), settings
     )
     if problem:
         raise OpRefused(problem)
+    for specs in grouped.values():
+        _depth_check(specs, 1, settings)
     saved = _saved(plan)
     plan.phases = [Phase(name, _new_tasks(plan, specs, now)) for name, specs in grouped.items()]
     try:
-        _link(plan, list(plan.tasks()), [s for specs in grouped.values() for s in specs])
+        _link(
+            plan, list(plan.tasks()), [s for specs in grouped.values() for s in _all_specs(specs)]
+        )
     except OpRefused:
         _put_back(plan, saved)
         raise
@@ -217,15 +266,46 @@ def _steered_init(plan: Plan, op: InitOp, settings: Settings, now: str, steering
 
 def _start(plan: Plan, op: StartOp, settings: Settings, now: str) -> None:
     if _has_target(op.task, op.id):
-        _, target = _find(plan, op.task, op.id, None)
+        phase, target = _find(plan, op.task, op.id, None)
+        target = _leaf_to_start(plan, phase, target)
     else:
         pending = next(
-            (t for t in plan.tasks() if t.status == "pending" and not plan.is_waiting(t)), None
+            (t for t in leaves(plan.tasks()) if t.status == "pending" and not plan.is_waiting(t)),
+            None,
         )
         if pending is None:
             raise OpRefused("No pending task to start")
         target = pending
     _start_task(plan, target, now)
+
+
+def _leaf_to_start(plan: Plan, phase: Phase, task: Task) -> Task:
+    """(v4) Starting a parent starts its first pending, not waiting leaf, whatever its owner."""
+    tree = PhaseTree(phase.tasks)
+    if not tree.is_parent(task):
+        return task
+    for leaf in tree.leaves(task):
+        if leaf.status == "pending" and not plan.is_waiting(leaf):
+            return leaf
+    raise OpRefused(f'Task "{task.content}" has no subtask to start')
+
+
+def _refuse_parent(phase: Phase, task: Task) -> None:
+    """(v4) A parent's status is its subtasks': it is not blocked or set pending itself."""
+    if PhaseTree(phase.tasks).is_parent(task):
+        raise OpRefused(f'Task "{task.content}" has subtasks: change them instead')
+
+
+def _end_subtree(phase: Phase, task: Task, status: TaskStatus, now: str) -> None:
+    """A status given to one task (`done`, `drop`, `update`); on a parent (only an ending
+    one reaches it) every subtask of it that has not ended takes it."""
+    tree = PhaseTree(phase.tasks)
+    if not tree.is_parent(task):
+        task.set_status(status, now)
+        return
+    for leaf in tree.leaves(task):
+        if leaf.status not in FINISHED:
+            leaf.set_status(status, now)
 
 
 def _start_task(plan: Plan, target: Task, now: str) -> None:
@@ -240,11 +320,13 @@ def _start_task(plan: Plan, target: Task, now: str) -> None:
 def _finish(status: TaskStatus) -> Callable[[Plan, DoneOp | DropOp, Settings, str], None]:
     def finish(plan: Plan, op: DoneOp | DropOp, settings: Settings, now: str) -> None:
         if _has_target(op.task, op.id):
-            for _, task in _targets(plan, op):
-                task.set_status(status, now)
+            phase, task = _targets(plan, op)[0]
+            _end_subtree(phase, task, status, now)
             return
-        # Marking a whole phase or list done leaves what already ended as it ended.
-        for _, task in _targets(plan, op):
+        # Marking a whole phase or list done leaves what already ended as it ended; the
+        # parents follow their subtasks.
+        targets = [task for _, task in _targets(plan, op)]
+        for task in leaves(targets):
             if task.status not in FINISHED:
                 task.set_status(status, now)
 
@@ -271,10 +353,64 @@ def _append_phase(plan: Plan, op: AppendOp, settings: Settings) -> str:
 
 
 def _append(plan: Plan, op: AppendOp, settings: Settings, now: str) -> None:
+    if op.parent is not None:
+        _append_under(plan, op, settings, now)
+        return
     name = _append_phase(plan, op, settings)
     if not op.items:
         raise OpRefused("Missing items for append operation")
-    specs = _specs(op.items, "append", settings)
+    top = _specs(op.items, "append", settings)
+    _depth_check(top, 1, settings)
+    specs = _new_specs(plan, top, settings)
+    phase = plan.phase(name)
+    if phase is None and (problem := phase_count_problem(len(plan.phases) + 1, settings)):
+        raise OpRefused(problem)
+    saved = _saved(plan)
+    if phase is None:
+        phase = Phase(name)
+        plan.phases = [*plan.phases, phase]
+    old_tasks = phase.tasks
+    tasks = _new_tasks(plan, top, now)
+    phase.tasks = [*old_tasks, *tasks]
+    try:
+        _link(plan, tasks, specs)
+    except OpRefused:
+        phase.tasks = old_tasks
+        _put_back(plan, saved)
+        raise
+
+
+def _append_under(plan: Plan, op: AppendOp, settings: Settings, now: str) -> None:
+    """(v4) `append` with `parent`: the items become that task's last subtasks."""
+    ref = clean_content(op.parent or "")
+    if not ref:
+        raise OpRefused("Missing parent for append operation")
+    found = next(((ph, t) for ph, t in plan.tasks_with_phase() if t.id == ref), None)
+    phase, parent = found or _find(plan, ref, None, None)
+    if not op.items:
+        raise OpRefused("Missing items for append operation")
+    top = _specs(op.items, "append", settings)
+    tree = PhaseTree(phase.tasks)
+    _depth_check(top, tree.depth(parent) + 1, settings)
+    specs = _new_specs(plan, top, settings)
+    saved = _saved(plan)
+    old_tasks = phase.tasks
+    tasks = _new_tasks(plan, top, now, parent.id)
+    # Right after the parent's subtree: its last subtasks, in document order.
+    end = old_tasks.index(parent) + len(tree.subtree(parent))
+    phase.tasks = [*old_tasks[:end], *tasks, *old_tasks[end:]]
+    try:
+        _link(plan, tasks, specs)
+    except OpRefused:
+        phase.tasks = old_tasks
+        _put_back(plan, saved)
+        raise
+
+
+def _new_specs(plan: Plan, top: list[TaskSpec], settings: Settings) -> list[TaskSpec]:
+    """Every spec an append makes, in document order, checked as new pending tasks: no
+    content that already exists, within maxTasks."""
+    specs = _all_specs(top)
     existing = {task.content for task in plan.tasks()}
     duplicates = []
     for spec in specs:
@@ -283,28 +419,12 @@ def _append(plan: Plan, op: AppendOp, settings: Settings, now: str) -> None:
         existing.add(spec.content)
     if duplicates:
         raise OpRefused(*duplicates)
-    phase = plan.phase(name)
-    problem = task_count_problem(plan.task_count() + len(specs), settings)
-    if phase is None:
-        problem = problem or phase_count_problem(len(plan.phases) + 1, settings)
-    if problem:
+    if problem := task_count_problem(plan.task_count() + len(specs), settings):
         raise OpRefused(problem)
     # Appended tasks are new work: they start pending whatever the item says.
     for spec in specs:
         spec.status = "pending"
-    saved = _saved(plan)
-    if phase is None:
-        phase = Phase(name)
-        plan.phases = [*plan.phases, phase]
-    old_tasks = phase.tasks
-    tasks = _new_tasks(plan, specs, now)
-    phase.tasks = [*old_tasks, *tasks]
-    try:
-        _link(plan, tasks, specs)
-    except OpRefused:
-        phase.tasks = old_tasks
-        _put_back(plan, saved)
-        raise
+    return specs
 
 
 def _note(plan: Plan, op: NoteOp, settings: Settings, now: str) -> None:
@@ -326,17 +446,18 @@ def _note(plan: Plan, op: NoteOp, settings: Settings, now: str) -> None:
     task.add_note(text, now)
 
 
-def _target_or_current(plan: Plan, op: BlockOp | UpdateOp) -> Task:
+def _target_or_current(plan: Plan, op: BlockOp | UpdateOp) -> tuple[Phase, Task]:
     if _has_target(op.task, op.id):
-        return _find(plan, op.task, op.id, None)[1]
+        return _find(plan, op.task, op.id, None)
     current = plan.current()
     if current is None:
         raise OpRefused(f"No task is in progress to {op.op}; name one with task or id")
-    return current
+    return next(ph for ph, t in plan.tasks_with_phase() if t is current), current
 
 
 def _block(plan: Plan, op: BlockOp, settings: Settings, now: str) -> None:
-    task = _target_or_current(plan, op)
+    phase, task = _target_or_current(plan, op)
+    _refuse_parent(phase, task)
     reason = clean_note(op.reason or "")
     if reason:
         problem = note_problem(reason, settings) or note_count_problem(
@@ -350,7 +471,9 @@ def _block(plan: Plan, op: BlockOp, settings: Settings, now: str) -> None:
 
 def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
     """Every named field is checked before any is changed: the op applies whole or not."""
-    task = _target_or_current(plan, op)
+    phase, task = _target_or_current(plan, op)
+    if op.status in ("pending", "blocked"):
+        _refuse_parent(phase, task)
     named = op.named
     changes: dict[str, object] = {}
     problems: list[str] = []
@@ -388,14 +511,16 @@ def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
         changes["notes"] = notes
     if problems:
         raise OpRefused(*problems)
+    # Found before anything changes: a parent with nothing to start skips the op whole.
+    to_start = _leaf_to_start(plan, phase, task) if op.status == "in_progress" else None
     for name, value in changes.items():
         if getattr(task, name) != value:
             setattr(task, name, value)
             task.updated_at = now
-    if op.status == "in_progress":
-        _start_task(plan, task, now)
+    if to_start is not None:
+        _start_task(plan, to_start, now)
     elif op.status is not None:
-        task.set_status(op.status, now)
+        _end_subtree(phase, task, op.status, now)
 
 
 _HANDLERS: dict[str, Callable[..., None]] = {

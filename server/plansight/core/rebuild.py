@@ -28,6 +28,11 @@ class Entry:
     # Or the entries it waits for, as indexes into the rebuild's entries in plan order
     # (markdown names a task by content, which may not be unique).
     waits_for_entries: list[int] | None = None
+    # (v4) Where the task sits: under the entry at this index of the rebuild's entries in
+    # plan order; else at the top level when `top_level`; else under the parent it had
+    # (a new task: the top level).
+    parent_entry: int | None = None
+    top_level: bool = False
 
 
 @dataclass(slots=True)
@@ -81,8 +86,25 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int,
                 tasks.append(_carried(old, entry, now))
         rebuilt.append(Phase(phase.name, tasks))
     plan.phases = rebuilt
+    entries = [entry for phase in phases for entry in phase.entries]
+    _nest(plan, entries, now)
     forget_removed(plan)
-    return _link(plan, [entry for phase in phases for entry in phase.entries], now)
+    return _link(plan, entries, now)
+
+
+def _nest(plan: Plan, entries: list[Entry], now: str) -> None:
+    """Each task under the parent its entry names (the plan's tasks are in entry order)."""
+    tasks = list(plan.tasks())
+    for task, entry in zip(tasks, entries, strict=True):
+        if entry.parent_entry is not None:
+            parent: str | None = tasks[entry.parent_entry].id
+        elif entry.top_level:
+            parent = None
+        else:
+            continue
+        if task.parent != parent:
+            task.parent = parent
+            task.updated_at = now
 
 
 def _link(plan: Plan, entries: list[Entry], now: str) -> list[tuple[int, str]]:

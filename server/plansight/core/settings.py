@@ -29,6 +29,7 @@ class Settings(WireShape):
     max_description_length: NotNegative = 4000  # longest task description
     max_files_per_task: NotNegative = 100  # most files recorded on one task
     max_title_length: AtLeastOne = 200  # longest session title
+    max_depth: AtLeastOne = 4  # (v4) deepest a subtask may be (the top level is 1)
     auto_start: bool = True  # start the first pending task when none is in progress
     # consecutive plansight/context calls without an agent change before the reminder
     reminder_after_rounds: AtLeastOne = DEFAULT_REMINDER_AFTER_ROUNDS

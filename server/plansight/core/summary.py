@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from plansight.core.fences import quoted, unfenced
 from plansight.core.model import FINISHED, Phase, Plan, Task, progress_of
+from plansight.core.nesting import leaves
+from plansight.core.tree import PhaseTree
 
 CLEARED = "Todo list cleared."
 SUMMARY_MARKS = {
@@ -34,8 +36,9 @@ def removed_line(removed: Sequence[Mapping[str, str]]) -> str:
     return f"Removed {len(removed)} unfinished {noun}: {names}"
 
 
-def task_line(plan: Plan, task: Task) -> str:
-    line = f"  {SUMMARY_MARKS[task.status]} {task.content}"
+def task_line(plan: Plan, task: Task, depth: int = 1) -> str:
+    """(v4) A subtask's line is indented two spaces more than its parent's."""
+    line = f"{'  ' * depth}{SUMMARY_MARKS[task.status]} {task.content}"
     blockers = plan.waiting_on(task)
     if blockers:
         line += " (waits for " + ", ".join(f'"{t.content}"' for t in blockers) + ")"
@@ -79,17 +82,19 @@ def plan_lines(plan: Plan, collapse_finished: bool = False) -> list[str]:
             lines.append(finished_phase_line(phase))
             continue
         lines.append(f"{phase.name}:")
-        lines.extend(task_line(plan, task) for task in phase.tasks)
+        tree = PhaseTree(phase.tasks)
+        lines.extend(task_line(plan, task, tree.depth(task)) for task in phase.tasks)
     return lines
 
 
 def finished_phase_line(phase: Phase) -> str:
-    """`Setup: all 12 finished (11 completed, 1 abandoned)`; `Setup: all 3 completed`."""
-    completed = sum(1 for task in phase.tasks if task.status == "completed")
-    abandoned = len(phase.tasks) - completed
+    """`Setup: all 12 finished (11 completed, 1 abandoned)`; `Setup: all 3 completed`.
+    (v4) Counting leaves, as `Progress` does."""
+    counted = leaves(phase.tasks)
+    completed = sum(1 for task in counted if task.status == "completed")
+    abandoned = len(counted) - completed
     if not abandoned:
         return f"{phase.name}: all {completed} completed"
     return (
-        f"{phase.name}: all {len(phase.tasks)} finished "
-        f"({completed} completed, {abandoned} abandoned)"
+        f"{phase.name}: all {len(counted)} finished ({completed} completed, {abandoned} abandoned)"
     )

@@ -45,23 +45,29 @@ def input_schema(request: Request, hints: dict[str, Schema]) -> Schema:
     return schema
 
 
-def _flat(node: Schema, defs: dict[str, Schema]) -> Schema:
+def _flat(node: Schema, defs: dict[str, Schema], inside: frozenset[str] = frozenset()) -> Schema:
+    """`inside`: the definitions being written out around `node`. A shape that holds
+    itself (an item's `subtasks`, protocol 4) is written out once; within itself it is
+    any object, which the server validates as the shape."""
     if "$ref" in node:
-        return _flat(defs[node["$ref"].rsplit("/", 1)[1]], defs)
+        name = node["$ref"].rsplit("/", 1)[1]
+        if name in inside:
+            return {"type": "object"}
+        return _flat(defs[name], defs, inside | {name})
     if "oneOf" in node:
-        return _merged([_flat(member, defs) for member in node["oneOf"]])
+        return _merged([_flat(member, defs, inside) for member in node["oneOf"]])
     if "anyOf" in node:
         members = [member for member in node["anyOf"] if member != {"type": "null"}]
         if len(members) == 1:  # optional: left out means null
-            return {**_flat(members[0], defs), _NULLABLE: True}
-        return {"anyOf": [_flat(member, defs) for member in members]}
+            return {**_flat(members[0], defs, inside), _NULLABLE: True}
+        return {"anyOf": [_flat(member, defs, inside) for member in members]}
     flat = {key: value for key, value in node.items() if key not in _DROPPED}
     if "properties" in flat:
         flat["properties"] = {
-            name: _flat(schema, defs) for name, schema in flat["properties"].items()
+            name: _flat(schema, defs, inside) for name, schema in flat["properties"].items()
         }
     if "items" in flat:
-        flat["items"] = _flat(flat["items"], defs)
+        flat["items"] = _flat(flat["items"], defs, inside)
     if "const" in flat:  # an op's tag, merged into an enum with the others'
         flat["enum"] = [flat.pop("const")]
     return flat

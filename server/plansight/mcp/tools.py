@@ -144,6 +144,11 @@ HINTS: dict[str, dict[str, dict[str, Any]]] = {
         "todos[].owner": {"nullable": True, "description": "The agent or subagent working on it"},
         "todos[].id": {"description": "The task's id, to keep it"},
         "todos[].phase": {"description": "Its phase (default Todos)"},
+        # Protocol 4: null puts it at the top level; left out, it keeps its parent.
+        "todos[].parent": {
+            "nullable": True,
+            "description": "The id or content of an earlier item it is a subtask of",
+        },
     },
     TODO: {
         "ops": {"description": "The operations, applied in order"},

@@ -38,6 +38,7 @@ class ItemSpec(WireShape):
     priority: Priority | None = None
     blocked_by: list[str] | None = None
     owner: str | None = None
+    subtasks: list[Item] | None = None  # (v4) the item's subtasks, nested as written
 
 
 Item = Annotated[str | ItemSpec, Labelled()]
@@ -62,6 +63,9 @@ class WriteItem(WireShape):
     priority: Priority | None = None
     blocked_by: list[str] | None = None
     owner: str | None = None
+    # (v4) The id or exact content of an earlier item: this one is its subtask. Left out:
+    # the task keeps its parent; null: the top level.
+    parent: str | None = None
 
 
 # ---------------------------------------------------------------- ops
@@ -118,6 +122,7 @@ class AppendOp(WireShape):
     op: Literal["append"]
     phase: str | None = None
     items: list[Item] | None = None
+    parent: str | None = None  # (v4) a task (id, else exact content): its last subtasks
 
 
 @dataclass(kw_only=True, eq=False)

@@ -1,0 +1,115 @@
+"""The nesting rules every change ends with (protocol 4): a subtask sits in its parent's
+phase, every phase keeps its tasks in document order, and a parent's status is its
+subtasks'. `settle` applies them; it is idempotent, so it runs after every change
+(`pipeline.py`) and between the ops of a batch (a later op reads parents' statuses)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from plansight.core.model import Phase, Plan, Task, TaskStatus
+from plansight.core.tree import PhaseTree, in_document_order
+
+
+def parent_ids(tasks: Iterable[Task]) -> set[str]:
+    """The ids some task of `tasks` names as its parent: the parents among them."""
+    return {task.parent for task in tasks if task.parent is not None}
+
+
+def leaves(tasks: Iterable[Task]) -> list[Task]:
+    """The tasks without subtasks, in the order given."""
+    listed = list(tasks)
+    parents = parent_ids(listed)
+    return [task for task in listed if task.id not in parents]
+
+
+def settle(plan: Plan, now: str) -> None:
+    """Subtasks in their parents' phases, each phase in document order, each parent's
+    status (and its times) from its subtasks'."""
+    _gather_subtrees(plan)
+    for phase in plan.phases:
+        phase.tasks = in_document_order(phase.tasks)
+    derive_parent_statuses(plan, now)
+
+
+def _gather_subtrees(plan: Plan) -> None:
+    """A subtask goes to the phase of its top-level ancestor (a parent link names where it
+    belongs more precisely than a phase does); a parent naming no task, or a cycle across
+    phases, leaves the task at the top of its own phase: nothing is lost."""
+    by_id = {task.id: task for task in plan.tasks()}
+    phase_of = {task.id: phase for phase, task in plan.tasks_with_phase()}
+    moving: dict[int, Phase] = {}
+    for phase, task in plan.tasks_with_phase():
+        if task.parent is None:
+            continue
+        if task.parent not in by_id or task.parent == task.id:
+            task.parent = None
+            continue
+        root = _root(task, by_id)
+        if root is None:  # a cycle: break it here
+            task.parent = None
+            continue
+        home = phase_of[root.id]
+        if home is not phase:
+            moving[id(task)] = home
+    if not moving:
+        return
+    for phase in plan.phases:
+        staying = []
+        for task in phase.tasks:
+            target = moving.get(id(task))
+            if target is None:
+                staying.append(task)
+            else:
+                target.tasks.append(task)
+        phase.tasks = staying
+
+
+def _root(task: Task, by_id: dict[str, Task]) -> Task | None:
+    """The top-level task above `task`; None when its parents form a cycle."""
+    seen = {task.id}
+    while task.parent is not None and task.parent in by_id:
+        task = by_id[task.parent]
+        if task.id in seen:
+            return None
+        seen.add(task.id)
+    return task
+
+
+def status_of_subtasks(statuses: list[TaskStatus]) -> TaskStatus:
+    """A parent's status from its subtasks' (the contract's order of rules)."""
+    if all(s in ("completed", "abandoned") for s in statuses) and "completed" in statuses:
+        return "completed"
+    if all(s == "abandoned" for s in statuses):
+        return "abandoned"
+    if "in_progress" in statuses:
+        return "in_progress"
+    if "blocked" in statuses:
+        return "blocked"
+    return "pending"
+
+
+def derive_parent_statuses(plan: Plan, now: str) -> None:
+    """Deepest first: in document order a task's subtasks follow it, so walking a phase
+    backwards settles every subtask before its parent."""
+    for phase in plan.phases:
+        tree = PhaseTree(phase.tasks)
+        for task in reversed(phase.tasks):
+            children = tree.children(task)
+            if children:
+                task.set_status(status_of_subtasks([c.status for c in children]), now)
+
+
+def depth_problem(plan: Plan, max_depth: int) -> tuple[Task, str] | None:
+    """The first task in document order deeper than `max_depth`, and the contract's line."""
+    for phase in plan.phases:
+        tree = PhaseTree(phase.tasks)
+        for task in phase.tasks:
+            depth = tree.depth(task)
+            if depth > max_depth:
+                return task, too_deep_line(task.content, depth, max_depth)
+    return None
+
+
+def too_deep_line(content: str, depth: int, max_depth: int) -> str:
+    return f'Too deep: "{content}" would be at depth {depth}, the limit is {max_depth}'

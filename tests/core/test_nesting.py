@@ -1,0 +1,78 @@
+"""The nesting rules every change ends with (`core/nesting.py`): a subtask in its parent's
+phase, each phase in document order, a parent's status its subtasks', and the leaves that
+progress, `current` and normalization count."""
+
+from __future__ import annotations
+
+from plansight.core.model import Phase, Plan, Task, TaskStatus, progress_of
+from plansight.core.nesting import depth_problem, settle
+from plansight.core.ops import normalize
+
+NOW = "2026-01-01T00:00:00.000Z"
+
+
+def task(id: str, parent: str | None = None, status: TaskStatus = "pending") -> Task:
+    return Task(id, id, id, status, [], NOW, NOW, parent=parent)
+
+
+def layout(plan: Plan) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    return [(p.name, [(t.id, t.parent) for t in p.tasks]) for p in plan.phases]
+
+
+def test_a_subtask_goes_to_its_top_level_ancestors_phase_in_document_order() -> None:
+    plan = Plan("s", phases=[Phase("A", [task("a"), task("c", "b")]), Phase("B", [task("b", "a")])])
+    settle(plan, NOW)
+    assert layout(plan) == [("A", [("a", None), ("b", "a"), ("c", "b")]), ("B", [])]
+
+
+def test_a_parent_naming_no_task_or_a_cycle_leaves_the_task_at_the_top() -> None:
+    plan = Plan(
+        "s",
+        phases=[Phase("A", [task("x", "gone"), task("p", "q")]), Phase("B", [task("q", "p")])],
+    )
+    settle(plan, NOW)
+    assert sorted(t.id for t in plan.tasks()) == ["p", "q", "x"]
+    assert plan.phases[0].tasks[0].parent is None
+    assert [t.parent for t in plan.tasks()].count(None) >= 2
+
+
+def test_parents_follow_their_subtasks_deepest_first() -> None:
+    plan = Plan(
+        "s",
+        phases=[
+            Phase(
+                "A",
+                [
+                    task("top"),
+                    task("mid", "top"),
+                    task("leaf1", "mid", "completed"),
+                    task("leaf2", "mid", "abandoned"),
+                    task("other", "top", "blocked"),
+                ],
+            )
+        ],
+    )
+    settle(plan, NOW)
+    status = {t.id: t.status for t in plan.tasks()}
+    assert status["mid"] == "completed"
+    assert status["top"] == "blocked"
+    assert plan.phases[0].tasks[1].completed_at == NOW
+
+
+def test_progress_current_and_auto_start_count_leaves_only() -> None:
+    plan = Plan("s", phases=[Phase("A", [task("p"), task("c1", "p"), task("c2", "p")])])
+    started = normalize(plan, True, NOW)
+    assert started is not None and started.id == "c1"
+    assert plan.current() is started
+    assert plan.phases[0].tasks[0].status == "in_progress"
+    assert progress_of(plan).total == 2
+
+
+def test_depth_problem_names_the_first_task_too_deep_in_document_order() -> None:
+    plan = Plan(
+        "s", phases=[Phase("A", [task("a"), task("b", "a"), task("c", "b"), task("d", "b")])]
+    )
+    found = depth_problem(plan, 2)
+    assert found is not None
+    assert found[0].id == "c"
+    assert found[1] == 'Too deep: "c" would be at depth 3, the limit is 2'
