@@ -172,8 +172,16 @@ def _item(content: str, status: str = "pending", **extra: object) -> Json:
             ['started "a" again'],
         ),
         (
+            # (v4) One task's new place is said as the `move` op says it.
             lambda apply, write, service: write([_item("b"), _item("a", "in_progress")]),
-            ['removed phase "Q"', 'reordered the tasks of phase "P"'],
+            ['moved "a" after "b"', 'removed phase "Q"'],
+        ),
+        (
+            lambda apply, write, service: apply(
+                {"op": "append", "phase": "P", "items": ["c"]},
+                {"op": "move", "task": "c", "before": "a"},
+            ),
+            ['added "c" to phase "P"'],
         ),
     ],
 )

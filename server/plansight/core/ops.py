@@ -24,6 +24,7 @@ from plansight.core.model import (
     TaskStatus,
     start_rank,
 )
+from plansight.core.move import move
 from plansight.core.settings import Settings
 from plansight.core.steering import Steering, steer
 from plansight.protocol.requests import (
@@ -408,4 +409,5 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "append": _append,
     "note": _note,
     "update": _update,
+    "move": move,  # (v4) core/move.py
 }
