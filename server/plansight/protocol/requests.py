@@ -164,9 +164,7 @@ class MoveOp(WireShape):
     phase: str | None = None
 
 
-AnyOp = (
-    InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp | MoveOp
-)
+AnyOp = InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp | MoveOp
 Op = Annotated[AnyOp, Tagged("op")]
 OP_SHAPES: tuple[type[WireShape], ...] = get_args(AnyOp)
 # The op names, from the shapes' `op` literals: the one list the rest derives from.
