@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plansight.core.model import ATTRIBUTES, SEEN_FIELDS, Origin, Plan
-from plansight.core.move_words import move_words
+from plansight.core.move_words import Places, move_words
 
 _STATUS_VERBS = {
     "pending": "marked {} pending",
@@ -72,7 +72,7 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
         **{i: s.values["content"] for i, s in before.tasks.items()},
         **{i: s.values["content"] for i, s in after.items()},
     }
-    moves = move_words(before, now_seen, contents)
+    moves = move_words(_places(before), _places(now_seen), contents)
     for task_id, now in after.items():
         old = before.tasks.get(task_id)
         quoted = f'"{now.values["content"]}"'
@@ -98,6 +98,10 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
     lines.extend(_phase_lines(before, now_seen, moves.reordered))
     lines.extend(_started_again(before, now_seen, contents))
     return lines
+
+
+def _places(snap: Snapshot) -> Places:
+    return {task_id: (seen.phase, seen.values["parent"]) for task_id, seen in snap.tasks.items()}
 
 
 def _started_again(before: Snapshot, after: Snapshot, contents: dict[str, str]) -> list[str]:

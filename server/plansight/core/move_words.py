@@ -13,10 +13,11 @@ one move are "reordered the tasks of phase" as before."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from plansight.core.changes import Seen, Snapshot
+# Where a task is: its phase and its parent's id (None at the top). A plan's places are
+# its tasks' ids, in document order, each with its place.
+Place = tuple[str, str | None]
+Places = dict[str, Place]
 
 
 @dataclass(slots=True)
@@ -27,18 +28,19 @@ class MoveWords:
     reordered: set[str] = field(default_factory=set)  # phases reordered beyond a move
 
 
-def move_words(before: Snapshot, after: Snapshot, contents: dict[str, str]) -> MoveWords:
+def move_words(before: Places, after: Places, contents: dict[str, str]) -> MoveWords:
     words = MoveWords()
-    for task_id, now in after.tasks.items():
-        old = before.tasks.get(task_id)
-        if old is None or _place(old) == _place(now):
+    groups_after = _groups(after)
+    for task_id, now in after.items():
+        old = before.get(task_id)
+        if old is None or old == now:
             continue
         words.placed.add(task_id)
         if _went_along(task_id, before, after):
             continue
-        words.lines[task_id] = _new_place_line(task_id, old, after, contents)
+        words.lines[task_id] = _new_place_line(task_id, old, now, groups_after, contents)
     for group, old_order in _groups(before).items():
-        new_order = _groups(after).get(group, [])
+        new_order = groups_after.get(group, [])
         both = set(old_order) & set(new_order)
         old_kept = [i for i in old_order if i in both]
         new_kept = [i for i in new_order if i in both]
@@ -57,36 +59,33 @@ def move_words(before: Snapshot, after: Snapshot, contents: dict[str, str]) -> M
     return words
 
 
-def _place(seen: Seen) -> tuple[str, str | None]:
-    return seen.phase, seen.values["parent"]
-
-
-def _went_along(task_id: str, before: Snapshot, after: Snapshot) -> bool:
+def _went_along(task_id: str, before: Places, after: Places) -> bool:
     """A subtask that kept its parent while that parent changed phase: it came with it."""
-    old, now = before.tasks[task_id], after.tasks[task_id]
-    parent = now.values["parent"]
-    return parent is not None and parent == old.values["parent"]
+    parent = after[task_id][1]
+    return parent is not None and parent == before[task_id][1]
 
 
-def _new_place_line(task_id: str, old: Seen, after: Snapshot, contents: dict[str, str]) -> str:
-    now = after.tasks[task_id]
+def _new_place_line(
+    task_id: str, old: Place, now: Place, groups: dict[Place, list[str]], contents: dict[str, str]
+) -> str:
+    phase, parent = now
     quoted = f'"{contents[task_id]}"'
-    siblings = _groups(after)[(now.phase, now.values["parent"])]
+    siblings = groups[now]
     at = siblings.index(task_id)
     if at + 1 < len(siblings):
         return f'moved {quoted} before "{contents[siblings[at + 1]]}"'
-    if now.values["parent"] is not None:
-        return f'moved {quoted} under "{contents.get(now.values["parent"], now.values["parent"])}"'
-    if now.phase != old.phase:
-        return f'moved {quoted} to phase "{now.phase}"'
+    if parent is not None:
+        return f'moved {quoted} under "{contents.get(parent, parent)}"'
+    if phase != old[0]:
+        return f'moved {quoted} to phase "{phase}"'
     return f"moved {quoted} to the top level"
 
 
-def _groups(snap: Snapshot) -> dict[tuple[str, str | None], list[str]]:
+def _groups(places: Places) -> dict[Place, list[str]]:
     """Each sibling group (phase, parent) with its tasks' ids in order."""
-    groups: dict[tuple[str, str | None], list[str]] = {}
-    for task_id, seen in snap.tasks.items():
-        groups.setdefault(_place(seen), []).append(task_id)
+    groups: dict[Place, list[str]] = {}
+    for task_id, place in places.items():
+        groups.setdefault(place, []).append(task_id)
     return groups
 
 
