@@ -117,6 +117,7 @@ OPS = {
         "addFiles",
         "notes",  # (v3)
     },
+    "move": {"op", "task", "id", "before", "after", "parent", "phase"},  # (v4)
 }
 STATUSES = ["pending", "in_progress", "completed", "abandoned", "blocked"]
 V2_ITEM = {"description", "priority", "blockedBy", "owner"}

@@ -172,8 +172,16 @@ def _item(content: str, status: str = "pending", **extra: object) -> Json:
             ['started "a" again'],
         ),
         (
+            # (v4) One task's new place is said as the `move` op says it.
             lambda apply, write, service: write([_item("b"), _item("a", "in_progress")]),
-            ['removed phase "Q"', 'reordered the tasks of phase "P"'],
+            ['moved "a" after "b"', 'removed phase "Q"'],
+        ),
+        (
+            lambda apply, write, service: apply(
+                {"op": "append", "phase": "P", "items": ["c"]},
+                {"op": "move", "task": "c", "before": "a"},
+            ),
+            ['added "c" to phase "P"'],
         ),
     ],
 )
@@ -196,6 +204,24 @@ def test_every_committed_change_says_what_changed(
     assert events[0]["version"] > version
     assert all(event["changes"] for event in events), events
     assert events[0]["changes"] == words
+
+
+@pytest.mark.parametrize(
+    ("order", "words"),
+    [
+        (["b", "a", "c"], ['moved "a" after "b"']),  # a swap: the first one went down
+        (["c", "a", "b"], ['moved "c" before "a"']),  # went up
+        (["a", "c", "b"], ['moved "b" after "c"']),
+        (["c", "b", "a"], ['reordered the tasks of phase "P"']),  # beyond one move
+    ],
+)
+def test_a_reorder_is_said_as_a_move_when_one_task_moved(
+    apply: Request, write: Request, service: PlanService, order: list[str], words: list[str]
+) -> None:
+    """(v4) History reads a move off the two versions, whatever request made it."""
+    apply({"op": "init", "list": [{"phase": "P", "items": ["a", "b", "c"]}]})
+    write([_item(content, "in_progress" if content == "a" else "pending") for content in order])
+    assert history(service)[0]["changes"] == words
 
 
 def test_every_field_a_reader_sees_has_its_words() -> None:

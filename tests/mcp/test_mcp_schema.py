@@ -51,10 +51,19 @@ def _comparable(schema: Any) -> Any:
     return schema
 
 
+def _protocol_3(derived: dict[str, Any]) -> dict[str, Any]:
+    """The derived schemas without what protocol 4 added: the `move` op and its fields."""
+    ops = derived["todo"]["properties"]["ops"]["items"]
+    for name in ("before", "after", "parent"):
+        del ops["properties"][name]
+    ops["properties"]["op"]["enum"].remove("move")
+    return derived
+
+
 def test_the_derived_schemas_say_what_the_hand_written_ones_said() -> None:
     by_hand = json.loads(BY_HAND.read_text(encoding="utf-8"))
     del by_hand["_source"]
-    derived = derived_schemas()
+    derived = _protocol_3(derived_schemas())
     assert set(derived) == set(by_hand) == set(BY_TOOL) == set(TOOL_TEXT)
     for name, schema in by_hand.items():
         assert _comparable(_protocol3(derived[name])) == _comparable(schema), name

@@ -64,11 +64,17 @@ async def test_the_tools_and_their_schemas(store_path: Path) -> None:
         "note",
         "block",
         "update",
+        "move",  # (v4)
     }
     assert {"reason", "blockedBy", "addFiles", "priority", "owner"} <= set(
         ops["items"]["properties"]
     )
+    # (v4) Where a move can put a task; `parent: null` is the top level.
+    assert {"before", "after", "parent"} <= set(ops["items"]["properties"])
+    assert ops["items"]["properties"]["parent"]["type"] == ["string", "null"]
     assert "as soon as it is done" in (tools["todo"].description or "")
+    for advice in ("When to nest", '"op": "move"', "exactly one place"):
+        assert advice in (tools["todo"].description or "")
 
     read = tools["todo_read"]
     assert read.input_schema.get("required", []) == []
@@ -164,6 +170,35 @@ async def test_todo_applies_ops_and_todo_read_returns_the_plan(store_path: Path)
         "percent": 50,
     }
     assert [t["status"] for t in state["phases"][0]["tasks"]] == ["completed", "in_progress"]
+
+
+async def test_todo_moves_a_task_under_another_and_back(store_path: Path) -> None:
+    """(v4) The `move` op through the todo tool, as a model sends it."""
+    async with mcp_client("--db", str(store_path)) as client:
+        init = [{"op": "init", "list": [{"phase": "Build", "items": ["Parser", "Test it"]}]}]
+        await client.call_tool("todo", {"ops": init})
+        nested = await client.call_tool(
+            "todo", {"ops": [{"op": "move", "task": "Test it", "parent": "Parser"}]}
+        )
+        read_nested = await client.call_tool("todo_read", {})
+        top = await client.call_tool(
+            "todo", {"ops": [{"op": "move", "task": "Test it", "parent": None}]}
+        )
+        read_top = await client.call_tool("todo_read", {})
+        neither = await client.call_tool("todo", {"ops": [{"op": "move", "task": "Test it"}]})
+
+    assert not nested.is_error and not top.is_error
+    tasks = read_nested.structured_content["phases"][0]["tasks"]
+    assert [(t["content"], t["parent"]) for t in tasks] == [
+        ("Parser", None),
+        ("Test it", tasks[0]["id"]),
+    ]
+    assert [t["parent"] for t in read_top.structured_content["phases"][0]["tasks"]] == [
+        None,
+        None,
+    ]
+    assert neither.is_error
+    assert "Move needs one of before, after, parent or phase" in text_of(neither)
 
 
 async def test_refusals_are_tool_errors_with_readable_text(store_path: Path) -> None:

@@ -40,7 +40,7 @@ export interface ApplyParams {
   /** Length 1 to 200. Default: "default". */
   session?: string;
   /** At least 1 item(s). */
-  ops: Array<InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp>;
+  ops: Array<InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp | MoveOp>;
   baseVersion?: number | null;
   /** Default: "agent". */
   origin?: "agent" | "user";
@@ -89,6 +89,18 @@ export interface ItemSpec {
   blockedBy?: string[] | null;
   owner?: string | null;
   subtasks?: Array<string | ItemSpec> | null;
+}
+
+/** (v4) One task with its subtasks, put before or after a sibling, under a task
+(`parent: null`: the top level), or at the end of a phase: exactly one of the four. */
+export interface MoveOp {
+  op: "move";
+  task?: string | null;
+  id?: string | null;
+  before?: string | null;
+  after?: string | null;
+  parent?: string | null;
+  phase?: string | null;
 }
 
 export interface NoteOp {

@@ -84,11 +84,16 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
         if not phase["tasks"]:
             lines.append(Text("  (empty)", style="dim"))
             is_task.append(False)
+        depths, leaves = nesting(phase["tasks"])
         for task in phase["tasks"]:
             status = task["status"]
             label = task["activeForm"] if status == "in_progress" else task["content"]
             text = Text(label, style=STYLES[status])
+            if task["id"] in leaves:  # a parent: how many of its leaves are completed
+                done, total = leaves[task["id"]]
+                text.append(f"  {done}/{total}", style="dim")
             _append_v2_fields(text, task, names, show_owner=len(owners) > 1)
+            indent = "  " * depths[task["id"]]
             if task["notes"] and status != "in_progress":
                 text.append(
                     f"  ({len(task['notes'])} note{'s' if len(task['notes']) > 1 else ''})",
@@ -99,7 +104,7 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
                 first_pending = start
             lines.append(
                 _hanging(
-                    f"  {ICONS[status]} ",
+                    f"  {indent}{ICONS[status]} ",
                     text,
                     STYLES[status] if status != "abandoned" else "dim",
                 )
@@ -108,11 +113,11 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
             if status == "in_progress":
                 for note in task["notes"]:
                     for i, part in enumerate(note.split("\n")):
-                        prefix = "      › " if i == 0 else "        "
+                        prefix = indent + ("      › " if i == 0 else "        ")
                         lines.append(_hanging(prefix, Text(part, style="italic dim"), "italic dim"))
                         is_task.append(False)
             for path in task.get("files") or []:
-                lines.append(_hanging("      ◦ ", Text(path, style="dim"), "dim"))
+                lines.append(_hanging(f"{indent}      ◦ ", Text(path, style="dim"), "dim"))
                 is_task.append(False)
             if status == "in_progress" and current is None:
                 current = (start, len(lines))
@@ -120,6 +125,34 @@ def plan_lines(state: dict[str, Any]) -> PlanLines:
         at = first_pending if first_pending is not None else 0
         current = (at, min(at + 1, len(lines)))
     return PlanLines(header, lines, is_task, current)
+
+
+def nesting(tasks: list[dict[str, Any]]) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
+    """(v4) Each task's depth in its phase (0 at the top: two spaces of indent a level),
+    and for each parent its completed leaves and all its leaves. The server sends a phase
+    in document order (a task before its subtasks); a `parent` naming no earlier task of
+    the phase is drawn at the top."""
+    depths: dict[str, int] = {}
+    parents: dict[str, str] = {}
+    for task in tasks:
+        parent = task.get("parent")
+        if parent in depths and parent != task["id"]:
+            parents[task["id"]] = parent
+            depths[task["id"]] = depths[parent] + 1
+        else:
+            depths[task["id"]] = 0
+    counts: dict[str, tuple[int, int]] = {}
+    having = set(parents.values())
+    for task in tasks:
+        if task["id"] in having:
+            continue  # a parent: its leaves count for it
+        done = 1 if task["status"] == "completed" else 0
+        above = parents.get(task["id"])
+        while above is not None:  # an earlier task each step: no cycle
+            was_done, was_total = counts.get(above, (0, 0))
+            counts[above] = (was_done + done, was_total + 1)
+            above = parents.get(above)
+    return depths, counts
 
 
 def _append_v2_fields(

@@ -1,5 +1,5 @@
 """A person steering from the terminal in plain verbs: `add`, `start`, `done`, `drop`,
-`block`, `note`, `rm` and `undo`, each declared beside its handler. They act as the person
+`block`, `note`, `rm`, `move` and `undo`, each declared beside its handler. They act as the person
 (`origin: "user"`) on the plan the agent is working on (the session an agent changed
 last, or `--session`'s), print the plan as `plansight show` draws it, and never start a
 task by themselves (only an agent's change may auto-start one). `apply`, `write` and
@@ -273,6 +273,51 @@ NOTE = Command(
 )
 
 
+def _move_arguments(parser: argparse.ArgumentParser) -> None:
+    _tasks_argument(parser, many=False)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--before", metavar="B", help="right before task B, beside it")
+    where.add_argument("--after", metavar="B", help="right after task B (and its subtasks)")
+    where.add_argument("--under", metavar="B", help="as the last subtask of task B")
+    where.add_argument("--top", action="store_true", help="to the top level of its phase, last")
+    where.add_argument("--phase", metavar="P", help="to the end of phase P (made when missing)")
+
+
+def _move(args: argparse.Namespace) -> int:
+    def ops(plan: Plan) -> list[dict[str, Any]]:
+        op: dict[str, Any] = {"op": "move", "id": find_task(plan, args.task).id}
+        if args.top:
+            op["parent"] = None
+        elif args.phase is not None:
+            op["phase"] = args.phase
+        else:
+            # The server reads before/after/parent as an id first: the task B names.
+            place, name = next(
+                (place, name)
+                for place, name in (
+                    ("before", args.before),
+                    ("after", args.after),
+                    ("parent", args.under),
+                )
+                if name is not None
+            )
+            op[place] = find_task(plan, name).id
+        return [op]
+
+    return _steer(args, ops)
+
+
+MOVE = Command(
+    "move",
+    "move a task, with its subtasks (as the user)",
+    _move_arguments,
+    _move,
+    description="Move a task with its subtasks, as yours: --before B or --after B (beside "
+    "task B), --under B (its last subtask), --top (the top level of its phase) or "
+    "--phase P (the end of phase P). The agent is told and keeps the move.",
+)
+
+
 def _undo(args: argparse.Namespace) -> int:
     """Step back one change, as the person: a second undo steps back one more."""
     from plansight.protocol.requests import UndoParams
@@ -293,4 +338,4 @@ UNDO = Command(
 )
 
 # In the order `plansight --help` lists them.
-VERBS: tuple[Command, ...] = (ADD, START, DONE, DROP, BLOCK, NOTE, RM, UNDO)
+VERBS: tuple[Command, ...] = (ADD, START, DONE, DROP, BLOCK, NOTE, RM, MOVE, UNDO)

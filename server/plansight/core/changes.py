@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plansight.core.model import ATTRIBUTES, SEEN_FIELDS, Origin, Plan
+from plansight.core.move_words import Places, move_words
 
 _STATUS_VERBS = {
     "pending": "marked {} pending",
@@ -71,6 +72,7 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
         **{i: s.values["content"] for i, s in before.tasks.items()},
         **{i: s.values["content"] for i, s in after.items()},
     }
+    moves = move_words(_places(before), _places(now_seen), contents)
     for task_id, now in after.items():
         old = before.tasks.get(task_id)
         quoted = f'"{now.values["content"]}"'
@@ -79,11 +81,13 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
             continue
         if old.values["content"] != now.values["content"]:
             lines.append(f'renamed "{old.values["content"]}" to {quoted}')
-        if old.phase != now.phase:
-            lines.append(f'moved {quoted} to phase "{now.phase}"')
+        if task_id in moves.lines:  # (v4) said as the `move` op says it
+            lines.append(moves.lines[task_id])
         if old.values["status"] != now.values["status"]:
             lines.append(_STATUS_VERBS[now.values["status"]].format(quoted))
         for name in FIELD_WORDS:
+            if name == "parent" and task_id in moves.placed:
+                continue
             if old.values[name] != now.values[name]:
                 lines.extend(
                     FIELD_WORDS[name](old.values[name], now.values[name], quoted, contents)
@@ -91,9 +95,13 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
     for task_id, old in before.tasks.items():
         if task_id not in after:
             lines.append(f'removed "{old.values["content"]}"')
-    lines.extend(_phase_lines(before, now_seen))
+    lines.extend(_phase_lines(before, now_seen, moves.reordered))
     lines.extend(_started_again(before, now_seen, contents))
     return lines
+
+
+def _places(snap: Snapshot) -> Places:
+    return {task_id: (seen.phase, seen.values["parent"]) for task_id, seen in snap.tasks.items()}
 
 
 def _started_again(before: Snapshot, after: Snapshot, contents: dict[str, str]) -> list[str]:
@@ -110,8 +118,9 @@ def _started_again(before: Snapshot, after: Snapshot, contents: dict[str, str]) 
     return [f'started "{contents[current]}" again']
 
 
-def _phase_lines(before: Snapshot, after: Snapshot) -> list[str]:
-    """Phases added empty, dropped, reordered; tasks reordered within a phase."""
+def _phase_lines(before: Snapshot, after: Snapshot, reordered: set[str]) -> list[str]:
+    """Phases added empty, dropped, reordered; tasks reordered within a phase beyond
+    what a move's words said (`reordered`: core/move_words.py)."""
     lines: list[str] = []
     holding = {seen.phase for seen in after.tasks.values()}
     lines.extend(
@@ -123,12 +132,7 @@ def _phase_lines(before: Snapshot, after: Snapshot) -> list[str]:
     kept = [name for name in after.phases if name in before.phases]
     if kept != [name for name in before.phases if name in after.phases]:
         lines.append("reordered the phases")
-    for name in kept:
-        old_order = [i for i, seen in before.tasks.items() if seen.phase == name]
-        new_order = [i for i, seen in after.tasks.items() if seen.phase == name]
-        both = set(old_order) & set(new_order)
-        if [i for i in old_order if i in both] != [i for i in new_order if i in both]:
-            lines.append(f'reordered the tasks of phase "{name}"')
+    lines.extend(f'reordered the tasks of phase "{name}"' for name in kept if name in reordered)
     return lines
 
 

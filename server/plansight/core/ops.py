@@ -24,6 +24,7 @@ from plansight.core.model import (
     TaskStatus,
     start_rank,
 )
+from plansight.core.move import move
 from plansight.core.nesting import derive_parent_statuses, leaves, settle, too_deep_line
 from plansight.core.settings import Settings
 from plansight.core.steering import Steering, steer
@@ -533,4 +534,5 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "append": _append,
     "note": _note,
     "update": _update,
+    "move": move,  # (v4) core/move.py
 }

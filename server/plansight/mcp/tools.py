@@ -84,9 +84,19 @@ or something outside); the reason becomes a note. start moves it on.
 "addFiles": ["src/app.py"]}}: change only the fields named (content, activeForm, \
 description, priority, owner, status, blockedBy, addFiles, notes: the task's notes, \
 replacing them); null clears priority or owner.
+- {{"op": "move", "task": "Test it", "before": "Write the parser"}}: move a task, with \
+its subtasks, and nothing else. Name exactly one place: "before" or "after" a task (it \
+becomes that task's sibling, under the same parent), "parent" (it becomes that task's \
+last subtask; null: the top level of its phase) or "phase" (the end of that phase).
 An item is a string (its content) or {{"content", "activeForm", "status", "notes", \
-"description", "priority", "blockedBy", "owner"}}. blockedBy names the tasks (ids or \
-exact contents) it waits for: no cycles.
+"description", "priority", "blockedBy", "owner", "subtasks"}}. blockedBy names the tasks \
+(ids or exact contents) it waits for: no cycles.
+
+When to nest: a step with parts of its own (a feature with its parser, its tests, its \
+docs) gets them as subtasks: an item's "subtasks" (items, nested as written), or a \
+task moved under it with "parent". Keep it shallow (4 levels at most) and keep flat \
+what has no parts. A parent's status follows its subtasks': start, finish and drop the \
+subtasks, not the parent; done or drop on a parent ends all of its subtasks.
 
 Operations run in order. A bad one is skipped and reported in the result (an error \
 result); the others still apply. After the batch, if no task without an owner is \
@@ -167,6 +177,12 @@ HINTS: dict[str, dict[str, dict[str, Any]]] = {
         "ops[].addFiles": {"description": "Workspace-relative paths it changed (op update)"},
         "ops[].notes": {"description": "The task's notes, replacing them all (op update)"},
         "ops[].items": {"description": "The tasks to add (op append)"},
+        "ops[].before": {"description": "Put it right before this task (op move)"},
+        "ops[].after": {"description": "Put it right after this task and its subtasks (op move)"},
+        "ops[].parent": {
+            "nullable": True,
+            "description": "Make it this task's last subtask; null: the top level (op move)",
+        },
         **{f"ops[].items[].{path}": hint for path, hint in _ITEM_HINTS.items()},
         "ops[].list": {"description": "The whole new list (op init)"},
         "ops[].list[]": {"required": ["phase", "items"]},

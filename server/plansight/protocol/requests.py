@@ -153,7 +153,23 @@ class UpdateOp(WireShape):
     notes: list[str] | None = None  # replaces the task's notes: edit or delete one
 
 
-AnyOp = InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp
+@dataclass(kw_only=True, eq=False)
+class MoveOp(WireShape):
+    """(v4) One task with its subtasks, put before or after a sibling, under a task
+    (`parent: null`: the top level), or at the end of a phase: exactly one of the four."""
+
+    records_named: ClassVar[bool] = True  # `parent: null` says the top level
+
+    op: Literal["move"]
+    task: str | None = None
+    id: str | None = None
+    before: str | None = None
+    after: str | None = None
+    parent: str | None = None
+    phase: str | None = None
+
+
+AnyOp = InitOp | StartOp | DoneOp | DropOp | BlockOp | RmOp | AppendOp | NoteOp | UpdateOp | MoveOp
 Op = Annotated[AnyOp, Tagged("op")]
 OP_SHAPES: tuple[type[WireShape], ...] = get_args(AnyOp)
 # The op names, from the shapes' `op` literals: the one list the rest derives from.
