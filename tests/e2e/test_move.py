@@ -81,7 +81,8 @@ async def test_parent_makes_last_subtasks_in_document_order(client: PlansightCli
         (
             {"task": "a", "parent": "b"},
             ["# P", "b", "  a", "    a1", "    a2", "c", "# Q", "q"],
-            ['moved "a" under "b"'],
+            # b's status is now its subtasks' (a1, started by the init, is under it).
+            ['started "b"', 'moved "a" under "b"'],
         ),
         (
             {"task": "a1", "parent": None},
