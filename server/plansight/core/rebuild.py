@@ -12,6 +12,7 @@ from typing import Any
 from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused
 from plansight.core.model import Phase, Plan, Task, TaskStatus
+from plansight.core.tree import in_document_order
 
 
 @dataclass(slots=True)
@@ -28,6 +29,11 @@ class Entry:
     # Or the entries it waits for, as indexes into the rebuild's entries in plan order
     # (markdown names a task by content, which may not be unique).
     waits_for_entries: list[int] | None = None
+    # (v4) Whether the entry says where its task nests (markdown does; a flat format does
+    # not, and its kept tasks keep their parent), and under which entry: an index into the
+    # rebuild's entries in plan order, None at the top level.
+    sets_parent: bool = False
+    parent_entry: int | None = None
 
 
 @dataclass(slots=True)
@@ -82,7 +88,36 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int,
         rebuilt.append(Phase(phase.name, tasks))
     plan.phases = rebuilt
     forget_removed(plan)
-    return _link(plan, [entry for phase in phases for entry in phase.entries], now)
+    entries = [entry for phase in phases for entry in phase.entries]
+    _nest(plan, entries, now)
+    problems = _link(plan, entries, now)
+    _tidy_nesting(plan)
+    return problems
+
+
+def _nest(plan: Plan, entries: list[Entry], now: str) -> None:
+    """Give each task the parent its entry names; a task whose entry names none keeps
+    its own (a flat format cannot say where a task nests)."""
+    tasks = list(plan.tasks())
+    for task, entry in zip(tasks, entries, strict=True):
+        if not entry.sets_parent:
+            continue
+        parent = tasks[entry.parent_entry].id if entry.parent_entry is not None else None
+        if task.parent != parent:
+            task.parent = parent
+            task.updated_at = now
+
+
+def _tidy_nesting(plan: Plan) -> None:
+    """A task whose parent is gone or in another phase goes to the top level, and each
+    phase is put back in document order (a flat list may send a subtask before its
+    parent)."""
+    for phase in plan.phases:
+        ids = {task.id for task in phase.tasks}
+        for task in phase.tasks:
+            if task.parent is not None and task.parent not in ids:
+                task.parent = None
+        phase.tasks = in_document_order(phase.tasks)
 
 
 def _link(plan: Plan, entries: list[Entry], now: str) -> list[tuple[int, str]]:
