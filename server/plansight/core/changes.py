@@ -84,6 +84,8 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
         if old.values["status"] != now.values["status"]:
             lines.append(_STATUS_VERBS[now.values["status"]].format(quoted))
         for name in FIELD_WORDS:
+            if name == "active_form" and _follows_content(old.values, now.values):
+                continue  # a rename said it: the active form was the content, and still is
             if old.values[name] != now.values[name]:
                 lines.extend(
                     FIELD_WORDS[name](old.values[name], now.values[name], quoted, contents)
@@ -94,6 +96,14 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
     lines.extend(_phase_lines(before, now_seen))
     lines.extend(_started_again(before, now_seen, contents))
     return lines
+
+
+def _follows_content(old: dict[str, Any], now: dict[str, Any]) -> bool:
+    return bool(
+        old["active_form"] == old["content"]
+        and now["active_form"] == now["content"]
+        and old["content"] != now["content"]
+    )
 
 
 def _started_again(before: Snapshot, after: Snapshot, contents: dict[str, str]) -> list[str]:
