@@ -104,7 +104,7 @@ def rebuild(
     entries = [entry for phase in phases for entry in phase.entries]
     _nest(plan, entries, now)
     problems = _link(plan, entries, now)
-    _tidy_nesting(plan)
+    tidy_nesting(plan)
     return problems
 
 
@@ -149,7 +149,7 @@ def _nest(plan: Plan, entries: list[Entry], now: str) -> None:
             task.updated_at = now
 
 
-def _tidy_nesting(plan: Plan) -> None:
+def tidy_nesting(plan: Plan) -> None:
     """A task whose parent is gone or in another phase goes to the top level, and each
     phase is put back in document order (a flat list may send a subtask before its
     parent)."""
