@@ -65,6 +65,7 @@ def test_kiro_tasks_md_imports_as_it_reads(import_markdown: Request) -> None:
         (phase, "2.1 Create core data model interfaces and types", "2. Implement data models and validation"),
         (phase, "2.2 Implement User model with validation", "2. Implement data models and validation"),
         (phase, "2.3 Implement Document model with relationships", "2. Implement data models and validation"),
+        (phase, "2.4 Write unit tests for the data models", "2. Implement data models and validation"),
         (phase, "3. Create storage mechanism", None),
         (phase, "3.1 Implement database connection utilities", "3. Create storage mechanism"),
     ]  # fmt: skip

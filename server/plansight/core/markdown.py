@@ -56,7 +56,8 @@ IMPORT_MARKS: dict[str, TaskStatus] = {
 
 _PHASE_HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _TOP_HEADING = re.compile(r"^#\s+(.*)$")
-_TASK = re.compile(r"^([ \t]*)[-*+]\s+\[(.?)\]\s+(.*)$")
+# `[ ]*`: Kiro's mark of an optional task, read as any task.
+_TASK = re.compile(r"^([ \t]*)[-*+]\s+\[(.?)\]\*?\s+(.*)$")
 # A note's continuation line that, once its `\\`s are taken off, would read as a task.
 _CHECKLIST_BODY = re.compile(r"^\\*[ \t]*[-*+]\s+\[.?\]\s")
 _INDENT = "  "  # one level of nesting, on export
