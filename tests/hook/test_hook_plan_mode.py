@@ -104,3 +104,14 @@ def test_a_rejected_gemini_plan_changes_nothing(machine: Replay) -> None:
         assert store.summaries() == []
     finally:
         store.close()
+
+
+def test_an_approved_plans_nested_items_are_kept() -> None:
+    """Protocol 4: a subtask's line, however deep, is part of the checklist taken."""
+    from plansight.hook.plan_mode import approved_plan
+
+    plan = "# Fix\nWhy we do it.\n## Steps\n- [ ] Patch\n    - [ ] Write the test\n\t- [ ] Run it\n"
+    taken = approved_plan({"tool_name": "ExitPlanMode", "tool_input": {"plan": plan}})
+    assert taken == {
+        "text": "# Fix\n## Steps\n- [ ] Patch\n    - [ ] Write the test\n\t- [ ] Run it\n"
+    }

@@ -121,7 +121,10 @@ def test_gemini_hooks_have_a_name_and_milliseconds(home: Path, project: Path) ->
     written = json.loads(settings.read_text())
     assert written["theme"] == "Dracula"
     [after_tool] = written["hooks"]["AfterTool"]
-    assert after_tool["matcher"] == "write_todos|exit_plan_mode|replace|write_file"
+    assert (
+        after_tool["matcher"]
+        == "write_todos|exit_plan_mode|tracker_create_task|tracker_update_task|tracker_add_dependency|replace|write_file"
+    )
     handler = after_tool["hooks"][0]
     assert handler["name"] == "plansight" and handler["timeout"] == 10000
     setup(home, project, "gemini", "--remove")

@@ -204,7 +204,9 @@ def test_gemini_settings_with_comments_keep_every_byte(
     for line in original.splitlines():
         assert line.rstrip(",") in written  # each comment and line is still there
     assert (
-        "write_todos|exit_plan_mode|replace|write_file" in written and '"plansight": {' in written
+        "write_todos|exit_plan_mode|tracker_create_task|tracker_update_task|tracker_add_dependency|replace|write_file"
+        in written
+        and '"plansight": {' in written
     )
     raw = settings.read_bytes()
     assert raw.count(b"\n") == raw.count(newline.encode())  # every line ends the file's way

@@ -335,7 +335,7 @@ export interface RestoreParams {
 export interface IngestParams {
   /** Length 1 to 200. Default: "default". */
   session?: string;
-  format: "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "opencode-todos" | "acp-plan" | "vscode-todos" | "roo-todos" | "markdown";
+  format: "claude-todowrite" | "claude-tasks" | "codex-plan" | "gemini-todos" | "opencode-todos" | "acp-plan" | "vscode-todos" | "roo-todos" | "markdown" | "gemini-tracker";
   payload: Record<string, unknown>;
   title?: string | null;
   baseVersion?: number | null;

@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from plansight.agents import acp, checklist, claude, codex, gemini, opencode, roo, vscode
+from plansight.agents import (
+    acp,
+    checklist,
+    claude,
+    codex,
+    gemini,
+    gemini_tracker,
+    opencode,
+    roo,
+    vscode,
+)
 from plansight.core.incoming import Incoming
 
 Adapter = Callable[[dict[str, Any]], Incoming]
@@ -24,6 +34,7 @@ ADAPTERS: dict[str, Adapter] = {
     "vscode-todos": vscode.manage_todo_list,
     "roo-todos": roo.update_todo_list,
     "markdown": checklist.checklist,
+    "gemini-tracker": gemini_tracker.tracker_call,
 }
 
 

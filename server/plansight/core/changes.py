@@ -88,6 +88,8 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
         for name in FIELD_WORDS:
             if name == "parent" and task_id in moves.placed:
                 continue
+            if name == "active_form" and _follows_content(old.values, now.values):
+                continue  # a rename said it: the active form was the content, and still is
             if old.values[name] != now.values[name]:
                 lines.extend(
                     FIELD_WORDS[name](old.values[name], now.values[name], quoted, contents)
@@ -102,6 +104,14 @@ def describe_changes(before: Snapshot, plan: Plan) -> list[str]:
 
 def _places(snap: Snapshot) -> Places:
     return {task_id: (seen.phase, seen.values["parent"]) for task_id, seen in snap.tasks.items()}
+
+
+def _follows_content(old: dict[str, Any], now: dict[str, Any]) -> bool:
+    return bool(
+        old["active_form"] == old["content"]
+        and now["active_form"] == now["content"]
+        and old["content"] != now["content"]
+    )
 
 
 def _started_again(before: Snapshot, after: Snapshot, contents: dict[str, str]) -> list[str]:

@@ -26,7 +26,8 @@ def import_markdown(
     returns error lines.
 
     With any error nothing is replaced: the person's text would otherwise be lost.
-    Tasks keep their ids and times when their content is unchanged."""
+    Tasks keep their ids and times when their content is unchanged, or when their line
+    was edited where it stood."""
     errors = replace_from_markdown(plan, text, settings, now)
     if errors:
         return errors
@@ -46,7 +47,8 @@ def replace_from_markdown(plan: Plan, text: str, settings: Settings, now: str) -
         return errors
     # rebuild makes new Task objects: the old list is intact if we must go back.
     saved = plan.next_id, plan.phases
-    problems = rebuild(plan, parsed.phases, now)
+    # A person's document: a line edited where it stands keeps its task (its id, notes).
+    problems = rebuild(plan, parsed.phases, now, edits_in_place=True)
     if problems:
         plan.next_id, plan.phases = saved
         return [line for _, line in problems]

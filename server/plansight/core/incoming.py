@@ -55,6 +55,10 @@ class TaskCreation:
     description: str | None = None
     active_form: str | None = None
     owner: str | None = None
+    # (v4) The agent's id of the task it is a subtask of (Gemini's tracker `parentId`).
+    parent: str | None = None
+    parent_path: str = ""
+    blocked_by: list[str] = field(default_factory=list)  # the agent's ids it waits for
 
 
 @dataclass(slots=True)
@@ -71,6 +75,9 @@ class TaskUpdate:
     owner: str | None = None
     add_blocked_by: list[str] = field(default_factory=list)  # the agent's ids
     add_blocks: list[str] = field(default_factory=list)  # the agent's ids
+    # The whole list of what it waits for, the agent's ids (Gemini's tracker
+    # `dependencies`); None: as it was.
+    blocked_by: list[str] | None = None
 
 
 @dataclass(slots=True)

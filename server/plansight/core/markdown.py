@@ -16,6 +16,13 @@ spaces; a line that could be read as something else starts with a `\\`, as markd
 escapes it), then the notes. Continuation lines of a multi-line note are indented four
 spaces so that the round trip gives back exactly the notes that went out. A dependency
 names the task it waits for by its content, which is what a reader of the text sees.
+
+A subtask's checklist line is indented two spaces more than its parent's, and every line
+under it (attributes, description, notes) by as much again. Import takes a checklist line
+indented deeper than the one above it as a subtask of the nearest less indented one (a tab
+counts as four spaces), so other tools' nested checklists (Kiro's `tasks.md`, Conductor's
+`plan.md`, GitHub task lists) read as they look; a note's continuation line that would read
+as a checklist line is written with a leading `\\`.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from dataclasses import dataclass, field
 
 from plansight.core.model import ATTRIBUTES, DEFAULT_PHASE, PRIORITIES, Plan, Task, TaskStatus
 from plansight.core.rebuild import Entry, PhaseEntries
+from plansight.core.tree import PhaseTree
 from plansight.protocol.text import clean_content
 
 EXPORT_MARKS: dict[str, str] = {
@@ -48,7 +56,11 @@ IMPORT_MARKS: dict[str, TaskStatus] = {
 
 _PHASE_HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _TOP_HEADING = re.compile(r"^#\s+(.*)$")
-_TASK = re.compile(r"^\s{0,3}[-*+]\s+\[(.?)\]\s+(.*)$")
+# `[ ]*`: Kiro's mark of an optional task, read as any task.
+_TASK = re.compile(r"^([ \t]*)[-*+]\s+\[(.?)\]\*?\s+(.*)$")
+# A note's continuation line that, once its `\\`s are taken off, would read as a task.
+_CHECKLIST_BODY = re.compile(r"^\\*[ \t]*[-*+]\s+\[.?\]\s")
+_INDENT = "  "  # one level of nesting, on export
 _NOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
 # The text attributes of `Task` (`Owner`...) by their label.
 _LABELLED = {label: name for name, label in ATTRIBUTES.items()}
@@ -78,15 +90,23 @@ def to_markdown(plan: Plan) -> str:
         if lines:
             lines.append("")
         lines.append(f"## {phase.name}")
-        for task in phase.tasks:
-            lines.append(f"- [{EXPORT_MARKS[task.status]}] {task.content}")
-            lines.extend(_attributes(task, by_id, tasks))
-            lines.extend(_description(task.description))
+        tree = PhaseTree(phase.tasks)
+        for task in phase.tasks:  # in document order: each subtask after its parent
+            pad = _INDENT * (tree.depth(task) - 1)
+            lines.append(f"{pad}- [{EXPORT_MARKS[task.status]}] {task.content}")
+            under = [*_attributes(task, by_id, tasks), *_description(task.description)]
             for note in task.notes:
                 first, *rest = note.split("\n")
-                lines.append(f"  > {first}")
-                lines.extend(_CONTINUATION + line for line in rest)
+                under.append(f"  > {first}")
+                under.extend(_CONTINUATION + _escaped_continuation(line) for line in rest)
+            lines.extend(pad + line for line in under)
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def _escaped_continuation(line: str) -> str:
+    """A note's later line, with a `\\` before it when it would read as a checklist line
+    (import takes a checklist line as a task, never as part of a note)."""
+    return "\\" + line if _CHECKLIST_BODY.match(line) else line
 
 
 def _attributes(task: Task, by_id: dict[str, Task], tasks: list[Task]) -> list[str]:
@@ -160,23 +180,39 @@ class _Reader:
     # (entry, note index or None for its description, the lines)
     gathered: list[tuple[Entry, int | None, list[str]]] = field(default_factory=list)
     waits: dict[int, _Waits] = field(default_factory=dict)  # by line number
+    # The checklist lines the next one may nest under: (indent, entry), each deeper than
+    # the one before it; a heading empties it.
+    open_tasks: list[tuple[int, Entry]] = field(default_factory=list)
+    # The current entry's lines are read with this many columns of indent taken off.
+    indent: int = 0
+    parents: dict[int, Entry] = field(default_factory=dict)  # by id() of the subtask
 
     def read(self, number: int, line: str) -> None:
         """Take one line: a note's next line, a heading, a task, a note, an attribute or a
         description line; anything else is an error line."""
-        if self.in_note and self._note_goes_on(line):
+        task = _TASK.match(line)
+        under = _dedent(line, self.indent)  # a line under the current task, as if at the top
+        if self.in_note and task is None and self._note_goes_on(under):
             return
         self.in_note = False
         if not line.strip() or _COMMENT.match(line):
             return
-        steps = (self._heading, self._task, self._note, self._attribute, self._description)
-        if not any(step(number, line) for step in steps):
+        if self._heading(number, line) or self._task(number, task):
+            return
+        steps = (self._note, self._attribute, self._description)
+        if not any(step(number, under) for step in steps):
             self.parsed.errors.append(
                 f"Line {number}: not a heading, task or note: {line.strip()[:60]}"
             )
 
     def finish(self) -> ParsedPlan:
         """The plan read, its notes and descriptions joined and its waits linked."""
+        entries = [entry for phase in self.parsed.phases for entry in phase.entries]
+        at = {id(entry): index for index, entry in enumerate(entries)}
+        for entry in entries:
+            parent = self.parents.get(id(entry))
+            entry.parent_entry = at[id(parent)] if parent is not None else None
+            entry.top_level = parent is None  # import replaces the list: no parent is no parent
         for entry_of, index, parts in self.gathered:
             if index is None:
                 entry_of.fields["description"] = "\n".join(parts)
@@ -191,7 +227,10 @@ class _Reader:
             return False
         if not line.startswith(_CONTINUATION) or not line.strip():
             return False
-        self.note_lines.append(line[len(_CONTINUATION) :])
+        body = line[len(_CONTINUATION) :]
+        if body.startswith("\\") and _CHECKLIST_BODY.match(body):
+            body = body[1:]  # escaped on export: it would read as a task
+        self.note_lines.append(body)
         return True
 
     def _heading(self, number: int, line: str) -> bool:
@@ -208,13 +247,14 @@ class _Reader:
         else:
             return False
         self.entry = None
+        self.open_tasks = []
+        self.indent = 0
         return True
 
-    def _task(self, number: int, line: str) -> bool:
-        task = _TASK.match(line)
+    def _task(self, number: int, task: re.Match[str] | None) -> bool:
         if not task:
             return False
-        mark, content = task.groups()
+        leading, mark, content = task.groups()
         status = IMPORT_MARKS.get(mark)
         if status is None:
             self.parsed.errors.append(f'Line {number}: unknown marker "[{mark}]"')
@@ -225,7 +265,22 @@ class _Reader:
         self.entry = Entry(content, status, notes=[], fields=dict(_CLEARED), waits_for_entries=[])
         self.description = None
         self.phase.entries.append(self.entry)
+        self._nest(self.entry, _columns(leading))
         return True
+
+    def _nest(self, entry: Entry, indent: int) -> None:
+        """Make `entry` a subtask of the nearest open checklist line less indented than it
+        (none: the top level); the lines under it are read relative to its own indent."""
+        while self.open_tasks and self.open_tasks[-1][0] >= indent:
+            self.open_tasks.pop()
+        if self.open_tasks:
+            self.parents[id(entry)] = self.open_tasks[-1][1]
+            self.indent = indent
+        else:
+            # A top-level task's lines keep their own indent, as before nesting: a task
+            # written ` - [ ] A` still has its description at two spaces.
+            self.indent = 0
+        self.open_tasks.append((indent, entry))
 
     def _note(self, number: int, line: str) -> bool:
         note = _NOTE.match(line)
@@ -261,6 +316,20 @@ class _Reader:
             self.gathered.append((entry, None, self.description))
         self.description.append(body)
         return True
+
+
+def _columns(whitespace: str) -> int:
+    """How deep leading whitespace indents: a tab counts as four spaces."""
+    return sum(4 if char == "\t" else 1 for char in whitespace)
+
+
+def _dedent(line: str, columns: int) -> str:
+    """`line` with up to `columns` columns of its leading whitespace taken off."""
+    taken, index = 0, 0
+    while index < len(line) and taken < columns and line[index] in " \t":
+        taken += 4 if line[index] == "\t" else 1
+        index += 1
+    return line[index:]
 
 
 def _link(parsed: ParsedPlan, waits: dict[int, tuple[Entry, list[tuple[str, int]]]]) -> None:

@@ -7,11 +7,13 @@ id, creation and start times when the new entry names its id, or else has its co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused
 from plansight.core.model import Phase, Plan, Task, TaskStatus
+from plansight.core.tree import in_document_order
 
 
 @dataclass(slots=True)
@@ -49,8 +51,13 @@ def group_by_phase(pairs: list[tuple[str, Entry]]) -> list[PhaseEntries]:
     return list(phases.values())
 
 
-def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int, str]]:
+def rebuild(
+    plan: Plan, phases: list[PhaseEntries], now: str, *, edits_in_place: bool = False
+) -> list[tuple[int, str]]:
     """Make `plan` hold exactly `phases`, carrying over the tasks it already had.
+
+    With `edits_in_place` (a person's document), a line whose text changed where it stood
+    keeps its task too: see `_pair_edits`.
 
     Returns the dependency problems as (entry index, line); the caller refuses the
     request when there are any (the plan is then half-made and must not be kept)."""
@@ -65,11 +72,19 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int,
             return by_id[entry.id]
         return next((t for t in by_content.get(entry.content, ()) if t.id not in used), None)
 
+    matched: dict[int, Task] = {}  # by id() of the entry
+    for phase in phases:
+        for entry in phase.entries:
+            if (old := earlier(entry)) is not None:
+                used.add(old.id)
+                matched[id(entry)] = old
+    if edits_in_place:
+        _pair_edits(plan.phases, phases, matched)
     rebuilt = []
     for phase in phases:
         tasks = []
         for entry in phase.entries:
-            old = earlier(entry)
+            old = matched.get(id(entry))
             if old is None:
                 tasks.append(
                     plan.new_task(
@@ -82,14 +97,43 @@ def rebuild(plan: Plan, phases: list[PhaseEntries], now: str) -> list[tuple[int,
                     )
                 )
             else:
-                used.add(old.id)
                 tasks.append(_carried(old, entry, now))
         rebuilt.append(Phase(phase.name, tasks))
     plan.phases = rebuilt
     entries = [entry for phase in phases for entry in phase.entries]
     _nest(plan, entries, now)
     forget_removed(plan)
-    return _link(plan, entries, now)
+    problems = _link(plan, entries, now)
+    tidy_nesting(plan)
+    return problems
+
+
+def _pair_edits(old: list[Phase], new: list[PhaseEntries], matched: dict[int, Task]) -> None:
+    """A line edited in place keeps its task, as Edit Task would: within a phase, where
+    the new lines and the old tasks differ by a run of lines changed for a run of tasks
+    (a diff's "replace" between the same neighbours), the unmatched lines of the run take
+    the unmatched tasks of the run one for one when there are as many of each. A line
+    added in one place and another removed elsewhere stay an addition and a removal."""
+    taken = {task.id for task in matched.values()}
+    old_by_name = {phase.name: phase.tasks for phase in old}
+    for phase in new:
+        tasks = old_by_name.get(phase.name, [])
+        # Matched lines and tasks compare by the task's id; the unmatched are all unequal.
+        before = [t.id if t.id in taken else ("old", n) for n, t in enumerate(tasks)]
+        after = [
+            matched[id(e)].id if id(e) in matched else ("new", n)
+            for n, e in enumerate(phase.entries)
+        ]
+        diff = SequenceMatcher(None, before, after, autojunk=False)
+        for kind, i1, i2, j1, j2 in diff.get_opcodes():
+            if kind != "replace":
+                continue
+            gone = [t for t in tasks[i1:i2] if t.id not in taken]
+            come = [e for e in phase.entries[j1:j2] if id(e) not in matched]
+            if len(gone) == len(come):
+                for task, entry in zip(gone, come, strict=True):
+                    matched[id(entry)] = task
+                    taken.add(task.id)
 
 
 def _nest(plan: Plan, entries: list[Entry], now: str) -> None:
@@ -105,6 +149,18 @@ def _nest(plan: Plan, entries: list[Entry], now: str) -> None:
         if task.parent != parent:
             task.parent = parent
             task.updated_at = now
+
+
+def tidy_nesting(plan: Plan) -> None:
+    """A task whose parent is gone or in another phase goes to the top level, and each
+    phase is put back in document order (a flat list may send a subtask before its
+    parent)."""
+    for phase in plan.phases:
+        ids = {task.id for task in phase.tasks}
+        for task in phase.tasks:
+            if task.parent is not None and task.parent not in ids:
+                task.parent = None
+        phase.tasks = in_document_order(phase.tasks)
 
 
 def _link(plan: Plan, entries: list[Entry], now: str) -> list[tuple[int, str]]:

@@ -23,6 +23,7 @@ from plansight.core.limits import (
     task_count_problem,
 )
 from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task, TaskStatus
+from plansight.core.rebuild import tidy_nesting
 from plansight.core.settings import Settings
 from plansight.protocol.text import clean_content, clean_note
 
@@ -51,6 +52,8 @@ def replace_tasks(plan: Plan, replacement: Replacement, settings: Settings, now:
         if (tasks := [item.task for item in placed if item.phase == name])
     ]
     forget_removed(plan)
+    # (v4) A flat list says nothing of nesting: a kept task keeps its parent, in order.
+    tidy_nesting(plan)
     if replacement.note:
         notices.extend(_note_current(plan, clean_note(replacement.note), settings, now))
     return notices

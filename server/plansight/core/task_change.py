@@ -13,6 +13,7 @@ from plansight.core.limits import content_problem, description_problem, task_cou
 from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
+from plansight.core.tree import PhaseTree
 from plansight.protocol.requests import RmOp, UpdateOp
 from plansight.protocol.text import clean_content, clean_note
 
@@ -29,8 +30,7 @@ def change_task(plan: Plan, change: TaskChange, settings: Settings, now: str) ->
         existing = _by_external_id(plan, change.external_id)
         if existing is not None:  # the same event again: the task is already there
             return _update(plan, _as_update(change), existing, settings, now)
-        _create(plan, change, settings, now)
-        return []
+        return _create(plan, change, settings, now)
     task = _by_external_id(plan, change.external_id)
     if task is None:
         return [f'Task id "{clean_content(change.external_id)}" not found']
@@ -44,7 +44,10 @@ def _by_external_id(plan: Plan, external_id: str) -> Task | None:
     return next((t for t in plan.tasks() if t.external_id == wanted), None)
 
 
-def _create(plan: Plan, change: TaskCreation, settings: Settings, now: str) -> None:
+def _create(plan: Plan, change: TaskCreation, settings: Settings, now: str) -> list[str]:
+    """The new task, last in the list or (v4) last under the parent the agent named;
+    then what it waits for. Returns error lines (a parent or dependency not found: the
+    task is kept, at the top level or waiting for the ones found)."""
     content = clean_content(change.content)
     description = clean_note(change.description or "")
     errors: list[FieldError] = []
@@ -69,7 +72,41 @@ def _create(plan: Plan, change: TaskCreation, settings: Settings, now: str) -> N
         owner=clean_owner(change.owner),
         external_id=clean_content(change.external_id),
     )
-    _last_phase(plan).tasks.append(task)
+    errors_out: list[str] = []
+    parent = _by_external_id(plan, change.parent) if change.parent else None
+    if change.parent and parent is None:
+        errors_out.append(f'Task id "{clean_content(change.parent)}" not found')
+    if parent is None:
+        _last_phase(plan).tasks.append(task)
+    else:
+        _place_under(plan, parent, task)
+    if change.blocked_by:
+        errors_out.extend(_wait_for(plan, task, change.blocked_by, settings, now))
+    return errors_out
+
+
+def _place_under(plan: Plan, parent: Task, task: Task) -> None:
+    """`task` as the last subtask of `parent`: right after its subtree, in its phase."""
+    phase = next(p for p in plan.phases if any(t.id == parent.id for t in p.tasks))
+    last = PhaseTree(phase.tasks).subtree(parent)[-1]
+    phase.tasks.insert(phase.tasks.index(last) + 1, task)
+    task.parent = parent.id
+
+
+def _wait_for(plan: Plan, task: Task, refs: list[str], settings: Settings, now: str) -> list[str]:
+    """Make `task` wait for the tasks the agent's ids name (an `update` op: a cycle is
+    refused as it would be for any op); an id not found is an error line."""
+    found = [_by_external_id(plan, ref) for ref in refs]
+    errors = [
+        f'Task id "{clean_content(ref)}" not found'
+        for ref, hit in zip(refs, found, strict=True)
+        if hit is None
+    ]
+    ids = [hit.id for hit in found if hit is not None]
+    if ids:
+        op = UpdateOp.named_fields(op="update", id=task.id, blocked_by=ids)
+        errors.extend(apply_ops(plan, [op], settings, now))
+    return errors
 
 
 def _last_phase(plan: Plan) -> Phase:
@@ -109,19 +146,21 @@ def _update(plan: Plan, change: TaskUpdate, task: Task, settings: Settings, now:
     ):
         if value is not None:
             fields[key] = value
-    blockers = [_by_external_id(plan, ref) for ref in change.add_blocked_by]
+    waits_for = change.add_blocked_by if change.blocked_by is None else change.blocked_by
+    blockers = [_by_external_id(plan, ref) for ref in waits_for]
     blocked = [_by_external_id(plan, ref) for ref in change.add_blocks]
     unknown = [
         f'Task id "{clean_content(ref)}" not found'
-        for ref, found in zip(
-            change.add_blocked_by + change.add_blocks, blockers + blocked, strict=True
-        )
+        for ref, found in zip(waits_for + change.add_blocks, blockers + blocked, strict=True)
         if found is None
     ]
     if unknown:
         return unknown  # the dependency would be lost: skip the whole update
-    if change.add_blocked_by:
-        fields["blocked_by"] = task.blocked_by + [t.id for t in blockers if t is not None]
+    known = [t.id for t in blockers if t is not None]
+    if change.blocked_by is not None:  # the whole list (Gemini's tracker `dependencies`)
+        fields["blocked_by"] = known
+    elif known:
+        fields["blocked_by"] = task.blocked_by + [i for i in known if i not in task.blocked_by]
     # The adapter has read every value as its type: the ops are made, not validated.
     ops = [UpdateOp.named_fields(**fields)]
     ops.extend(

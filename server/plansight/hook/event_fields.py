@@ -33,13 +33,13 @@ def plan_payload(
     agent: Agent, tool: str, event: dict[str, Any], session_id: str, facts: dict[str, str]
 ) -> Any:
     """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
-    Claude's Task tools need the response (the id Claude gave a new task), Copilot CLI's
-    `sql` the todo table it wrote, every other plan tool its input alone."""
+    Claude's Task tools and Gemini's tracker need the response (the id given a new task),
+    Copilot CLI's `sql` the todo table it wrote, every other plan tool its input alone."""
     if agent.plan_tools[tool] == "markdown":  # a plan mode's approved plan
         from plansight.hook.plan_mode import approved_plan
 
         return approved_plan(event)
-    if agent.plan_tools[tool] == "claude-tasks":
+    if agent.plan_tools[tool] in ("claude-tasks", "gemini-tracker"):
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
     if agent.name == "copilot" and tool == "sql":
         from plansight.hook.copilot_todos import Unreadable, session_todos, touches_todos

@@ -130,7 +130,15 @@ GEMINI = Agent(
     after_tool="AfterTool",
     # exit_plan_mode: leaving plan mode, the approved plan in a markdown file
     # (`hook/plan_mode.py`).
-    plan_tools={"write_todos": "gemini-todos", "exit_plan_mode": "markdown"},
+    # tracker_*: the task tracker that replaces write_todos when `experimental.taskTracker`
+    # is on (0.61, `trackerTools.ts`); creating, changing and linking tasks change the plan.
+    plan_tools={
+        "write_todos": "gemini-todos",
+        "exit_plan_mode": "markdown",
+        "tracker_create_task": "gemini-tracker",
+        "tracker_update_task": "gemini-tracker",
+        "tracker_add_dependency": "gemini-tracker",
+    },
     edit_tools=frozenset({"replace", "write_file"}),
     # SessionStart's `source`: startup | resume | clear. A compression runs PreCompress
     # only, which reads nothing back; with trigger "auto" it runs before every model

@@ -30,7 +30,7 @@ _GEMINI_APPROVED = re.compile(
 PLAN_FILE_BYTES = 256 * 1024
 
 # A checklist item and a heading as `core/markdown.py` reads them.
-_CHECKLIST_ITEM = re.compile(r"^\s{0,3}[-*+]\s+\[.?\]\s+\S")
+_CHECKLIST_ITEM = re.compile(r"^[ \t]*[-*+]\s+\[.?\]\*?\s+\S")
 _HEADING = re.compile(r"^#{1,6}\s+\S")
 
 

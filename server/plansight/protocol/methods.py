@@ -39,5 +39,6 @@ Format = Literal[
     "vscode-todos",
     "roo-todos",
     "markdown",
+    "gemini-tracker",
 ]
 FORMATS: tuple[str, ...] = get_args(Format)
