@@ -287,3 +287,26 @@ def test_claude_continues_and_forks_the_plan(person: AgentHome) -> None:
         assert store.load(fork).title == "Fix the login bug (fork)"
     finally:
         store.close()
+
+
+def test_claudes_task_tools_are_told_the_kept_line(person: AgentHome) -> None:
+    """Issue 31: Claude Code's Task tools are ops on a task list Claude Code keeps itself.
+    The person adds a task and completes one while Claude works; the result of Claude's
+    next TaskUpdate carries the Kept line to the model, as a whole list's answer does."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    script = [
+        (name, {k: v.replace("{project}", str(person.project)) for k, v in args.items()})
+        for name, args in SCRIPT
+    ]
+    meanwhile = {4: person_adds_and_completes(person, "claude-code", "Fix the session check")}
+    with scripted_model("anthropic", script, meanwhile) as model:
+        _claude_turn(person, model.url, "Fix the login bug")
+        after_update = _main_loop(model.requests)[-1]
+    session = only_session(person, "claude-code")
+    assert statuses(person, session) == {
+        "Reproduce the login bug": "completed",
+        "Fix the session check": "completed",
+        PERSON_TASK: "pending",
+    }
+    assert carries_kept_line(after_update["messages"][-1], "Fix the session check")
+    assert reads_no_escaped_markup(after_update["messages"][-1])
