@@ -88,7 +88,7 @@ def main(
         event = _read_event(source)
         facts["event"] = str(_event_name(event) or "-")
         facts["tool"] = str(event.get("tool_name", "-"))
-        reply = handle(agent, event, facts, cwd)
+        reply = handle(agent, event, facts, cwd, agent_process=agent_process)
         if agent_process is not None:
             _link(agent, event, agent_process, cwd)
     except _Deadline:
@@ -117,9 +117,11 @@ def handle(
     facts: dict[str, str],
     own_cwd: str | None = None,
     replaying: bool = False,
+    agent_process: str | None = None,
 ) -> Reply:
     """What to do with one event of `agent`, and what to tell it. `replaying`: a spooled
-    event applied late (`hook/spool.py`), whose refusing store is its drain's to handle."""
+    event applied late (`hook/spool.py`), whose refusing store is its drain's to handle;
+    `agent_process`: the process that ran the hook (`conversation_link.agent_process`)."""
     # VS Code's agent hooks name these two in camelCase (its hooks documentation).
     session_id = event.get("session_id", event.get("sessionId"))
     if not isinstance(session_id, str) or not session_id.strip():
@@ -136,7 +138,18 @@ def handle(
     conversation = memory.read()
     session = conversation.plan_session(own)  # where its plan is kept
     heard = _Heard(
-        agent, event, facts, cwd, session_id, own, session, memory, conversation, replaying, behind
+        agent,
+        event,
+        facts,
+        cwd,
+        session_id,
+        own,
+        session,
+        memory,
+        conversation,
+        replaying,
+        behind,
+        agent_process,
     )
     facts["session"] = session
     name = _event_name(event)
@@ -171,6 +184,7 @@ class _Heard:
     conversation: Conversation
     replaying: bool
     behind: bool  # events spooled before it are still waiting: its change waits too
+    agent_process: str | None = None  # as its relay named it (`conversation_link`)
 
     @property
     def folder_plan(self) -> FolderPlan:
@@ -218,6 +232,7 @@ def _session_start(heard: _Heard) -> Reply:
             heard.memory,
             heard.folder_plan,
             heard.facts,
+            heard.agent_process,
         )
     elif conversation.planned:
         # A compacted, resumed or cleared context lost the plan: say it again, whole.
