@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from plansight.hook.spool import Dropped, Spool, Spooled
     from plansight.hook.spool_tidy import Kind
+    from plansight.protocol.requests import Format
 
 # A store another process keeps locked is given up on after 0.5 s (`hook/plan_calls.py`:
 # STORE_BUSY_SECONDS), so even then the agent has its answer within a second. The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
@@ -165,6 +166,8 @@ def handle(
         return _prompt(heard)
     if name == agent.after_tool:
         return _after_tool(heard)
+    if name == agent.turn_end:
+        return _turn_ended(heard)
     return {}
 
 
@@ -283,6 +286,33 @@ def _after_tool(heard: _Heard) -> Reply:
 
 def _plan_tool(heard: _Heard, tool: str) -> Reply:
     """A call of the agent's plan tool: its plan stored, and what a person changed told."""
+    payload = plan_payload(heard.agent, tool, heard.event, heard.session_id, heard.facts)
+    if payload is None:
+        heard.facts["result"] = "no plan in this call"
+        return {}
+    stored, said = _plan_stored(heard, heard.agent.plan_tools[tool], payload, told=True)
+    if not stored:
+        return {}
+    return _reply(heard.agent, heard.agent.after_tool, heard.told_whole_if_compressed(said))
+
+
+def _turn_ended(heard: _Heard) -> Reply:
+    """A turn's end (Codex's `Stop`): a plan its plan mode proposed in the last message
+    (`<proposed_plan>`) stored as the conversation's plan. Its answer has no context to
+    give the model, so a Kept line in it counts as unheard: the next prompt tells it."""
+    from plansight.hook.plan_mode import proposed_plan
+
+    payload = proposed_plan(heard.event)
+    if payload is None:
+        heard.facts["result"] = "no proposed plan"
+        return {}
+    _plan_stored(heard, "markdown", payload, told=False)
+    return {}
+
+
+def _plan_stored(heard: _Heard, fmt: Format, payload: Any, told: bool) -> tuple[bool, str | None]:
+    """Ingest the agent's plan into the conversation's session: whether it was stored (not
+    spooled), and what to tell the agent. `told`: the answer reaches the model."""
     from plansight.hook.plan_calls import ingest_plan
     from plansight.hook.spool_tidy import replaces_whole_plan
 
@@ -292,15 +322,12 @@ def _plan_tool(heard: _Heard, tool: str) -> Reply:
         heard.facts,
         heard.session,
     )
-    payload = plan_payload(agent, tool, heard.event, heard.session_id, facts)
-    fmt = agent.plan_tools[tool]
-    if payload is None:
-        facts["result"] = "no plan in this call"
-        return {}
     title = None if conversation.planned else _title(agent, conversation)
     facts["stage"] = "storing the plan"
     stored = _stored(
-        lambda: ingest_plan(heard.cwd, session, fmt, payload, title, heard=not heard.replaying),
+        lambda: ingest_plan(
+            heard.cwd, session, fmt, payload, title, heard=told and not heard.replaying
+        ),
         heard.replaying,
         heard.behind,
         (agent.name, heard.event, heard.cwd),
@@ -308,14 +335,14 @@ def _plan_tool(heard: _Heard, tool: str) -> Reply:
         lambda: (session, "list" if replaces_whole_plan(fmt, payload) else "ops"),
     )
     if stored is None:
-        return {}
-    facts["result"], told = stored
+        return False, None
+    facts["result"], said = stored
     facts["stage"] = "stored"
     if not conversation.planned:
         conversation.planned = True
         heard.remember()
     heard.folder_plan.write(session)
-    return _reply(agent, agent.after_tool, heard.told_whole_if_compressed(told))
+    return True, said
 
 
 def _edit_tool(heard: _Heard, tool: str) -> Reply:
