@@ -55,6 +55,9 @@ class Outcome:
     removed: list[dict[str, str]]  # and of each unfinished task it removed
     # The summary's "Kept the user's changes ..." line, when a merge kept some.
     kept_line: str | None = None
+    # It carried the agent's whole list (merged: its Kept line says what it lacked); else
+    # ops, which the person's changes since were not merged against.
+    whole_list: bool = False
 
     @property
     def is_error(self) -> bool:
@@ -129,7 +132,17 @@ class ChangePipeline:
         summary = unfenced(
             _with_notices(summarize(plan, errors, headline, removed), told + call.notices)
         )
-        return Outcome(plan, summary, errors, changed, call.origin, completed, removed, kept_line)
+        return Outcome(
+            plan,
+            summary,
+            errors,
+            changed,
+            call.origin,
+            completed,
+            removed,
+            kept_line,
+            policy.whole_list,
+        )
 
 
 def whole_list(

@@ -9,20 +9,21 @@ import json
 from plansight.agents import read_payload
 from plansight.context_round import context_round
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
-from plansight.core.context import ContextText
+from plansight.core.context import ContextText, change_phrases
 from plansight.core.errors import FieldError, RequestRefused
+from plansight.core.fences import unfenced
 from plansight.core.importing import replace_from_markdown
 from plansight.core.incoming import MarkdownPlan, Replacement
 from plansight.core.ingest import ingest
 from plansight.core.limits import title_problem
 from plansight.core.markdown import to_markdown
 from plansight.core.model import Origin, Plan
-from plansight.core.netchange import person_changes
+from plansight.core.netchange import held_changes, person_changes
 from plansight.core.ops import apply_ops
 from plansight.core.record import EMPTY_RECORD, Record, plan_from_record, plan_record
 from plansight.core.replace import replace_tasks
 from plansight.core.settings import Settings
-from plansight.core.steering import Steering
+from plansight.core.steering import KEPT_LINE, Steering
 from plansight.core.undo import NOTHING_TO_UNDO, undo_target
 from plansight.core.write import write_todos
 from plansight.pipeline import ChangePipeline, Outcome, Run, whole_list
@@ -166,6 +167,24 @@ class PlanService:
         agents whose loop cannot call `context` (an MCP tool result carries it)."""
         logged = self.store.unseen_changes(session)
         return person_changes(logged, lambda version: self.store.snapshot(session, version))
+
+    def person_news(self, session: str, outcome: Outcome) -> tuple[str | None, list[str]]:
+        """What the answer to an agent's change tells it of a person's changes, once: the
+        Kept line, and the other changes since it last looked. A whole list's Kept line is
+        its merge's. Ops (Claude Code's Task tools, `todo`) were not merged against the
+        person's changes, and the agent's own list never hears of them (Claude Code keeps
+        its tasks itself): those since it last looked that the plan still holds (its op
+        did not undo them) are its Kept line, worded as a merge's."""
+        if outcome.whole_list or outcome.kept_line is not None:
+            return outcome.kept_line, self.person_changes(session)
+        logged = self.store.unseen_changes(session)
+        if not logged:
+            return None, []
+        now = self.store.load(session)
+        held, others = held_changes(
+            logged, lambda version: self.store.snapshot(session, version), now
+        )
+        return (unfenced(KEPT_LINE + change_phrases(held)) if held else None), others
 
     def history(self, params: HistoryParams) -> Json:
         session = params.session

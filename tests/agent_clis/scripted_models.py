@@ -272,6 +272,10 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
     return _sse(events), "text/event-stream"
 
 
+# A script step named ANSWER answers with text (its `text`), which ends the turn: the
+# assistant's last message, as Codex's plan mode gives its `<proposed_plan>` (OpenAI only).
+ANSWER = "?answer"
+
 # Codex's code mode offers one freeform `exec` tool running JavaScript; its description
 # declares the nested tools (`### \`update_plan\``), called as `await tools.update_plan(...)`.
 CODE_MODE = "exec"
@@ -336,7 +340,10 @@ def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
     if done < len(server.script):
         name, arguments = _openai_step(server.step(done), request)
         item: dict[str, Any]
-        if name == CODEX_TOOL_SEARCH:  # loads deferred tools (MCP servers'), run by Codex
+        if name == ANSWER:
+            item = {"type": "message", "role": "assistant", "id": "msg_8"}
+            item["content"] = [{"type": "output_text", "text": arguments["text"]}]
+        elif name == CODEX_TOOL_SEARCH:  # loads deferred tools (MCP servers'), run by Codex
             item = {"type": "tool_search_call", "execution": "client", "arguments": arguments}
         elif name == CODE_MODE:  # Codex's code mode: JavaScript calling the nested tools
             item = {"type": "custom_tool_call", "name": name, "input": arguments["code"]}
@@ -347,7 +354,8 @@ def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
             namespace = _searched_namespace(name, request)
             if namespace is not None:  # a tool Codex's tool_search found: called in its namespace
                 item["namespace"] = namespace
-        item.update(call_id=f"call_{done}", id=f"item_{done}")
+        if name != ANSWER:
+            item.update(call_id=f"call_{done}", id=f"item_{done}")
     else:
         item = {"type": "message", "role": "assistant", "id": "msg_9"}
         item["content"] = [{"type": "output_text", "text": "Done."}]

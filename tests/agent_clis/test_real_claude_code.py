@@ -287,3 +287,59 @@ def test_claude_continues_and_forks_the_plan(person: AgentHome) -> None:
         assert store.load(fork).title == "Fix the login bug (fork)"
     finally:
         store.close()
+
+
+def test_claudes_task_tools_are_told_the_kept_line(person: AgentHome) -> None:
+    """Issue 31: Claude Code's Task tools are ops on a task list Claude Code keeps itself.
+    The person adds a task and completes one while Claude works; the result of Claude's
+    next TaskUpdate carries the Kept line to the model, as a whole list's answer does."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    script = [
+        (name, {k: v.replace("{project}", str(person.project)) for k, v in args.items()})
+        for name, args in SCRIPT
+    ]
+    meanwhile = {4: person_adds_and_completes(person, "claude-code", "Fix the session check")}
+    with scripted_model("anthropic", script, meanwhile) as model:
+        _claude_turn(person, model.url, "Fix the login bug")
+        after_update = _main_loop(model.requests)[-1]
+    session = only_session(person, "claude-code")
+    assert statuses(person, session) == {
+        "Reproduce the login bug": "completed",
+        "Fix the session check": "completed",
+        PERSON_TASK: "pending",
+    }
+    assert carries_kept_line(after_update["messages"][-1], "Fix the session check")
+    assert reads_no_escaped_markup(after_update["messages"][-1])
+
+
+def test_claude_forks_the_conversation_it_was_asked_to(person: AgentHome) -> None:
+    """Issue 31: `--resume <id> --fork-session` of a conversation other than the folder's
+    last planned one forks that conversation's plan (Claude Code's SessionStart names no
+    parent; its command line does), and `--continue --fork-session` forks the newest
+    conversation, which had no plan: its fork starts with none."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    with scripted_model("anthropic", [("TodoWrite", {"todos": TODOS})]) as model:
+        first = _todowrite_turn(person, model.url, "Fix the login bug")
+    other = [{"content": "Write the release notes", "status": "in_progress", "activeForm": "W"}]
+    with scripted_model("anthropic", [("TodoWrite", {"todos": other})]) as model:
+        _todowrite_turn(person, model.url, "Prepare the release")
+    with scripted_model("anthropic", []) as model:
+        forked = _todowrite_turn(
+            person, model.url, "--resume", str(first["session_id"]), "--fork-session", "Go on"
+        )
+    fork = f"claude-code:{forked['session_id']}"
+    assert statuses(person, fork) == {
+        "Reproduce the login bug": "in_progress",
+        "Fix the session check": "pending",
+    }
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        assert store.load(fork).title == "Fix the login bug (fork)"
+    finally:
+        store.close()
+
+    with scripted_model("anthropic", []) as model:
+        unplanned = _todowrite_turn(person, model.url, "Just a question")
+        again = _todowrite_turn(person, model.url, "--continue", "--fork-session", "And?")
+    assert again["session_id"] not in (unplanned["session_id"], forked["session_id"])
+    assert statuses(person, f"claude-code:{again['session_id']}") == {}

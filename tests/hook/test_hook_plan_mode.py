@@ -115,3 +115,58 @@ def test_an_approved_plans_nested_items_are_kept() -> None:
     assert taken == {
         "text": "# Fix\n## Steps\n- [ ] Patch\n    - [ ] Write the test\n\t- [ ] Run it\n"
     }
+
+
+CODEX = "codex:01a22268-0305-7b93-91f1-896624e310cb"
+
+
+def _codex_phases(machine: Replay) -> dict[str, list[str]]:
+    store = _store(machine)
+    try:
+        plan = store.load(CODEX)
+        return {phase.name: [task.content for task in phase.tasks] for phase in plan.phases}
+    finally:
+        store.close()
+
+
+def test_codexs_proposed_plan_arrives_from_its_turns_last_message(machine: Replay) -> None:
+    """Codex's plan mode proposes its plan as a `<proposed_plan>` block in the turn's last
+    message, with no tool call; its `Stop` event carries the message
+    (`Stop-proposed_plan.json`, recorded from 0.171). The block's checklist is the plan;
+    the prose around it, and its bullets that are no checklist, are left out. Stop has no
+    context for the model: the answer is empty."""
+    reply = machine.replay("codex", "Stop-proposed_plan")
+
+    assert reply == {}
+    assert _codex_phases(machine) == {
+        "Implementation Changes": [
+            "Reproduce the login bug with a failing test",
+            "Fix the session check in app.py",
+        ],
+        "Test Plan": ["Run the login tests"],
+    }
+
+
+def test_a_revised_proposal_replaces_the_plan_and_keeps_the_persons_change(
+    machine: Replay,
+) -> None:
+    """A later `<proposed_plan>` is a complete replacement (Codex's instructions); what the
+    person changed since stays, and the next prompt tells the model of it."""
+    machine.replay("codex", "Stop-proposed_plan")
+    _person(machine, CODEX, [{"op": "append", "phase": "Test Plan", "items": ["Try Safari"]}])
+    revised = (
+        "Revised.\n<proposed_plan>\n# Fix\n\n## Steps\n- [ ] Patch the check\n</proposed_plan>"
+    )
+
+    machine.replay("codex", "Stop-proposed_plan", last_assistant_message=revised)
+
+    assert _codex_phases(machine) == {"Test Plan": ["Try Safari"], "Steps": ["Patch the check"]}
+    prompt = machine.replay("codex", "UserPromptSubmit", session_id=CODEX.split(":", 1)[1])
+    assert "Try Safari" in str(prompt)
+
+
+def test_a_turn_without_a_proposed_plan_changes_nothing(machine: Replay) -> None:
+    machine.replay("codex", "Stop-proposed_plan")
+    for message in ("Done.", None, "<proposed_plan>inline, not a block</proposed_plan>"):
+        machine.replay("codex", "Stop-proposed_plan", last_assistant_message=message)
+    assert _codex_phases(machine)["Test Plan"] == ["Run the login tests"]

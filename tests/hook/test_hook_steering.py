@@ -223,3 +223,63 @@ def test_two_plan_tool_calls_of_one_step_tell_nothing_false(machine: Replay) -> 
     told = _context(done, "PostToolUse")  # read now, with the second call committed
     assert "Use the new API" in told  # the person's change is told
     assert "No task is in progress" not in told and "0/2 completed" not in told
+
+
+CLAUDE_TASKS = "claude-code:5f0c2a9e-1b7d-4c3e-9a61-0d8e2f4b7c11"
+
+
+def _claude_tasks(machine: Replay) -> tuple[str, str]:
+    """Claude Code's two tasks, the first in progress (its Task tools: ops, no list)."""
+    for name in (
+        "UserPromptSubmit",
+        "PostToolUse-TaskCreate-1",
+        "PostToolUse-TaskCreate-2",
+        "PostToolUse-TaskUpdate-in_progress",
+    ):
+        machine.replay("claude-code", name)
+    first, second = list(_statuses(machine, CLAUDE_TASKS))
+    return first, second
+
+
+def test_claudes_task_tools_are_told_the_kept_line(machine: Replay) -> None:
+    """Issue 31: Claude Code's TaskCreate / TaskUpdate are ops on a task list Claude Code
+    keeps itself, which never hears of a person's change. The person adds a task and
+    completes one while Claude works; the answer to Claude's next TaskUpdate says so as a
+    plan tool's answer does, in the Kept line (PROTOCOL.md, Steering), not as a change."""
+    first, second = _claude_tasks(machine)
+    ops = [
+        {"op": "append", "phase": "Todos", "items": ["Person task C"]},
+        {"op": "done", "task": second},
+    ]
+    _person(machine, CLAUDE_TASKS, ops)
+
+    told = _context(
+        machine.replay("claude-code", "PostToolUse-TaskUpdate-completed"), "PostToolUse"
+    )
+    assert told.startswith(
+        f'{KEPT}completed "{second}"; added "Person task C" to phase "Todos". '
+        "Your todo list has them now"
+    ), told
+    assert "The user changed" not in told
+    assert _statuses(machine, CLAUDE_TASKS) == {
+        first: "completed",
+        second: "completed",
+        "Person task C": "pending",
+    }
+
+
+def test_a_persons_change_claudes_op_undid_is_not_told_as_kept(machine: Replay) -> None:
+    """The Kept line names only what the plan holds: the person completed the task Claude
+    had in progress, and Claude's next TaskUpdate started it again. That change is told as
+    the person's, not as kept; the one it left (a note) is kept."""
+    first, second = _claude_tasks(machine)
+    ops = [{"op": "done", "task": first}, {"op": "note", "task": second, "text": "Use the API"}]
+    _person(machine, CLAUDE_TASKS, ops)
+
+    told = _context(
+        machine.replay("claude-code", "PostToolUse-TaskUpdate-in_progress"), "PostToolUse"
+    )
+    assert _statuses(machine, CLAUDE_TASKS)[first] == "in_progress"
+    kept, changed = told.split("The user changed the todo list: ")
+    assert kept.startswith(KEPT) and "Use the API" in kept and f'completed "{first}"' not in kept
+    assert changed.startswith(f'completed "{first}"'), told

@@ -51,7 +51,7 @@ def test_new_hooks_are_untrusted_until_the_person_trusts_them(home: Path, projec
     codex_home = _setup_codex(home, project)
     hooks = plansight_hooks(codex_home / "hooks.json")
     events = sorted(key.split(":")[-3] for key, _ in hooks)
-    assert events == ["post_tool_use", "session_start", "user_prompt_submit"]
+    assert events == ["post_tool_use", "session_start", "stop", "user_prompt_submit"]
     assert all(key.startswith(f"{codex_home / 'hooks.json'}:") for key, _ in hooks)
     assert plansight_hook_trust(codex_home, project) == "untrusted"
     _trust(codex_home, hooks)

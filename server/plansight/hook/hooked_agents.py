@@ -29,6 +29,7 @@ class Agent:
         "plan_tools",
         "prompt",
         "session_start",
+        "turn_end",
     )
 
     def __init__(
@@ -46,6 +47,7 @@ class Agent:
         clear_reads_context: bool = True,
         model_request: str | None = None,
         frames_context: bool = False,
+        turn_end: str | None = None,
     ) -> None:
         self.name = name  # as on the command line and in session names: `claude-code:<id>`
         self.label = label  # for people: "Claude Code"
@@ -72,6 +74,10 @@ class Agent:
         # else they mark the note as the harness's (see docs/protocol.md, "How each
         # agent's note is wrapped", and tests/fixtures/model_requests/README.md).
         self.frames_context = frames_context
+        # The event at a turn's end that carries the assistant's last message: where a plan
+        # mode that proposes its plan as text, with no tool call, is heard (Codex's
+        # `<proposed_plan>`, `hook/plan_mode.py`).
+        self.turn_end = turn_end
 
     @property
     def tool_matcher(self) -> str:
@@ -120,6 +126,9 @@ CODEX = Agent(
     lost_context_sources=frozenset({"resume", "clear", "compact"}),
     # 0.171 adds a hook's context as a developer message, as it is: our tags reach the
     # model unchanged and mark the note (`hook-context-codex.json`).
+    # stop.command.input: `last_assistant_message`, where its plan mode's
+    # `<proposed_plan>` block is (`tests/fixtures/hooks/codex/Stop-proposed_plan.json`).
+    turn_end="Stop",
 )
 
 GEMINI = Agent(

@@ -110,8 +110,9 @@ def ingest_plan(
         # so its list, made before it was told, would not be merged from the base it was
         # made from. Counted as no round: a plan tool call is never a reason to remind it.
         # The Kept line counts as telling the person's changes it names: not said twice.
-        changes = service.person_changes(session)
-        kept = outcome.kept_line
+        # Ops (Claude Code's Task tools) get a Kept line too: the person's changes since
+        # that the plan still holds, which Claude Code's own task list never has.
+        kept, changes = service.person_news(session, outcome)
         told = [kept_reminder(kept)] if kept is not None else []
         if changes:
             # What a person changed, and nothing of the plan's state: the agent's other

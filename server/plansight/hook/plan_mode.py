@@ -15,6 +15,14 @@ tasks (flat: nesting is protocol 4's, not yet read); its prose (context, numbere
 code) is for the person to read and is left out, as the importer refuses it. A plan
 without a checklist item is not a list: it changes nothing (a replacement by it would
 empty the plan).
+
+Codex 0.171: its plan mode (a collaboration mode of its TUI) proposes the plan as text,
+with no tool call: the turn's last message holds a `<proposed_plan>` block, its tags each
+on a line of their own, markdown inside, at most one a turn, a later one a complete
+replacement (the plan-mode instructions in the 0.171 binary). The hook hears it in `Stop`'s
+`last_assistant_message` and takes the block's checklist as Claude Code's plan. The plan is
+proposed, not yet approved: a person who sees it in the editor steers it as any plan, and
+a revised proposal replaces it, merged with the person's changes.
 """
 
 from __future__ import annotations
@@ -28,6 +36,11 @@ _GEMINI_APPROVED = re.compile(
 )
 # The most of a plan file read (a plan is a page or two; the ingest limits are smaller).
 PLAN_FILE_BYTES = 256 * 1024
+
+# Codex's block: the tags each on a line of their own (leading or trailing spaces allowed).
+_PROPOSED_PLAN = re.compile(
+    r"^[ \t]*<proposed_plan>[ \t]*\n(.*?)^[ \t]*</proposed_plan>[ \t]*$", re.MULTILINE | re.DOTALL
+)
 
 # A checklist item and a heading as `core/markdown.py` reads them.
 _CHECKLIST_ITEM = re.compile(r"^[ \t]*[-*+]\s+\[.?\]\*?\s+\S")
@@ -45,6 +58,16 @@ def approved_plan(event: dict[str, Any]) -> dict[str, str] | None:
         if isinstance(text, str) and text.strip():
             return _checklist(text)
     return None
+
+
+def proposed_plan(event: dict[str, Any]) -> dict[str, str] | None:
+    """The `markdown` payload of the last `<proposed_plan>` block of a turn's last message
+    (Codex's plan mode), or None: none, or one with no checklist item."""
+    message = event.get("last_assistant_message")
+    if not isinstance(message, str):
+        return None
+    blocks = _PROPOSED_PLAN.findall(message)
+    return _checklist(blocks[-1]) if blocks else None
 
 
 def _gemini_plan(response: Any) -> str | None:
@@ -69,4 +92,13 @@ def _checklist(text: str) -> dict[str, str] | None:
     ]
     if not any(_CHECKLIST_ITEM.match(line) for line in kept):
         return None
+    # A section with no checklist item (a plan's Summary, its Assumptions) is no phase;
+    # the `#` line, the plan's title, stays.
+    kept = [
+        line
+        for at, line in enumerate(kept)
+        if not _HEADING.match(line)
+        or line.startswith("# ")
+        or (at + 1 < len(kept) and _CHECKLIST_ITEM.match(kept[at + 1]))
+    ]
     return {"text": "\n".join(kept) + "\n"}

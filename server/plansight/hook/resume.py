@@ -4,12 +4,11 @@ session id, whose SessionStart says `source: "fork"`.
 
 Which conversation was forked: Codex 0.171 writes the fork's rollout (`transcript_path`)
 before the event, its first line the `session_meta` whose `payload.forked_from_id` names
-it. Claude Code's event names none (2.1.332: `session_id`, `transcript_path`, `cwd`,
-`source`, cache figures; the fork's transcript is not written yet, and its copied
-messages carry the fork's session id): the hook takes the plan of its conversation heard
-from last in the same folder (`FolderPlan`, as a `/clear` does), which is the one forked
-when a person forks the one they just worked in (`--continue --fork-session`, `--resume
-<id> --fork-session` of the latest).
+it. Claude Code's event names none: its command line does (`hook/fork_parent.py`:
+`--resume <id>`, or `--continue`'s newest transcript). Where neither names it (no
+`/proc`, a fork picked interactively), the hook takes the plan of the conversation
+heard from last in the same folder (`FolderPlan`, as a `/clear` does), which is the one
+forked when a person forks the one they just worked in.
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ def carry_on_after_fork(
     memory: ConversationFile,
     folder_plan: FolderPlan,
     facts: dict[str, str],
+    agent_process: str | None = None,
 ) -> str | None:
     """Copy the forked conversation's plan into this one's session `own`, titled
     "<title> (fork)", and return the whole plan to tell the forked conversation (its
@@ -46,6 +46,11 @@ def carry_on_after_fork(
     from plansight.hook.plan_calls import NotStoredYet, context_for_agent, fork_plan, is_planned
 
     named = forked_from(event)
+    if named is None and agent == "claude-code":
+        from plansight.hook.fork_parent import claude_fork_parent
+
+        named = claude_fork_parent(event, agent_process)
+    # The folder's last planned conversation only where nothing names the one forked.
     parent = folder_plan.read() if named is None else _plan_of(memory, f"{agent}:{named}")
     if parent is None or parent == own or not is_planned(cwd, parent):
         return None

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from plansight.hook.spool import Dropped, Spool, Spooled
     from plansight.hook.spool_tidy import Kind
+    from plansight.protocol.requests import Format
 
 # A store another process keeps locked is given up on after 0.5 s (`hook/plan_calls.py`:
 # STORE_BUSY_SECONDS), so even then the agent has its answer within a second. The alarm is only a backstop against a hang (a stuck file system): a machine under heavy
@@ -88,7 +89,7 @@ def main(
         event = _read_event(source)
         facts["event"] = str(_event_name(event) or "-")
         facts["tool"] = str(event.get("tool_name", "-"))
-        reply = handle(agent, event, facts, cwd)
+        reply = handle(agent, event, facts, cwd, agent_process=agent_process)
         if agent_process is not None:
             _link(agent, event, agent_process, cwd)
     except _Deadline:
@@ -117,9 +118,11 @@ def handle(
     facts: dict[str, str],
     own_cwd: str | None = None,
     replaying: bool = False,
+    agent_process: str | None = None,
 ) -> Reply:
     """What to do with one event of `agent`, and what to tell it. `replaying`: a spooled
-    event applied late (`hook/spool.py`), whose refusing store is its drain's to handle."""
+    event applied late (`hook/spool.py`), whose refusing store is its drain's to handle;
+    `agent_process`: the process that ran the hook (`conversation_link.agent_process`)."""
     # VS Code's agent hooks name these two in camelCase (its hooks documentation).
     session_id = event.get("session_id", event.get("sessionId"))
     if not isinstance(session_id, str) or not session_id.strip():
@@ -136,7 +139,18 @@ def handle(
     conversation = memory.read()
     session = conversation.plan_session(own)  # where its plan is kept
     heard = _Heard(
-        agent, event, facts, cwd, session_id, own, session, memory, conversation, replaying, behind
+        agent,
+        event,
+        facts,
+        cwd,
+        session_id,
+        own,
+        session,
+        memory,
+        conversation,
+        replaying,
+        behind,
+        agent_process,
     )
     facts["session"] = session
     name = _event_name(event)
@@ -152,6 +166,8 @@ def handle(
         return _prompt(heard)
     if name == agent.after_tool:
         return _after_tool(heard)
+    if name == agent.turn_end:
+        return _turn_ended(heard)
     return {}
 
 
@@ -171,6 +187,7 @@ class _Heard:
     conversation: Conversation
     replaying: bool
     behind: bool  # events spooled before it are still waiting: its change waits too
+    agent_process: str | None = None  # as its relay named it (`conversation_link`)
 
     @property
     def folder_plan(self) -> FolderPlan:
@@ -218,6 +235,7 @@ def _session_start(heard: _Heard) -> Reply:
             heard.memory,
             heard.folder_plan,
             heard.facts,
+            heard.agent_process,
         )
     elif conversation.planned:
         # A compacted, resumed or cleared context lost the plan: say it again, whole.
@@ -268,6 +286,33 @@ def _after_tool(heard: _Heard) -> Reply:
 
 def _plan_tool(heard: _Heard, tool: str) -> Reply:
     """A call of the agent's plan tool: its plan stored, and what a person changed told."""
+    payload = plan_payload(heard.agent, tool, heard.event, heard.session_id, heard.facts)
+    if payload is None:
+        heard.facts["result"] = "no plan in this call"
+        return {}
+    stored, said = _plan_stored(heard, heard.agent.plan_tools[tool], payload, told=True)
+    if not stored:
+        return {}
+    return _reply(heard.agent, heard.agent.after_tool, heard.told_whole_if_compressed(said))
+
+
+def _turn_ended(heard: _Heard) -> Reply:
+    """A turn's end (Codex's `Stop`): a plan its plan mode proposed in the last message
+    (`<proposed_plan>`) stored as the conversation's plan. Its answer has no context to
+    give the model, so a Kept line in it counts as unheard: the next prompt tells it."""
+    from plansight.hook.plan_mode import proposed_plan
+
+    payload = proposed_plan(heard.event)
+    if payload is None:
+        heard.facts["result"] = "no proposed plan"
+        return {}
+    _plan_stored(heard, "markdown", payload, told=False)
+    return {}
+
+
+def _plan_stored(heard: _Heard, fmt: Format, payload: Any, told: bool) -> tuple[bool, str | None]:
+    """Ingest the agent's plan into the conversation's session: whether it was stored (not
+    spooled), and what to tell the agent. `told`: the answer reaches the model."""
     from plansight.hook.plan_calls import ingest_plan
     from plansight.hook.spool_tidy import replaces_whole_plan
 
@@ -277,15 +322,12 @@ def _plan_tool(heard: _Heard, tool: str) -> Reply:
         heard.facts,
         heard.session,
     )
-    payload = plan_payload(agent, tool, heard.event, heard.session_id, facts)
-    fmt = agent.plan_tools[tool]
-    if payload is None:
-        facts["result"] = "no plan in this call"
-        return {}
     title = None if conversation.planned else _title(agent, conversation)
     facts["stage"] = "storing the plan"
     stored = _stored(
-        lambda: ingest_plan(heard.cwd, session, fmt, payload, title, heard=not heard.replaying),
+        lambda: ingest_plan(
+            heard.cwd, session, fmt, payload, title, heard=told and not heard.replaying
+        ),
         heard.replaying,
         heard.behind,
         (agent.name, heard.event, heard.cwd),
@@ -293,14 +335,14 @@ def _plan_tool(heard: _Heard, tool: str) -> Reply:
         lambda: (session, "list" if replaces_whole_plan(fmt, payload) else "ops"),
     )
     if stored is None:
-        return {}
-    facts["result"], told = stored
+        return False, None
+    facts["result"], said = stored
     facts["stage"] = "stored"
     if not conversation.planned:
         conversation.planned = True
         heard.remember()
     heard.folder_plan.write(session)
-    return _reply(agent, agent.after_tool, heard.told_whole_if_compressed(told))
+    return True, said
 
 
 def _edit_tool(heard: _Heard, tool: str) -> Reply:

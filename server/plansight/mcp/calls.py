@@ -72,7 +72,14 @@ class PlanTools:
         if outcome.is_error:
             # "Task not found" in an empty list is a puzzle unless it says which list.
             text += f"\n\n{_where(session)}"
-        return ToolReply(self._with_news(text, session), outcome.is_error)
+        # A whole list's Kept line is in its summary; ops get theirs here (`person_news`).
+        kept, changes = self.service.person_news(session, outcome)
+        if kept is not None and kept != outcome.kept_line:
+            text = _with_kept_line(text, kept)
+        text = unfenced(text)
+        return ToolReply(
+            f"{text}\n\n{person_change_reminder(changes)}" if changes else text, outcome.is_error
+        )
 
     def _native(self, format_name: str, arguments: dict[str, Any], session: str) -> ToolReply:
         """The agent's own tool: its arguments are the payload of its format."""
@@ -126,6 +133,13 @@ def _params(request: Request, arguments: dict[str, Any], session: str) -> dict[s
     if "origin" in request.params.__dataclass_fields__:  # type: ignore[attr-defined]
         params["origin"] = "agent"
     return params
+
+
+def _with_kept_line(summary: str, kept: str) -> str:
+    """The Kept line where a whole list's summary has it: under the progress line."""
+    lines = summary.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("Todo list")), 0)
+    return "\n".join([*lines[: at + 1], kept, *lines[at + 1 :]])
 
 
 def _where(session: str) -> str:

@@ -90,6 +90,8 @@ def wanted_groups(agent: Agent, command: str) -> list[tuple[str, dict[str, Any]]
         groups.append((event, {"matcher": trigger, "hooks": [dict(handler)]}))
     if agent.model_request is not None:
         groups.append((agent.model_request, {"hooks": [dict(handler)]}))
+    if agent.turn_end is not None:
+        groups.append((agent.turn_end, {"hooks": [dict(handler)]}))
     return groups
 
 

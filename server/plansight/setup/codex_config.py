@@ -34,19 +34,29 @@ BLOCK = f"{MARKER}\n[tools.update_plan]\nenabled = true\n"
 MCP_MARKER = "# Added by `plansight setup codex`: Plansight's plan tools (plansight mcp)."
 
 
+# Codex starts an MCP server with a few variables of its environment only (HOME, PATH,
+# ...: codex-rs `rmcp-client`), and `env_vars` names more to pass on. Without these the
+# server's store is not the one the hooks (which get Codex's whole environment) write to
+# when a person sets `PLANSIGHT_DB` or an XDG folder: the plan of the MCP tool and the
+# hooks' events of one conversation would land in two stores (checked with the real Codex).
+ENV_VARS = ("PLANSIGHT_DB", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR")
+
+
 def mcp_block(plansight: str) -> str:
     command, args = command_and_args(plansight)
     # A TOML basic string takes JSON's escapes.
     quoted = ", ".join(json.dumps(arg, ensure_ascii=False) for arg in args)
+    names = ", ".join(json.dumps(name) for name in ENV_VARS)
     return (
         f"{MCP_MARKER}\n[mcp_servers.{NAME}]\n"
         f"command = {json.dumps(command, ensure_ascii=False)}\nargs = [{quoted}]\n"
+        f"env_vars = [{names}]\n"
     )
 
 
 def mcp_table(plansight: str) -> dict[str, Any]:
     command, args = command_and_args(plansight)
-    return {"command": command, "args": args}
+    return {"command": command, "args": args, "env_vars": list(ENV_VARS)}
 
 
 def loads(text: str) -> dict[str, Any]:
