@@ -11,6 +11,7 @@ import { PlanSync } from './planSync';
 import { PlanView } from './planView';
 import { PlanStatusBar } from './statusBar';
 import { StoreInfo } from './storeInfo';
+import { TreeCommands } from './treeCommands';
 
 let activeClient: PlansightClient | undefined;
 
@@ -18,7 +19,7 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   const output = vscode.window.createOutputChannel('Plansight');
   const client = new PlansightClient(output);
   const sync = new PlanSync(client, context.workspaceState);
-  const view = new PlanView(sync);
+  const view = new PlanView(sync, context.workspaceState);
   const documents = new PlanDocuments(client, sync);
   const store = new StoreInfo(client, output);
   context.subscriptions.push(
@@ -28,11 +29,12 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
     view,
     store,
     new ConnectionView(client, view),
-    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => (view.treeView.message = message)),
+    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => view.setDoctorMessage(message)),
     new PlanStatusBar(sync, client, store),
     documents,
     vscode.workspace.registerFileSystemProvider(PLAN_SCHEME, documents, { isCaseSensitive: true }),
     ...new PlanCommands(client, sync, view).register(),
+    ...new TreeCommands(client, sync, view).register(),
     ...registerLanguageModelTools(client, sync),
   );
   activeClient = client;
