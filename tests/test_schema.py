@@ -92,6 +92,7 @@ TASK = {
     "startedAt",
     "completedAt",
     "createdBy",
+    "parent",  # (v4)
 }
 OPS = {
     "init": {"op", "list"},
@@ -138,7 +139,7 @@ def schema_defs(root: Json) -> dict[str, Json]:
 
 def test_the_schema_covers_every_request_and_notification_of_the_contract() -> None:
     schema = json_schema()
-    assert schema["protocolVersion"] == 3
+    assert schema["protocolVersion"] == 4
     assert set(METHODS) == set(CONTRACT_PARAMS)
     assert set(schema["requests"]) == set(CONTRACT_PARAMS)
     assert set(schema["notifications"]) == {DID_CHANGE, DID_PRUNE}

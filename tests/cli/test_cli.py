@@ -201,7 +201,7 @@ def test_context_full_prints_every_task(db: str) -> None:
 
 def test_schema_covers_every_method() -> None:
     schema = json.loads(plansight("schema").stdout)
-    assert schema["protocolVersion"] == 3
+    assert schema["protocolVersion"] == 4
     assert set(schema["requests"]) == {
         "plansight/apply",
         "plansight/write",

@@ -50,7 +50,7 @@ async def rpc_error(
 async def test_initialize_announces_the_protocol(client: PlansightClient) -> None:
     assert client.initialize_result is not None
     assert client.initialize_result.capabilities.experimental == {
-        "plansight": {"protocolVersion": 3, "methods": list(METHODS), "formats": list(FORMATS)}
+        "plansight": {"protocolVersion": 4, "methods": list(METHODS), "formats": list(FORMATS)}
     }
 
 

@@ -22,7 +22,7 @@ def tasks(state: dict[str, Any]) -> list[tuple[str, str]]:
 async def test_initialize_announces_version_3_with_undo(client: PlansightClient) -> None:
     assert client.initialize_result is not None
     announced = client.initialize_result.capabilities.experimental["plansight"]
-    assert announced["protocolVersion"] == 3
+    assert announced["protocolVersion"] == 4
     assert "plansight/undo" in announced["methods"]
     # What a version 2 client looks for is all still there.
     assert {"plansight/restore", "plansight/history", "plansight/ingest"} <= set(

@@ -86,7 +86,7 @@ def test_a_schema_6_sqlite_store_is_migrated_and_keeps_its_sessions(
     finally:
         store.close()
     with sqlite3.connect(store_path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
 
 
 def test_a_schema_4_team_store_is_migrated_and_keeps_its_sessions(

@@ -76,7 +76,7 @@ def test_a_version_1_store_is_migrated_in_place_and_keeps_everything(store_path:
     finally:
         store.close()
     db = sqlite3.connect(store_path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
     reopened = SqliteStore(store_path)
     assert reopened.load("s").phases[0].tasks[1].status == "blocked"
     reopened.close()

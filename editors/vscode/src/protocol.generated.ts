@@ -2,7 +2,7 @@
 // Run `npm run generate-protocol` after the server's protocol changes.
 /* eslint-disable */
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 export const REQUEST_METHODS = ["plansight/apply", "plansight/write", "plansight/get", "plansight/sessions", "plansight/clear", "plansight/export", "plansight/import", "plansight/context", "plansight/history", "plansight/restore", "plansight/ingest", "plansight/undo"] as const;
 
@@ -184,6 +184,7 @@ export interface TaskModel {
   updatedAt: string;
   startedAt: string | null;
   completedAt: string | null;
+  parent: string | null;
 }
 
 export interface WriteParams {

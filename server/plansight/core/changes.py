@@ -189,6 +189,10 @@ FIELD_WORDS: dict[str, Words] = {
     "blocked_by": _blocked_by,
     "files": _files,
     "created_by": lambda old, new, q, _: [f"marked {q} as added by the {new}"],
+    # (v4) A task put under another or back at the top level: the `move` op's words.
+    "parent": lambda old, new, q, contents: [
+        f'moved {q} under "{contents.get(new, new)}"' if new else f"moved {q} to the top level"
+    ],
     "external_id": lambda old, new, q, _: [
         f'gave {q} the agent\'s id "{new}"' if new else f"took the agent's id from {q}"
     ],

@@ -71,6 +71,8 @@ class Task:
     created_by: Origin = "agent"
     started_at: str | None = field(default=None, metadata=STAMP)
     completed_at: str | None = field(default=None, metadata=STAMP)
+    # (v4) The id of the task this one is a subtask of, in the same phase; None at the top.
+    parent: str | None = None
     # When it last went in progress: `current` is the task in progress started last.
     started_rank: int = field(default=0, metadata=INTERNAL)
 

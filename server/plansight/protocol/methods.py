@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 DID_CHANGE = "plansight/didChange"
 DID_PRUNE = "plansight/didPrune"
 

@@ -62,6 +62,7 @@ class TaskModel(WireModel):
     updated_at: str
     started_at: str | None
     completed_at: str | None
+    parent: str | None
 
 
 class ProgressModel(WireModel):

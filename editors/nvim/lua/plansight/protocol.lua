@@ -1,10 +1,10 @@
----Names of the Plansight wire protocol (version 3), as the plugin uses them.
+---Names of the Plansight wire protocol (version 4), as the plugin uses them.
 ---
 ---The Python models are the source of truth; `tests/test_protocol.lua` checks these
 ---names against `plansight schema`.
 local M = {}
 
-M.VERSION = 3
+M.VERSION = 4
 
 ---Requests, client -> server.
 M.methods = {
@@ -92,6 +92,7 @@ M.PRIORITIES = { "high", "medium", "low" }
 ---@field updatedAt string
 ---@field startedAt string|vim.NIL|nil
 ---@field completedAt string|vim.NIL|nil
+---@field parent string|vim.NIL|nil (v4) the id of the task it is a subtask of; nil at the top
 
 ---@class plansight.Phase
 ---@field name string

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Any number will do, as long as it is Plansight's: it serializes concurrent migrations.
 _MIGRATION_LOCK = 0x706C616E73
@@ -139,6 +139,9 @@ _MIGRATIONS: dict[int, list[str]] = {
     # Protocol 4, as SQLite's migration 7: the git checkout of each session's last agent
     # change, as JSON; NULL for every session from before.
     5: ["ALTER TABLE plansight_sessions ADD COLUMN checkout TEXT"],
+    # Protocol 4, nested tasks, as SQLite's migration 8: each task's parent's id; NULL
+    # (the top level) for every task from before.
+    6: ["ALTER TABLE plansight_tasks ADD COLUMN parent TEXT"],
 }
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from plansight.store.store_error import StoreError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def _steering_migration() -> str:
@@ -153,6 +153,11 @@ _MIGRATIONS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
     # as JSON (`checkouts.checkout_text`); NULL for every session from before (none known).
     7: """
     ALTER TABLE sessions ADD COLUMN checkout TEXT
+    """,
+    # Protocol 4, nested tasks: the id of the task each task is a subtask of; NULL (the
+    # top level) for every task from before, so every plan reads back as it was.
+    8: """
+    ALTER TABLE tasks ADD COLUMN parent TEXT
     """,
 }
 
