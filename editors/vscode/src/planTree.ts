@@ -343,7 +343,7 @@ interface SessionContext {
 
 /** (v4) A task's parent id; a server before protocol 4 sends none. */
 export function parentOf(task: Task): string | null {
-  return (task as Task & { parent?: string | null }).parent ?? null;
+  return (task as Partial<Pick<Task, 'parent'>>).parent ?? null;
 }
 
 function sessionContext(state: TodoState, view: ViewFilter): SessionContext {

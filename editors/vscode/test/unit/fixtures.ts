@@ -26,6 +26,7 @@ export function task(id: string, content: string, status: TaskStatus = 'pending'
     startedAt: started,
     completedAt: finished,
     createdBy: 'agent',
+    parent: null,
     ...extra,
   };
 }

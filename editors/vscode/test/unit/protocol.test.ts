@@ -54,7 +54,7 @@ describe('protocol.generated.ts', () => {
   });
 
   it('covers the requests and the notifications of the contract', () => {
-    assert.equal(schema.protocolVersion, 3);
+    assert.equal(schema.protocolVersion, 4);
     assert.deepEqual(Object.keys(schema.requests).sort(), [
       'plansight/apply',
       'plansight/clear',

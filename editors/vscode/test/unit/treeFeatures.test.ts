@@ -14,7 +14,7 @@ function labels(nodes: readonly PlanNode[]): string[] {
 
 /** (v4) A task with a parent, as a protocol 4 server sends it. */
 function sub(id: string, content: string, parent: string, status: Task['status'] = 'pending'): Task {
-  return { ...task(id, content, status), parent } as Task;
+  return task(id, content, status, { parent });
 }
 
 describe('checkboxes (issue 33, item 6)', () => {
