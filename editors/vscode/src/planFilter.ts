@@ -126,7 +126,8 @@ export function filtering(view: ViewFilter): boolean {
  * person never takes a filtered plan for the whole one. Undefined when nothing is hidden.
  */
 export function filterMessage(view: ViewFilter, shown: number, total: number): string | undefined {
-  if (!filtering(view)) {
+  // No task at all (the server still starting, every plan cleared): nothing is hidden.
+  if (!filtering(view) || total === 0) {
     return undefined;
   }
   const what = [view.filter === undefined ? undefined : `Filter: ${filterText(view.filter)}`, view.hideFinished ? 'finished tasks hidden' : undefined]

@@ -81,6 +81,7 @@ describe('Hide Finished and the filter (issue 33, item 9)', () => {
     const parsed = parseFilter('owner:builder');
     const filter = 'filter' in parsed ? parsed.filter : undefined;
     assert.equal(filterMessage({ hideFinished: false }, 5, 5), undefined);
+    assert.equal(filterMessage({ hideFinished: true }, 0, 0), undefined, 'no task at all: nothing hidden');
     assert.equal(filterMessage({ hideFinished: true }, 3, 5), 'finished tasks hidden — 3 of 5 tasks shown');
     assert.equal(filterMessage({ hideFinished: true, filter }, 1, 5), 'Filter: owner:builder · finished tasks hidden — 1 of 5 tasks shown');
   });
