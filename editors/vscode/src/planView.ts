@@ -279,7 +279,14 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     }
     const node = this.tree.taskNode(session, current.id);
     if (node !== undefined) {
-      this.treeView.reveal(node, { select: false, focus: false }).then(undefined, () => undefined);
+      // (v4) Under a row the person folded, the fold stays: the outermost folded row is shown.
+      let shown: PlanNode = node;
+      for (let above = this.tree.parentOf(node); above !== undefined; above = this.tree.parentOf(above)) {
+        if (this.closedRows.has(above.id)) {
+          shown = above;
+        }
+      }
+      this.treeView.reveal(shown, { select: false, focus: false }).then(undefined, () => undefined);
     }
   }
 }

@@ -222,6 +222,26 @@ export class Workbench {
     }
   }
 
+  /** Collapses an expanded row of the Plan view (a click that lands as the row is redrawn is tried again). */
+  async collapse(label: string): Promise<void> {
+    const row = this.row(label);
+    for (let attempt = 0; ; attempt++) {
+      if ((await row.getAttribute('aria-expanded')) === 'false') {
+        return;
+      }
+      await this.calmPointer();
+      await row.locator('.monaco-tl-twistie').click();
+      try {
+        await until(`"${label}" to collapse`, async () => (await row.getAttribute('aria-expanded')) === 'false', 3_000);
+        return;
+      } catch (error) {
+        if (attempt >= 4) {
+          throw error;
+        }
+      }
+    }
+  }
+
   /** The text of the active editor, spaces as spaces. */
   async editorText(): Promise<string> {
     const lines = this.page.locator('.editor-instance .monaco-editor .view-lines').first();
