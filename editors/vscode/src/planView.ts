@@ -139,6 +139,14 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     return known === undefined ? undefined : this.tree.parentOf(known);
   }
 
+  /** Shows a task's row, its parents opened (a task just moved under another, or added as a subtask). */
+  async revealTask(session: string, taskId: string): Promise<void> {
+    const node = this.tree.taskNode(session, taskId);
+    if (node !== undefined) {
+      await this.treeView.reveal(node, { select: true, focus: false });
+    }
+  }
+
   /** Shows a session's node (or its task in progress) in the view. */
   async revealSession(session: string): Promise<void> {
     const state = this.sync.plans.get(session);

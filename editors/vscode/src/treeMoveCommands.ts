@@ -115,6 +115,7 @@ export class TreeMoves implements vscode.TreeDragAndDropController<PlanNode> {
       return;
     }
     await this.apply(node.session, [op]);
+    await this.view?.revealTask(node.session, op.id).catch(() => undefined);
   }
 
   private async addSubtask(node: TaskNode | undefined): Promise<void> {
@@ -130,6 +131,14 @@ export class TreeMoves implements vscode.TreeDragAndDropController<PlanNode> {
     if (content !== undefined) {
       // (v4) `append` with `parent`: the last subtask of that task, in its phase.
       await this.apply(node.session, [{ op: 'append', parent: node.task.id, items: [content.trim()] } as unknown as Op]);
+      // A row that had no children stays folded in VS Code once it has some: open it.
+      const added = (this.sync.plans.get(node.session)?.phases ?? [])
+        .flatMap((phase) => phase.tasks)
+        .filter((task) => task.parent === node.task.id && task.content === content.trim())
+        .pop();
+      if (added !== undefined) {
+        await this.view?.revealTask(node.session, added.id).catch(() => undefined);
+      }
     }
   }
 
