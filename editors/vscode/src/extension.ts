@@ -11,6 +11,8 @@ import { PlanSync } from './planSync';
 import { PlanView } from './planView';
 import { PlanStatusBar } from './statusBar';
 import { StoreInfo } from './storeInfo';
+import { TreeCommands } from './treeCommands';
+import { TreeMoves } from './treeMoveCommands';
 
 let activeClient: PlansightClient | undefined;
 
@@ -18,7 +20,9 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   const output = vscode.window.createOutputChannel('Plansight');
   const client = new PlansightClient(output);
   const sync = new PlanSync(client, context.workspaceState);
-  const view = new PlanView(sync);
+  const moves = new TreeMoves(client, sync);
+  const view = new PlanView(sync, context.workspaceState, moves);
+  moves.attach(view);
   const documents = new PlanDocuments(client, sync);
   const store = new StoreInfo(client, output);
   context.subscriptions.push(
@@ -28,11 +32,13 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
     view,
     store,
     new ConnectionView(client, view),
-    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => (view.treeView.message = message)),
+    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => view.setDoctorMessage(message)),
     new PlanStatusBar(sync, client, store),
     documents,
     vscode.workspace.registerFileSystemProvider(PLAN_SCHEME, documents, { isCaseSensitive: true }),
     ...new PlanCommands(client, sync, view).register(),
+    ...new TreeCommands(client, sync, view).register(),
+    ...moves.register(),
     ...registerLanguageModelTools(client, sync),
   );
   activeClient = client;

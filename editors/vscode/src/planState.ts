@@ -14,6 +14,12 @@ export class PlanState {
   /** When each session was first seen (a counter): the order of the panel, the latest on top. */
   private readonly seen = new Map<string, number>();
   private nextSeen = 0;
+  /**
+   * The panel's order as last drawn (or saved by the window before a reload), top first as
+   * ranks below every new session's: a session listed again after a restart or a reload
+   * goes back to its place instead of being sorted by its last change.
+   */
+  private remembered = new Map<string, number>();
   private readonly keptSessions = new Set<string>();
   /** (v4) Each session's checkout, as the last `plansight/sessions` listed it. */
   private readonly checkoutOf = new Map<string, Checkout | null>();
@@ -173,8 +179,18 @@ export class PlanState {
 
   private see(session: string): void {
     if (!this.seen.has(session)) {
-      this.seen.set(session, this.nextSeen++);
+      this.seen.set(session, this.remembered.get(session) ?? this.nextSeen++);
     }
+  }
+
+  /** Takes the panel's order, top first, to put back sessions listed again later. */
+  rememberOrder(sessions: readonly string[]): void {
+    this.remembered = new Map(sessions.map((session, index) => [session, -1 - index]));
+  }
+
+  /** The sessions in the panel's order, top first (what `rememberOrder` takes back). */
+  order(): string[] {
+    return this.sessions().map((state) => state.session);
   }
 
   /** Takes the checkouts of a `plansight/sessions` listing; true when any changed. */

@@ -3,7 +3,9 @@
  * looks (label, icon, description, tooltip). Pure: no `vscode` import, so the unit tests
  * run it in plain Node. `planView.ts` only copies these values onto TreeItems.
  */
+import { filtering, taskShown, type ViewFilter } from './planFilter';
 import { isFinished, remainingOf, type Checkout, type Phase, type Priority, type Task, type TaskStatus, type TodoState } from './protocol';
+import { sessionAgent, UNKNOWN_AGENT_ICON, untitledSessionLabel } from './sessionAgents';
 
 export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode | FileNode;
 
@@ -39,6 +41,11 @@ export interface TaskNode extends NodeBase {
   readonly waitsFor: readonly string[];
   /** Its owner, shown only when the session's tasks do not all share one. */
   readonly shownOwner: string | undefined;
+  /** (v4) Its place among the session's leaves, from 1 (undefined for a parent), and their count. */
+  readonly position: number | undefined;
+  readonly leaves: number;
+  /** (v4) Its subtasks' leaves: how many there are and how many are completed (total 0: a leaf). */
+  readonly subtasks: { readonly completed: number; readonly total: number };
 }
 
 /** A path the task changed while it was in progress, relative to its session's checkout. */
@@ -84,6 +91,8 @@ export interface NodeView {
    * or priority is a new URI, redrawn without an event.
    */
   readonly decoration?: string;
+  /** A task's checkbox: checked when it is completed (undefined: no checkbox). */
+  readonly checked?: boolean;
 }
 
 /** A pending task whose dependencies are unfinished: it cannot start yet. */
@@ -135,6 +144,8 @@ export interface TreeOptions {
   readonly expanded?: (session: string, index: number) => boolean;
   /** (v4) Each session's checkout, from `plansight/sessions` (a TodoState has none). */
   readonly checkouts?: ReadonlyMap<string, Checkout | null>;
+  /** What the view hides (Hide Finished, the person's filter); by default nothing. */
+  readonly view?: ViewFilter;
 }
 
 export interface ViewOptions {
@@ -149,9 +160,14 @@ export class PlanTree {
   private readonly children = new Map<string, PlanNode[]>();
 
   private readonly checkouts: ReadonlyMap<string, Checkout | null>;
+  private readonly view: ViewFilter;
+  /** The tasks drawn and the tasks the shown sessions hold: the view's message while it filters. */
+  private shown = 0;
+  private total = 0;
 
   private constructor(states: readonly TodoState[], options: TreeOptions) {
     this.checkouts = options.checkouts ?? new Map<string, Checkout | null>();
+    this.view = options.view ?? { hideFinished: false };
     const kept = options.kept ?? new Set<string>();
     const expanded = options.expanded ?? ((_session: string, index: number) => index === 0);
     const shown = states.filter((state) => state.progress.total > 0 || kept.has(state.session));
@@ -159,7 +175,15 @@ export class PlanTree {
     if (only !== undefined && only.progress.total > 0) {
       this.roots = this.addSessionContent(only, undefined);
     } else {
-      this.roots = shown.map((state, index) => this.addSession(state, expanded(state.session, index)));
+      this.roots = shown.flatMap((state, index) => {
+        // While filtered, a session with no task to show leaves (its tasks still count).
+        const tasks = state.phases.flatMap((phase) => phase.tasks);
+        if (filtering(this.view) && tasks.length > 0 && !tasks.some((task) => taskShown(task, this.view))) {
+          this.total += tasks.length;
+          return [];
+        }
+        return [this.addSession(state, expanded(state.session, index))];
+      });
     }
   }
 
@@ -173,6 +197,11 @@ export class PlanTree {
 
   get isEmpty(): boolean {
     return this.roots.length === 0;
+  }
+
+  /** How many tasks the tree draws, of how many its sessions hold (they differ while filtered). */
+  get counts(): { readonly shown: number; readonly total: number } {
+    return { shown: this.shown, total: this.total };
   }
 
   getNode(id: string): PlanNode | undefined {
@@ -220,44 +249,82 @@ export class PlanTree {
 
   /** A session's phases, or the tasks of its lone phase directly (its name is in their tooltips). */
   private addSessionContent(state: TodoState, parentId: string | undefined): PlanNode[] {
-    const context = sessionContext(state);
+    const context = sessionContext(state, this.view);
     const only = state.phases.length === 1 ? state.phases[0] : undefined;
     if (only !== undefined) {
-      return only.tasks.map((task) => this.addTask(state.session, only.name, task, parentId, context));
+      return this.addTasks(state.session, only, parentId, context);
     }
     const seen = new Map<string, number>();
-    return state.phases.map((phase) => {
+    const nodes: PlanNode[] = [];
+    for (const phase of state.phases) {
       // Phase names are unique in practice; a repeat still gets its own id.
       const count = (seen.get(phase.name) ?? 0) + 1;
       seen.set(phase.name, count);
       const id = phaseNodeId(state.session, count === 1 ? phase.name : `${phase.name}#${count}`);
-      const node = this.add<PhaseNode>({
-        kind: 'phase',
-        id,
-        session: state.session,
-        parentId,
-        name: phase.name,
-        phase,
-      });
-      for (const task of phase.tasks) {
-        this.addTask(state.session, phase.name, task, node.id, context);
+      const shown = phase.tasks.filter((task) => context.shown.has(task.id));
+      // While filtered, a phase with nothing to show goes with its tasks.
+      if (filtering(this.view) && shown.length === 0) {
+        this.total += phase.tasks.length;
+        continue;
       }
-      return node;
-    });
+      const node = this.add<PhaseNode>({ kind: 'phase', id, session: state.session, parentId, name: phase.name, phase });
+      nodes.push(node);
+      this.addTasks(state.session, phase, node.id, context);
+    }
+    return nodes;
+  }
+
+  /**
+   * A phase's tasks under `parentId`, (v4) each subtask under its task: the tasks first,
+   * in document order, then each task's files and notes after its subtasks.
+   */
+  private addTasks(session: string, phase: Phase, parentId: string | undefined, context: SessionContext): TaskNode[] {
+    const top: TaskNode[] = [];
+    const added: TaskNode[] = [];
+    this.total += phase.tasks.length;
+    for (const task of phase.tasks) {
+      if (!context.shown.has(task.id)) {
+        continue;
+      }
+      const parent = parentOf(task);
+      const above = parent === null ? undefined : this.taskNode(session, parent);
+      const node = this.addTask(session, phase.name, task, above?.id ?? parentId, context);
+      added.push(node);
+      this.shown += 1;
+      if (above === undefined) {
+        top.push(node);
+      }
+    }
+    const worktree = this.checkouts.get(session)?.worktree ?? null;
+    for (const node of added) {
+      const { task } = node;
+      task.files.forEach((file) => {
+        this.add<FileNode>({ kind: 'file', id: `${node.id}/file:${encodeURIComponent(file)}`, session, parentId: node.id, task, path: file, worktree });
+      });
+      task.notes.forEach((text, index) => {
+        this.add<NoteNode>({ kind: 'note', id: `${node.id}/note:${index}`, session, parentId: node.id, task, index, text });
+      });
+    }
+    return top;
   }
 
   private addTask(session: string, phase: string, task: Task, parentId: string | undefined, context: SessionContext): TaskNode {
     const waitsFor = task.waiting ? task.blockedBy.map((id) => context.unfinished.get(id)).filter((content) => content !== undefined) : [];
     const shownOwner = context.severalOwners ? (task.owner ?? undefined) : undefined;
-    const node = this.add<TaskNode>({ kind: 'task', id: taskNodeId(session, task.id), session, parentId, task, phase, waitsFor, shownOwner });
-    const worktree = this.checkouts.get(session)?.worktree ?? null;
-    task.files.forEach((file) => {
-      this.add<FileNode>({ kind: 'file', id: `${node.id}/file:${encodeURIComponent(file)}`, session, parentId: node.id, task, path: file, worktree });
+    const subtasks = context.subtasks.get(task.id) ?? { completed: 0, total: 0 };
+    return this.add<TaskNode>({
+      kind: 'task',
+      id: taskNodeId(session, task.id),
+      session,
+      parentId,
+      task,
+      phase,
+      waitsFor,
+      shownOwner,
+      position: context.position.get(task.id),
+      leaves: context.position.size,
+      subtasks,
     });
-    task.notes.forEach((text, index) => {
-      this.add<NoteNode>({ kind: 'note', id: `${node.id}/note:${index}`, session, parentId: node.id, task, index, text });
-    });
-    return node;
   }
 }
 
@@ -266,12 +333,56 @@ interface SessionContext {
   readonly unfinished: ReadonlyMap<string, string>;
   /** The tasks do not all have the same owner (no owner counts as one). */
   readonly severalOwners: boolean;
+  /** The ids of the tasks drawn: those the view's filter keeps, and the parents of those. */
+  readonly shown: ReadonlySet<string>;
+  /** (v4) Each leaf's place among the session's leaves in document order, from 1. */
+  readonly position: ReadonlyMap<string, number>;
+  /** (v4) Each parent's leaves, completed and in all. */
+  readonly subtasks: ReadonlyMap<string, { completed: number; total: number }>;
 }
 
-function sessionContext(state: TodoState): SessionContext {
+/** (v4) A task's parent id; a server before protocol 4 sends none. */
+export function parentOf(task: Task): string | null {
+  return (task as Partial<Pick<Task, 'parent'>>).parent ?? null;
+}
+
+function sessionContext(state: TodoState, view: ViewFilter): SessionContext {
   const tasks = state.phases.flatMap((phase) => phase.tasks);
   const unfinished = new Map(tasks.filter((task) => !isFinished(task.status)).map((task) => [task.id, task.content]));
-  return { unfinished, severalOwners: new Set(tasks.map((task) => task.owner)).size > 1 };
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const ancestors = (task: Task): Task[] => {
+    const found: Task[] = [];
+    for (let parent = parentOf(task); parent !== null && found.length < tasks.length; ) {
+      const above = byId.get(parent);
+      if (above === undefined) {
+        break;
+      }
+      found.push(above);
+      parent = parentOf(above);
+    }
+    return found;
+  };
+  const parents = new Set(tasks.map(parentOf).filter((parent) => parent !== null && byId.has(parent)));
+  const position = new Map<string, number>();
+  const subtasks = new Map<string, { completed: number; total: number }>();
+  const shown = new Set<string>();
+  for (const task of tasks) {
+    const lineage = ancestors(task);
+    if (!parents.has(task.id)) {
+      position.set(task.id, position.size + 1);
+      for (const above of lineage) {
+        const count = subtasks.get(above.id) ?? { completed: 0, total: 0 };
+        count.total += 1;
+        count.completed += task.status === 'completed' ? 1 : 0;
+        subtasks.set(above.id, count);
+      }
+    }
+    if (taskShown(task, view)) {
+      shown.add(task.id);
+      lineage.forEach((above) => shown.add(above.id));
+    }
+  }
+  return { unfinished, severalOwners: new Set(tasks.map((task) => task.owner)).size > 1, shown, position, subtasks };
 }
 
 /** `waits for "Run the build"`, `waits for "A", "B"`: the server's summary wording. */
@@ -313,11 +424,16 @@ export function viewOf(node: PlanNode, options: ViewOptions = {}): NodeView {
   }
 }
 
+/** A session's row: its title, else its agent and the start of its id (the tooltip has the key). */
+export function sessionRowLabel(state: Pick<TodoState, 'session' | 'title'>): string {
+  return state.title ?? untitledSessionLabel(state.session);
+}
+
 function sessionView(node: SessionNode): NodeView {
   const { state } = node;
   if (node.cleared) {
     return {
-      label: sessionName(state),
+      label: sessionRowLabel(state),
       description: 'cleared',
       tooltip: `**${escapeMarkdown(sessionName(state))}**\n\nCleared. Undo Last Change brings its tasks back; Close hides the session.`,
       icon: { id: 'clear-all' },
@@ -326,7 +442,11 @@ function sessionView(node: SessionNode): NodeView {
     };
   }
   const heading = state.title === null ? `**Session ${escapeMarkdown(state.session)}**` : `**${escapeMarkdown(state.title)}**\n\nSession ${escapeMarkdown(state.session)}`;
+  const agent = sessionAgent(state.session);
   const lines = [heading, '', progressLine(state)];
+  if (agent !== undefined) {
+    lines.push('', `Agent: ${escapeMarkdown(agent.name)}`);
+  }
   if (state.current !== null) {
     lines.push('', `Now: ${escapeMarkdown(state.current.activeForm)}`);
   }
@@ -334,13 +454,16 @@ function sessionView(node: SessionNode): NodeView {
   if (node.checkout !== null) {
     lines.push('', checkoutTooltip(node.checkout));
   }
-  // Only done/total and the checkout's short form on the row: a long name cuts the end of
-  // the line (the percent and the worktree's path are in the tooltip).
+  // A narrow sidebar (about 290 px) cuts the end of the line: first done/total, then who
+  // (the agent, by its short name, unless the label already names it), then the checkout's
+  // short form; the percent, the agent's full name and the worktree's path are in the tooltip.
+  const label = sessionRowLabel(state);
+  const who = agent !== undefined && !label.startsWith(agent.name) ? agent.short : undefined;
   return {
-    label: sessionName(state),
-    description: [`${state.progress.completed}/${state.progress.total}`, where].filter((part) => part !== undefined).join(' · '),
+    label,
+    description: [`${state.progress.completed}/${state.progress.total}`, who, where].filter((part) => part !== undefined).join(' · '),
     tooltip: lines.join('\n'),
-    icon: { id: 'hubot' },
+    icon: { id: agent?.icon ?? UNKNOWN_AGENT_ICON },
     contextValue: 'session',
     collapsible: node.expanded ? 'expanded' : 'collapsed',
   };
@@ -367,6 +490,11 @@ function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView
   // a person added says so (`you`), then what it waits for (why it does not move), then
   // whose it is. The priority is a decoration badge at the row's end; the tooltip has all.
   const parts: string[] = task.createdBy === 'user' ? [CREATED_BY_USER_MARK] : [];
+  const parent = node.subtasks.total > 0;
+  if (parent) {
+    // (v4) A parent's status is its subtasks': their progress says how far it is.
+    parts.unshift(`${node.subtasks.completed}/${node.subtasks.total}`);
+  }
   if (node.waitsFor.length > 0) {
     parts.push(waitsForShort(node.waitsFor));
   }
@@ -388,9 +516,10 @@ function taskView(node: TaskNode, formatTime: (iso: string) => string): NodeView
     tooltip: taskTooltip(node, formatTime),
     icon: node.waitsFor.length > 0 && task.status === 'pending' ? WAITING_ICON : TASK_ICONS[task.status],
     contextValue: `task.${task.status}`,
-    // A task in progress shows the files it is changing as they come.
-    collapsible: task.notes.length + task.files.length === 0 ? 'none' : task.status === 'in_progress' && task.files.length > 0 ? 'expanded' : 'collapsed',
+    // (v4) A parent shows its subtasks; a task in progress the files it is changing as they come.
+    collapsible: parent ? 'expanded' : task.notes.length + task.files.length === 0 ? 'none' : task.status === 'in_progress' && task.files.length > 0 ? 'expanded' : 'collapsed',
     decoration: taskDecorationUri(node),
+    checked: task.status === 'completed',
   };
   return parts.length > 0 ? { ...view, description: parts.join(' · ') } : view;
 }
@@ -494,7 +623,8 @@ function taskTooltip(node: TaskNode, formatTime: (iso: string) => string): strin
   if (node.waitsFor.length > 0) {
     lines.push('', escapeMarkdown(capitalize(waitsForText(node.waitsFor))));
   }
-  const facts = [`Status: ${STATUS_WORDS[task.status]}`];
+  const place = node.position === undefined ? `${node.subtasks.completed} of ${node.subtasks.total} subtasks completed` : `Task ${node.position} of ${node.leaves}`;
+  const facts = [place, `status: ${STATUS_WORDS[task.status]}`];
   if (task.priority !== null) {
     facts.push(`${task.priority} priority`);
   }

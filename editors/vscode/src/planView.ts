@@ -5,11 +5,20 @@
  * and which session rows the person expanded or collapsed, nothing else.
  */
 import * as vscode from 'vscode';
+import { filterMessage, filtering, type TaskFilter, type ViewFilter } from './planFilter';
 import type { PlanSync, PlanUpdate } from './planSync';
 import { workspaceFile } from './taskFiles';
 import { PlanTree, remainingTasks, sessionNodeId, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
+
+/** Workspace state: what the view hides, the rows opened and closed, the sessions' order. */
+const HIDE_FINISHED_KEY = `${PLAN_VIEW_ID}.hideFinished`;
+const OPEN_ROWS_KEY = `${PLAN_VIEW_ID}.openRows`;
+const CLOSED_ROWS_KEY = `${PLAN_VIEW_ID}.closedRows`;
+const ORDER_KEY = `${PLAN_VIEW_ID}.sessionOrder`;
+/** Rows remembered at most, the most recently touched kept. */
+const MAX_REMEMBERED_ROWS = 500;
 
 const COLLAPSIBLE = {
   none: vscode.TreeItemCollapsibleState.None,
@@ -30,13 +39,34 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
    * The ids of rows the person opened or closed: a row drawn anew (a task that moved under
    * a session row when a second session appeared) starts as they left it.
    */
-  private readonly openRows = new Set<string>();
-  private readonly closedRows = new Set<string>();
+  private readonly openRows: Set<string>;
+  private readonly closedRows: Set<string>;
+  /** What the view hides: Hide Finished is remembered per workspace, a typed filter is not. */
+  private hideFinishedValue: boolean;
+  private filterValue: TaskFilter | undefined;
+  /** The doctor's finding (AgentsWelcome), shown under the filter's line. */
+  private doctorMessage: string | undefined;
 
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
-  constructor(private readonly sync: PlanSync) {
-    this.treeView = vscode.window.createTreeView(PLAN_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
+  constructor(
+    private readonly sync: PlanSync,
+    private readonly memento?: vscode.Memento,
+    dragAndDropController?: vscode.TreeDragAndDropController<PlanNode>,
+  ) {
+    this.openRows = new Set(memento?.get<string[]>(OPEN_ROWS_KEY) ?? []);
+    this.closedRows = new Set(memento?.get<string[]>(CLOSED_ROWS_KEY) ?? []);
+    this.hideFinishedValue = memento?.get<boolean>(HIDE_FINISHED_KEY) ?? false;
+    sync.plans.rememberOrder(memento?.get<string[]>(ORDER_KEY) ?? []);
+    this.treeView = vscode.window.createTreeView(PLAN_VIEW_ID, {
+      treeDataProvider: this,
+      showCollapseAll: true,
+      canSelectMany: true,
+      // A task's checkbox is its own: checking a parent is the server's business (v4).
+      manageCheckboxStateManually: true,
+      dragAndDropController,
+    });
+    void vscode.commands.executeCommand('setContext', 'plansight.hidingFinished', this.hideFinishedValue);
     this.disposables.push(
       this.treeView,
       sync.onDidUpdate((update) => this.render(update)),
@@ -69,6 +99,12 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     item.iconPath = new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
     if (view.decoration !== undefined) {
       item.resourceUri = vscode.Uri.parse(view.decoration);
+    }
+    if (view.checked !== undefined) {
+      item.checkboxState = {
+        state: view.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked,
+        tooltip: view.checked ? 'Completed: uncheck to reopen it' : 'Check to complete it',
+      };
     }
     if (view.file !== undefined) {
       const uri = workspaceFile(view.file, view.worktree ?? null);
@@ -103,6 +139,14 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     return known === undefined ? undefined : this.tree.parentOf(known);
   }
 
+  /** Shows a task's row, its parents opened (a task just moved under another, or added as a subtask). */
+  async revealTask(session: string, taskId: string): Promise<void> {
+    const node = this.tree.taskNode(session, taskId);
+    if (node !== undefined) {
+      await this.treeView.reveal(node, { select: true, focus: false });
+    }
+  }
+
   /** Shows a session's node (or its task in progress) in the view. */
   async revealSession(session: string): Promise<void> {
     const state = this.sync.plans.get(session);
@@ -119,9 +163,62 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     }
   }
 
+  /** The tree as drawn now (the commands read the rows the person acts on from it). */
+  get planTree(): PlanTree {
+    return this.tree;
+  }
+
+  get hideFinished(): boolean {
+    return this.hideFinishedValue;
+  }
+
+  /** Hides or shows the completed and dropped tasks; remembered for the workspace. */
+  async setHideFinished(hide: boolean): Promise<void> {
+    this.hideFinishedValue = hide;
+    await vscode.commands.executeCommand('setContext', 'plansight.hidingFinished', hide);
+    await this.memento?.update(HIDE_FINISHED_KEY, hide);
+    this.render({ currentChanged: false });
+  }
+
+  get filter(): TaskFilter | undefined {
+    return this.filterValue;
+  }
+
+  /** Shows only the tasks that match (undefined: all). */
+  async setFilter(filter: TaskFilter | undefined): Promise<void> {
+    this.filterValue = filter;
+    await vscode.commands.executeCommand('setContext', 'plansight.filtering', filter !== undefined);
+    this.render({ currentChanged: false });
+  }
+
+  /** Draws every row again (a checkbox the server did not follow goes back). */
+  redraw(): void {
+    this.drawnSessions = new Map();
+    this.changeEmitter.fire(undefined);
+  }
+
+  /** The doctor's finding for the view's message (undefined: none). */
+  setDoctorMessage(message: string | undefined): void {
+    this.doctorMessage = message;
+    this.showMessage();
+  }
+
+  private get viewFilter(): ViewFilter {
+    return this.filterValue === undefined ? { hideFinished: this.hideFinishedValue } : { hideFinished: this.hideFinishedValue, filter: this.filterValue };
+  }
+
+  private showMessage(): void {
+    const { shown, total } = this.tree.counts;
+    const lines = [filterMessage(this.viewFilter, shown, total), this.doctorMessage].filter((line) => line !== undefined);
+    this.treeView.message = lines.length === 0 ? undefined : lines.join('\n\n');
+  }
+
   private remember(element: PlanNode, open: boolean): void {
     (open ? this.openRows : this.closedRows).add(element.id);
     (open ? this.closedRows : this.openRows).delete(element.id);
+    // Kept for the workspace: a restart or a reload draws the rows as the person left them.
+    void this.memento?.update(OPEN_ROWS_KEY, [...this.openRows].slice(-MAX_REMEMBERED_ROWS));
+    void this.memento?.update(CLOSED_ROWS_KEY, [...this.closedRows].slice(-MAX_REMEMBERED_ROWS));
   }
 
   private render(update: PlanUpdate): void {
@@ -136,10 +233,18 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     this.tree = PlanTree.build(plans.sessions(), {
       kept: plans.kept,
       checkouts: plans.checkouts,
+      view: this.viewFilter,
       expanded: (session) =>
         !this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session)),
     });
-    this.refresh(update.session);
+    // A filter changes which rows exist: the whole tree is drawn again.
+    this.refresh(filtering(this.viewFilter) ? undefined : update.session);
+    this.showMessage();
+    const order = plans.order();
+    if (order.length > 0) {
+      plans.rememberOrder(order);
+      void this.memento?.update(ORDER_KEY, order);
+    }
 
     const state = plans.activeState();
     const remaining = remainingTasks(state);
@@ -182,7 +287,14 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     }
     const node = this.tree.taskNode(session, current.id);
     if (node !== undefined) {
-      this.treeView.reveal(node, { select: false, focus: false }).then(undefined, () => undefined);
+      // (v4) Under a row the person folded, the fold stays: the outermost folded row is shown.
+      let shown: PlanNode = node;
+      for (let above = this.tree.parentOf(node); above !== undefined; above = this.tree.parentOf(above)) {
+        if (this.closedRows.has(above.id)) {
+          shown = above;
+        }
+      }
+      this.treeView.reveal(shown, { select: false, focus: false }).then(undefined, () => undefined);
     }
   }
 }

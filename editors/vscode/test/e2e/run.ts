@@ -16,6 +16,7 @@ import type { HistoryEvent, Op, Task, TodoState } from '../../src/protocol';
 import { CodeServer } from './codeServer';
 import { connectionStories } from './connection';
 import { isolatedEnv } from './isolation';
+import { treeKeyStories } from './treeKeys';
 import { treeStories } from './treeStories';
 import { until } from './wait';
 import { Workbench, type Row } from './workbench';
@@ -659,15 +660,20 @@ async function main(): Promise<void> {
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(15_000);
     // PLANSIGHT_E2E_ONLY=tree: only the tree stories (a quicker round while working on them).
-    if (process.env.PLANSIGHT_E2E_ONLY === 'tree') {
+    // PLANSIGHT_E2E_ONLY=keys: only the stories of the tree's keys, filter and checkboxes.
+    const only = process.env.PLANSIGHT_E2E_ONLY;
+    if (only === 'tree' || only === 'keys') {
       await page.goto(server.folderUrl(workspace));
       await new Workbench(page).openPlansight();
       defaultSidebarWidth = await new Workbench(page).sidebarWidth();
     } else {
       await scenario(page, cli, store, workspace, server, launcher);
     }
-    await treeStories({ page, cli, workspace, artifacts: ARTIFACTS, defaultSidebarWidth, step });
-    if (process.env.PLANSIGHT_E2E_ONLY !== 'tree') {
+    if (only !== 'keys') {
+      await treeStories({ page, cli, workspace, artifacts: ARTIFACTS, defaultSidebarWidth, step });
+    }
+    await treeKeyStories({ page, cli, workspace, artifacts: ARTIFACTS, defaultSidebarWidth, step });
+    if (only === undefined) {
       await connectionStories(browser);
     }
     console.log(`\nEnd-to-end test passed in ${((Date.now() - started) / 1000).toFixed(1)} s. Screenshots in ${ARTIFACTS}`);

@@ -16,6 +16,8 @@ export interface Row {
   readonly badge: string;
   /** The colour the label is drawn in. */
   readonly labelColor: string;
+  /** A task's checkbox: 'true' checked, 'false' not, '' none. */
+  readonly checkbox: string;
 }
 
 const SIDEBAR = '.part.sidebar';
@@ -62,6 +64,13 @@ export class Workbench {
             const name = row.querySelector('.label-name');
             return name === null ? '' : getComputedStyle(name).color;
           })(),
+          checkbox: (() => {
+            const box = row.querySelector('.custom-view-tree-node-item-checkbox');
+            if (box === null) {
+              return '';
+            }
+            return box.getAttribute('aria-checked') ?? box.querySelector('[aria-checked]')?.getAttribute('aria-checked') ?? (box.classList.contains('checked') ? 'true' : 'false');
+          })(),
         };
       }),
     );
@@ -86,6 +95,20 @@ export class Workbench {
 
   row(label: string): Locator {
     return this.page.locator(ROWS).filter({ has: this.page.locator('.label-name', { hasText: label }) });
+  }
+
+  /** The Plan view's message above its rows ('' when none shows). */
+  async viewMessage(): Promise<string> {
+    const message = this.page.locator(`${PLAN_CONTAINER} .message`).first();
+    return (await message.count()) > 0 && (await message.isVisible()) ? ((await message.textContent()) ?? '').trim() : '';
+  }
+
+  /** The value an open input box holds, once its prompt says `prompt`. */
+  async inputValue(prompt: string): Promise<string> {
+    const widget = this.page.locator(QUICK_INPUT);
+    const message = widget.locator('.quick-input-message');
+    await until(`an input box asking "${prompt}"`, async () => (await widget.isVisible()) && ((await message.textContent()) ?? '').includes(prompt));
+    return widget.locator('.quick-input-box input').inputValue();
   }
 
   /** The welcome content of the Plan view (shown when there is no plan). */
@@ -196,6 +219,26 @@ export class Workbench {
     const row = this.row(label);
     if ((await row.getAttribute('aria-expanded')) === 'false') {
       await row.locator('.monaco-tl-twistie').click();
+    }
+  }
+
+  /** Collapses an expanded row of the Plan view (a click that lands as the row is redrawn is tried again). */
+  async collapse(label: string): Promise<void> {
+    const row = this.row(label);
+    for (let attempt = 0; ; attempt++) {
+      if ((await row.getAttribute('aria-expanded')) === 'false') {
+        return;
+      }
+      await this.calmPointer();
+      await row.locator('.monaco-tl-twistie').click();
+      try {
+        await until(`"${label}" to collapse`, async () => (await row.getAttribute('aria-expanded')) === 'false', 3_000);
+        return;
+      } catch (error) {
+        if (attempt >= 4) {
+          throw error;
+        }
+      }
     }
   }
 

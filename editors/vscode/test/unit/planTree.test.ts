@@ -126,7 +126,7 @@ describe('one session', () => {
     const tooltip = viewOf(tree.roots[0] as PlanNode, { formatTime: (iso) => `T(${iso.slice(11, 19)})` }).tooltip;
     assert.match(tooltip, /^\*\*Fix \\\*everything\\\* \\\[now\\\]\\\(command:evil\\\)\*\*/);
     assert.match(tooltip, /\*Fixing everything\*/);
-    assert.match(tooltip, /Status: completed · phase Todos · id t1/);
+    assert.match(tooltip, /Task 1 of 1 · status: completed · phase Todos · id t1/);
     assert.match(tooltip, /Created T\(09:59:00\) · started T\(10:00:00\) · finished T\(10:03:12\) · took 3m 12s/);
     assert.match(tooltip, /Notes:\n\n- \\<img src=x onerror=alert\\\(1\\\)\\>/);
     assert.doesNotMatch(tooltip, /[^\\]<img/);
@@ -184,7 +184,7 @@ describe('protocol 2 fields', () => {
     assert.equal(taskDecoration('status=pending'), undefined);
     assert.equal(views[3]?.icon.color, 'problemsWarningIcon.foreground');
     assert.match(views[1].tooltip, /Waits for "Run the build"/);
-    assert.match(views[1].tooltip, /Status: pending · high priority · phase Todos · id t2/);
+    assert.match(views[1].tooltip, /Task 2 of \d · status: pending · high priority · phase Todos · id t2/);
   });
 
   it("marks a task a person created with `you`, first, and says so in the tooltip", () => {
