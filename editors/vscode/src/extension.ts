@@ -20,7 +20,7 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   const sync = new PlanSync(client, context.workspaceState);
   const view = new PlanView(sync);
   const documents = new PlanDocuments(client, sync);
-  const store = new StoreInfo(client, output);
+  const store = new StoreInfo(client, output, sync.onDidList);
   context.subscriptions.push(
     output,
     client,
@@ -28,11 +28,11 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
     view,
     store,
     new ConnectionView(client, view),
-    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => (view.treeView.message = message)),
+    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => (view.treeView.message = message), sync.onDidList),
     new PlanStatusBar(sync, client, store),
     documents,
     vscode.workspace.registerFileSystemProvider(PLAN_SCHEME, documents, { isCaseSensitive: true }),
-    ...new PlanCommands(client, sync, view).register(),
+    ...new PlanCommands(client, sync, view, documents).register(),
     ...registerLanguageModelTools(client, sync),
   );
   activeClient = client;

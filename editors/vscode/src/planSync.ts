@@ -9,6 +9,10 @@ import { PlanState } from './planState';
 import type { TodoState } from './protocol';
 
 const CHOSEN_SESSION_KEY = 'plansight.chosenSession';
+/** The plans of the last listing, drawn at once in the next window (issue 33, item 12). */
+const LAST_LISTING_KEY = 'plansight.lastListing';
+/** Past this, nothing is remembered: the window's state is no store. */
+const LAST_LISTING_CHARS = 256 * 1024;
 const FOLLOW_LATEST_SETTING = 'plansight.followLatestSession';
 
 function followLatest(): boolean {
@@ -25,17 +29,33 @@ export interface PlanUpdate {
 export class PlanSync implements vscode.Disposable {
   readonly plans: PlanState;
   private readonly updateEmitter = new vscode.EventEmitter<PlanUpdate>();
-  private readonly disposables: vscode.Disposable[] = [this.updateEmitter];
+  private readonly listedEmitter = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [this.updateEmitter, this.listedEmitter];
   private refreshing: Promise<void> | undefined;
   private listing: Promise<void> | undefined;
 
   readonly onDidUpdate = this.updateEmitter.event;
+
+  /**
+   * After the listing that follows each (re)start, done or failed: what else asks the
+   * server's CLI at start (the doctor, the store's path) waits for it, so the first rows
+   * do not share two cores with them (issue 33, item 12).
+   */
+  readonly onDidList = this.listedEmitter.event;
 
   constructor(
     private readonly client: PlansightClient,
     private readonly memento: vscode.Memento,
   ) {
     this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY), followLatest());
+    // The last listing of this workspace is drawn before the server answers (a second or
+    // more: a Python process starting), under "starting…"; the live listing replaces it,
+    // and a server that cannot start empties it. Version -1: any state the server sends,
+    // whatever its version (a new store starts again at 1), is newer.
+    const last = memento.get<unknown>(LAST_LISTING_KEY);
+    if (Array.isArray(last) && last.length > 0) {
+      this.plans.replaceAll((last as TodoState[]).map((state) => ({ ...state, version: -1 })));
+    }
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(FOLLOW_LATEST_SETTING)) {
@@ -46,7 +66,11 @@ export class PlanSync implements vscode.Disposable {
       client.onDidChange((state) => this.accept(state)),
       client.onDidPrune((sessions) => this.prune(sessions)),
       client.onDidBecomeReady(() => {
-        void this.refresh().catch((error: unknown) => client.logError('Listing the sessions failed', error));
+        const began = Date.now();
+        void this.refresh()
+          .then(() => client.log(`Listed the sessions in ${Date.now() - began} ms`))
+          .catch((error: unknown) => client.logError('Listing the sessions failed', error))
+          .finally(() => this.listedEmitter.fire());
       }),
       // A server that gave up sends no more changes: a plan left on screen would look live
       // (a spinning task, a badge) while the agent moves on. The store keeps it all; a
@@ -137,5 +161,8 @@ export class PlanSync implements vscode.Disposable {
     this.plans.replaceAll(states);
     this.plans.setCheckouts(sessions);
     this.updateEmitter.fire({ currentChanged: true });
+    const shown = states.filter((state) => state.progress.total > 0);
+    const remembered = JSON.stringify(shown).length <= LAST_LISTING_CHARS ? shown : undefined;
+    void this.memento.update(LAST_LISTING_KEY, remembered);
   }
 }
