@@ -96,11 +96,17 @@ export class PlanSync implements vscode.Disposable {
   accept(state: TodoState): void {
     const before = this.plans.get(state.session)?.current?.id;
     if (this.plans.update(state)) {
-      this.updateEmitter.fire({ session: state.session, currentChanged: before !== (state.current?.id ?? undefined) });
-      if (!this.plans.checkouts.has(state.session)) {
-        // A session new to this window: its checkout (v4) is in the listing, not the state.
-        void this.listCheckouts().catch((error: unknown) => this.client.logError('Listing the sessions failed', error));
+      const update: PlanUpdate = { session: state.session, currentChanged: before !== (state.current?.id ?? undefined) };
+      if (this.plans.checkouts.has(state.session)) {
+        this.updateEmitter.fire(update);
+        return;
       }
+      // A session new to this window: its checkout (v4) is in the listing, not the state.
+      // It is drawn once, with its checkout: drawn before, its row was there already when
+      // the checkout redrew it, so it no longer opened as a new session's row does.
+      void this.listCheckouts()
+        .catch((error: unknown) => this.client.logError('Listing the sessions failed', error))
+        .finally(() => this.updateEmitter.fire(update));
     }
   }
 
@@ -108,9 +114,7 @@ export class PlanSync implements vscode.Disposable {
     this.listing ??= this.client
       .request('plansight/sessions', {})
       .then(({ sessions }) => {
-        if (this.plans.setCheckouts(sessions)) {
-          this.updateEmitter.fire({ currentChanged: false });
-        }
+        this.plans.setCheckouts(sessions);
       })
       .finally(() => {
         this.listing = undefined;
