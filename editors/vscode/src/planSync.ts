@@ -9,10 +9,6 @@ import { PlanState } from './planState';
 import type { TodoState } from './protocol';
 
 const CHOSEN_SESSION_KEY = 'plansight.chosenSession';
-/** The plans of the last listing, drawn at once in the next window (issue 33, item 12). */
-const LAST_LISTING_KEY = 'plansight.lastListing';
-/** Past this, nothing is remembered: the window's state is no store. */
-const LAST_LISTING_CHARS = 256 * 1024;
 const FOLLOW_LATEST_SETTING = 'plansight.followLatestSession';
 
 function followLatest(): boolean {
@@ -48,14 +44,6 @@ export class PlanSync implements vscode.Disposable {
     private readonly memento: vscode.Memento,
   ) {
     this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY), followLatest());
-    // The last listing of this workspace is drawn before the server answers (a second or
-    // more: a Python process starting), under "starting…"; the live listing replaces it,
-    // and a server that cannot start empties it. Version -1: any state the server sends,
-    // whatever its version (a new store starts again at 1), is newer.
-    const last = memento.get<unknown>(LAST_LISTING_KEY);
-    if (Array.isArray(last) && last.length > 0) {
-      this.plans.replaceAll((last as TodoState[]).map((state) => ({ ...state, version: -1 })));
-    }
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(FOLLOW_LATEST_SETTING)) {
@@ -165,8 +153,5 @@ export class PlanSync implements vscode.Disposable {
     this.plans.replaceAll(states);
     this.plans.setCheckouts(sessions);
     this.updateEmitter.fire({ currentChanged: true });
-    const shown = states.filter((state) => state.progress.total > 0);
-    const remembered = JSON.stringify(shown).length <= LAST_LISTING_CHARS ? shown : undefined;
-    void this.memento.update(LAST_LISTING_KEY, remembered);
   }
 }
