@@ -465,6 +465,23 @@ def test_a_store_path_that_cannot_be_created_is_request_failed(spawn: Any, tmp_p
     assert_no_leak(answer, (str(tmp_path), blocker.name))
 
 
+def test_a_damaged_store_is_refused_at_initialize_in_the_servers_own_words(
+    spawn: Any, tmp_path: Path
+) -> None:
+    """Issue 33, item 14: the reason an editor shows is the server's sentence, in the answer
+    and as the last error line of its log, never "server error: JsonRpcException"."""
+    damaged = tmp_path / "plans.sqlite3"
+    damaged.write_bytes(bytes(range(256)) * 32)
+    server = spawn(damaged)
+    answer = server.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    assert answer["error"]["code"] == REQUEST_FAILED
+    assert "cannot be used" in answer["error"]["message"]
+    errors = [line for line in server.stderr_text().splitlines() if " ERROR " in line]
+    assert errors and answer["error"]["message"] in errors[-1], errors
+    assert not any("JsonRpcException" in line for line in errors), errors
+    assert_no_leak(answer, (str(tmp_path), damaged.name))
+
+
 # ---------------------------------------------------------------- 9. pruning
 
 

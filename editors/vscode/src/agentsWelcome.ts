@@ -22,9 +22,11 @@ export class AgentsWelcome implements vscode.Disposable {
     private readonly readme: vscode.Uri,
     /** Shows the doctor's message in the Plan view (undefined: none). */
     private readonly showMessage: (message: string | undefined) => void = () => undefined,
+    /** When to ask the doctor after a (re)start: once the first rows are drawn. */
+    ready: vscode.Event<void> = client.onDidBecomeReady,
   ) {
     this.disposables.push(
-      client.onDidBecomeReady(() => void this.check()),
+      ready(() => void this.check()),
       ...AGENTS.map((agent) => vscode.commands.registerCommand(agent.command, () => this.runInTerminal(['setup', agent.name], `setup ${agent.name}`))),
       vscode.commands.registerCommand('plansight.checkSetup', () => this.runInTerminal(['doctor'], 'doctor')),
       vscode.commands.registerCommand('plansight.showAgentDocs', () => vscode.commands.executeCommand('markdown.showPreview', this.readme)),

@@ -33,7 +33,7 @@ import {
 } from './protocol';
 import { installPlaces, isExecutable, resolveServerCommand, type Resolution, type ServerCommand, type ServerSettings } from './serverCommand';
 import { cliPrefix, lastErrorLine, SERVER_SETTINGS, shellQuote } from './serverProcess';
-import { moreServerPlaces } from './serverSearch';
+import { moreServerPlaces, recordedServerFolder } from './serverSearch';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -72,6 +72,8 @@ export class PlansightClient implements vscode.Disposable {
   private lastExit: string | undefined;
   /** Settles when the last server process has ended and its output is read. */
   private processClosed: Promise<void> = Promise.resolve();
+  /** The process this extension started last: ended when its start fails (issue 33, item 14). */
+  private child: ChildProcess | undefined;
   private crashes: number[] = [];
   private failureValue: ServerFailure | undefined;
   /** The command that runs the server, once found: the CLI of the same install. */
@@ -184,6 +186,11 @@ export class PlansightClient implements vscode.Disposable {
     await this.start();
   }
 
+  /** A line in the server log (timings of the start, for docs/performance.md). */
+  log(message: string): void {
+    this.output.appendLine(message);
+  }
+
   logError(message: string, error: unknown): void {
     this.output.appendLine(`${message}: ${describeError(error)}`);
   }
@@ -214,7 +221,9 @@ export class PlansightClient implements vscode.Disposable {
   private async doStart(): Promise<void> {
     const folder = workspaceFolder();
     this.setState('starting');
+    const began = Date.now();
     const resolution = await findServer(folder);
+    const found = Date.now();
     if (!resolution.ok) {
       this.serverValue = undefined;
       if (resolution.searched !== undefined && resolution.searched.length > 0) {
@@ -256,9 +265,18 @@ export class PlansightClient implements vscode.Disposable {
     // the close arrives before the failed initialize): ask it whether it runs.
     if (failure !== undefined || !client.isRunning()) {
       this.client = undefined;
+      if (failure instanceof ResponseError && !isTransportError(failure)) {
+        // The server answered `initialize` with why it cannot serve (a damaged store): its
+        // own sentence is the cause; the process it leaves waiting is ended. (A write to a
+        // process that died is jsonrpc's own error: the exit and stderr say more then.)
+        this.endProcess();
+        this.fail({ kind: 'startFailed', reason: failure.message.replace(/\.$/, '') });
+        return;
+      }
       // The write that failed often comes before the exit and the last words on stderr:
       // wait for them (briefly) so the message says why, not "write EPIPE".
       await Promise.race([this.processClosed, new Promise((resolve) => setTimeout(resolve, 2000))]);
+      this.endProcess();
       const exit = this.exitReason();
       this.fail({
         kind: 'startFailed',
@@ -275,6 +293,7 @@ export class PlansightClient implements vscode.Disposable {
         `Plansight: the server speaks protocol version ${String(advertised)}, this extension expects ${PROTOCOL_VERSION}. Update one of them.`,
       );
     }
+    this.output.appendLine(`Server ready in ${Date.now() - began} ms (finding plansight ${found - began} ms, starting it and its initialize ${Date.now() - found} ms)`);
     this.setState('running');
     this.readyEmitter.fire();
   }
@@ -299,6 +318,7 @@ export class PlansightClient implements vscode.Disposable {
         // cwd is the workspace folder: the server's default store depends on it.
         // The store setting goes in the environment, which only this user can read.
         const child = spawn(server.command, [...server.args], { cwd, env: { ...process.env, ...server.env }, stdio: 'pipe' });
+        this.child = child;
         // The cause of a stop is in this process's words, not in an earlier one's.
         this.stderrTail = '';
         // languageclient copies stderr into the output channel; keep the end for the error message.
@@ -359,6 +379,16 @@ export class PlansightClient implements vscode.Disposable {
       this.fail({ kind: 'crashed', reason, ...(exit === undefined ? {} : { exit }) }, true);
     });
     return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  /** Ends the process this extension started, if it still runs: no server lives on unseen. */
+  private endProcess(): void {
+    const child = this.child;
+    this.child = undefined;
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      this.output.appendLine(`Ending the server process ${String(child.pid)}: it cannot serve.`);
+      child.kill('SIGTERM');
+    }
   }
 
   /** Read through a method: the exit handler sets it behind the compiler's back. */
@@ -443,7 +473,9 @@ async function findServer(folder: string | undefined): Promise<Resolution> {
     python: config.get<string>('server.python', ''),
     storePath: config.get<string>('store.path', ''),
   };
-  const places = installPlaces({ home: process.env.HOME ?? os.homedir(), env: process.env });
+  // Where `plansight setup vscode` ran from first: no shell to start, and the one the person chose.
+  const recorded = recordedServerFolder();
+  const places = [...(recorded === undefined ? [] : [recorded]), ...installPlaces({ home: process.env.HOME ?? os.homedir(), env: process.env })];
   const lookup = { pathVariable: process.env.PATH, cwd: folder, isExecutable };
   const first = resolveServerCommand(settings, { ...lookup, extraDirs: places });
   if (first.ok || first.notFound !== true) {
@@ -461,6 +493,11 @@ async function findServer(folder: string | undefined): Promise<Resolution> {
   return { ...second, reason: `"${settings.command.trim()}" was not found on PATH or in ${where.join(', ')}, and plansight.server.python is not set` };
 }
 
+
+/** jsonrpc's own errors (a write or read that failed, a closed connection): -32099 to -32000. */
+function isTransportError(error: ResponseError<unknown>): boolean {
+  return error.code >= -32099 && error.code <= -32000;
+}
 
 /** A readable one-line account of a failed request, with the server's per-field errors. */
 export function describeError(error: unknown): string {

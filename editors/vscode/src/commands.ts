@@ -6,11 +6,12 @@
 import * as vscode from 'vscode';
 import { describeError, type PlansightClient } from './client';
 import { changesText, historyEntry, undoMessage } from './historyWords';
-import { planDocumentUri } from './planDocument';
+import type { PlanDocuments } from './planDocument';
 import type { PlanSync } from './planSync';
-import { PRIORITY_ICONS, TASK_ICONS, progressText, sessionName, type NoteNode, type PlanNode } from './planTree';
+import { PRIORITY_ICONS, TASK_ICONS, progressText, type NoteNode, type PlanNode } from './planTree';
 import type { PlanView } from './planView';
 import type { ApplyResult, Op, Priority, Task, TodoState } from './protocol';
+import { sessionTitle } from './sessionTitles';
 import { openTaskFile, openTaskFileDiff } from './taskFiles';
 import { shownLabel, taskPicks, type PickPurpose } from './taskPicks';
 
@@ -46,6 +47,7 @@ export class PlanCommands {
     private readonly client: PlansightClient,
     private readonly sync: PlanSync,
     private readonly view: PlanView,
+    private readonly documents: PlanDocuments,
   ) {}
 
   register(): vscode.Disposable[] {
@@ -108,10 +110,14 @@ export class PlanCommands {
   }
 
   private async addTodo(node: PlanNode | undefined): Promise<void> {
+    // Asked while disconnected, the text would be typed for nothing (issue 33, item 5).
+    if (!this.connected('add a todo')) {
+      return;
+    }
     const session = this.sessionOf(node);
     const content = await vscode.window.showInputBox({
       title: 'Plansight: Add Todo',
-      prompt: `A new task for session "${session}", in the imperative: "Run the build"`,
+      prompt: `A new task for ${this.displayName(session)}, in the imperative: "Run the build"`,
       validateInput: (value) => (value.trim() === '' ? 'Say what is to be done' : undefined),
     });
     if (content === undefined) {
@@ -159,7 +165,7 @@ export class PlanCommands {
     const total = this.sync.plans.get(session)?.progress.total ?? 0;
     const clear = 'Clear';
     const answer = await vscode.window.showWarningMessage(
-      total === 1 ? `Clear the todo of session "${session}"?` : `Clear all ${total} todos of session "${session}"?`,
+      total === 1 ? `Clear the todo of ${this.displayName(session)}?` : `Clear all ${total} todos of ${this.displayName(session)}?`,
       { modal: true, detail: 'The agent is told that you cleared its list.' },
       clear,
     );
@@ -246,6 +252,9 @@ export class PlanCommands {
   }
 
   private async editTask(node: PlanNode | undefined): Promise<void> {
+    if (!this.connected('edit a task')) {
+      return;
+    }
     const target = await this.targetTask(node, 'any', 'The task to edit');
     if (target === undefined) {
       return;
@@ -265,26 +274,24 @@ export class PlanCommands {
     if (content === undefined) {
       return;
     }
-    let activeForm = task.activeForm;
-    if (ownForm) {
-      const typed = await vscode.window.showInputBox({
-        title: `Plansight: Edit Task (2/${steps})`,
-        prompt: `What the panel shows while it runs: "Running the build" (empty: the same as "${content.trim()}")`,
-        value: task.activeForm,
-      });
-      if (typed === undefined) {
-        return;
-      }
-      activeForm = typed.trim() === '' ? content.trim() : typed.trim();
-    }
-    const description = await vscode.window.showInputBox({
-      title: `Plansight: Edit Task (${steps}/${steps})`,
-      prompt: `A longer explanation of "${content.trim()}" (empty for none)`,
-      value: task.description,
-    });
-    if (description === undefined) {
-      return;
-    }
+    // Escape or a click elsewhere at step 2 or 3 ends the edit but keeps what was entered
+    // before it: the new name is not thrown away (issue 33, item 4).
+    const typedForm = ownForm
+      ? await vscode.window.showInputBox({
+          title: `Plansight: Edit Task (2/${steps})`,
+          prompt: `What the panel shows while it runs: "Running the build" (empty: the same as "${content.trim()}")`,
+          value: task.activeForm,
+        })
+      : undefined;
+    const activeForm = typedForm === undefined ? task.activeForm : typedForm.trim() === '' ? content.trim() : typedForm.trim();
+    const description =
+      ownForm && typedForm === undefined
+        ? undefined
+        : await vscode.window.showInputBox({
+            title: `Plansight: Edit Task (${steps}/${steps})`,
+            prompt: `A longer explanation of "${content.trim()}" (empty for none)`,
+            value: task.description,
+          });
     const op: Op & { op: 'update' } = { op: 'update', id: task.id };
     if (content.trim() !== task.content) {
       op.content = content.trim();
@@ -292,7 +299,7 @@ export class PlanCommands {
     if (ownForm && activeForm !== task.activeForm) {
       op.activeForm = activeForm;
     }
-    if (description.trim() !== task.description) {
+    if (description !== undefined && description.trim() !== task.description) {
       op.description = description.trim();
     }
     if (op.content !== undefined || op.activeForm !== undefined || op.description !== undefined) {
@@ -340,7 +347,7 @@ export class PlanCommands {
     const session = this.sessionOf(node);
     const { events } = await this.client.request('plansight/history', { session });
     if (events.length === 0) {
-      void vscode.window.showInformationMessage(`Plansight: session "${session}" has no history yet.`);
+      void vscode.window.showInformationMessage(`Plansight: ${this.displayName(session)} has no history yet.`);
       return;
     }
     const version = this.sync.plans.get(session)?.version;
@@ -381,9 +388,31 @@ export class PlanCommands {
     vscode.window.setStatusBarMessage(`$(discard) Plansight: ${undoMessage(undo)}`, 8000);
   }
 
+  /** A session in the person's words, quoted: its title or a short readable name, never a raw id. */
   private displayName(session: string): string {
-    const state = this.sync.plans.get(session);
-    return state === undefined ? `session "${session}"` : `"${sessionName(state)}"`;
+    return `"${sessionTitle(session, this.sync.plans.get(session)?.title)}"`;
+  }
+
+  /**
+   * Whether the server can take a change now; if not, the person is told before typing
+   * anything, with the way back (Restart Server, the log).
+   */
+  private connected(action: string): boolean {
+    const state = this.client.state;
+    if (state === 'running') {
+      return true;
+    }
+    const why = state === 'starting' ? 'the server is still starting; try again in a moment' : 'the server is not running';
+    const restart = 'Restart Server';
+    const log = 'Show Server Log';
+    void vscode.window.showWarningMessage(`Plansight is disconnected: ${why}, so it cannot ${action} now.`, restart, log).then((choice) => {
+      if (choice === restart) {
+        void this.client.restart();
+      } else if (choice === log) {
+        this.client.showLog();
+      }
+    });
+    return false;
   }
 
   private async addNote(node: PlanNode | undefined): Promise<void> {
@@ -490,16 +519,15 @@ export class PlanCommands {
     const session = this.sessionOf(node);
     const items = taskPicks(this.sync.plans.get(session), purpose);
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(`Plansight: no task of session "${session}" for this.`);
+      void vscode.window.showInformationMessage(`Plansight: no task of ${this.displayName(session)} for this.`);
       return undefined;
     }
-    const picked = await vscode.window.showQuickPick(items, { title: `Plansight: session ${session}`, placeHolder, matchOnDescription: true });
+    const picked = await vscode.window.showQuickPick(items, { title: `Plansight: ${sessionTitle(session, this.sync.plans.get(session)?.title)}`, placeHolder, matchOnDescription: true });
     return picked === undefined ? undefined : { session, task: picked.task };
   }
 
   private async editPlan(node: PlanNode | undefined): Promise<void> {
-    const document = await vscode.workspace.openTextDocument(planDocumentUri(this.sessionOf(node)));
-    await vscode.window.showTextDocument(document, { preview: false });
+    await this.documents.open(this.sessionOf(node));
   }
 
   /**
@@ -528,8 +556,8 @@ export class PlanCommands {
     const create: SessionItem = { label: '$(add) New session…', session: undefined };
     const items: SessionItem[] = [
       ...sessions.map((info) => ({
-        label: `${info.session === active ? '$(check)' : '$(blank)'} ${sessionName(info)}`,
-        description: [info.title === null ? undefined : info.session, progressText({ ...info, phases: [] }) ?? 'empty'].filter((part) => part !== undefined).join(' · '),
+        label: `${info.session === active ? '$(check)' : '$(blank)'} ${sessionTitle(info.session, info.title)}`,
+        description: [info.title === null ? undefined : sessionTitle(info.session), progressText({ ...info, phases: [] }) ?? 'empty'].filter((part) => part !== undefined).join(' · '),
         detail: info.current === null ? undefined : info.current.activeForm,
         session: info.session,
       })),

@@ -24,7 +24,7 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   const view = new PlanView(sync, context.workspaceState, moves);
   moves.attach(view);
   const documents = new PlanDocuments(client, sync);
-  const store = new StoreInfo(client, output);
+  const store = new StoreInfo(client, output, sync.onDidList);
   context.subscriptions.push(
     output,
     client,
@@ -32,11 +32,11 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
     view,
     store,
     new ConnectionView(client, view),
-    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => view.setDoctorMessage(message)),
+    new AgentsWelcome(client, vscode.Uri.joinPath(context.extensionUri, 'README.md'), (message) => view.setDoctorMessage(message), sync.onDidList),
     new PlanStatusBar(sync, client, store),
     documents,
     vscode.workspace.registerFileSystemProvider(PLAN_SCHEME, documents, { isCaseSensitive: true }),
-    ...new PlanCommands(client, sync, view).register(),
+    ...new PlanCommands(client, sync, view, documents).register(),
     ...new TreeCommands(client, sync, view).register(),
     ...moves.register(),
     ...registerLanguageModelTools(client, sync),

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-languageclient/node';
+import { planUri, sessionOfUri } from './planUris';
 import { ErrorCodes } from './protocol';
 
 /** One conflict of a refused merge, as the server sends it (`field` "task" is a removal). */
@@ -39,13 +40,13 @@ export function describeConflict(conflict: Conflict): string {
 export type ConflictChoice = 'compare' | 'overwrite' | 'cancel';
 
 /** The modal: what conflicts, and Compare / Overwrite (Cancel is the modal's own). */
-export async function askAboutRefusal(session: string, refusal: Refusal): Promise<ConflictChoice> {
+export async function askAboutRefusal(name: string, refusal: Refusal): Promise<ConflictChoice> {
   const detail =
     refusal.conflicts.length > 0
       ? `Both you and someone else changed the same things since you opened it:\n${refusal.conflicts.map(describeConflict).join('\n')}`
       : 'The plan changed since you opened it, and the history no longer holds the version you started from, so your edit cannot be merged.';
   const choice = await vscode.window.showWarningMessage(
-    `Plansight: your edit of the plan of "${session}" was not saved.`,
+    `Plansight: your edit of the plan "${name}" was not saved.`,
     { modal: true, detail },
     'Compare',
     'Overwrite',
@@ -56,20 +57,20 @@ export async function askAboutRefusal(session: string, refusal: Refusal): Promis
 export const CURRENT_PLAN_SCHEME = 'plansight-current';
 
 /**
- * Read-only documents of the plan as the server holds it now (`plansight-current:/<session>.md`),
+ * Read-only documents of the plan as the server holds it now (`plansight-current:/<session>/<title>.md`),
  * the left side of Compare; `text` answers `plansight/export`.
  */
 export class CurrentPlanDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly text: (session: string) => Promise<string>) {}
 
   provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    return this.text(uri.path.replace(/^\//, '').replace(/\.md$/, ''));
+    return this.text(sessionOfUri(uri));
   }
 }
 
 /** Opens the diff: the current plan (read-only) on the left, the person's document on the right. */
-export async function compareWithCurrent(session: string, document: vscode.Uri): Promise<void> {
+export async function compareWithCurrent(session: string, name: string, document: vscode.Uri): Promise<void> {
   // A query that changes per call makes the editor ask the provider again, never a stale copy.
-  const current = vscode.Uri.from({ scheme: CURRENT_PLAN_SCHEME, path: `/${session}.md`, query: String(Date.now()) });
-  await vscode.commands.executeCommand('vscode.diff', current, document, `Plan of ${session}: now ↔ your edit`);
+  const current = planUri(CURRENT_PLAN_SCHEME, session, name, String(Date.now()));
+  await vscode.commands.executeCommand('vscode.diff', current, document, `Plan "${name}": now ↔ your edit`);
 }

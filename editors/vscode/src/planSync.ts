@@ -25,11 +25,19 @@ export interface PlanUpdate {
 export class PlanSync implements vscode.Disposable {
   readonly plans: PlanState;
   private readonly updateEmitter = new vscode.EventEmitter<PlanUpdate>();
-  private readonly disposables: vscode.Disposable[] = [this.updateEmitter];
+  private readonly listedEmitter = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [this.updateEmitter, this.listedEmitter];
   private refreshing: Promise<void> | undefined;
   private listing: Promise<void> | undefined;
 
   readonly onDidUpdate = this.updateEmitter.event;
+
+  /**
+   * After the listing that follows each (re)start, done or failed: what else asks the
+   * server's CLI at start (the doctor, the store's path) waits for it, so the first rows
+   * do not share two cores with them (issue 33, item 12).
+   */
+  readonly onDidList = this.listedEmitter.event;
 
   constructor(
     private readonly client: PlansightClient,
@@ -46,7 +54,11 @@ export class PlanSync implements vscode.Disposable {
       client.onDidChange((state) => this.accept(state)),
       client.onDidPrune((sessions) => this.prune(sessions)),
       client.onDidBecomeReady(() => {
-        void this.refresh().catch((error: unknown) => client.logError('Listing the sessions failed', error));
+        const began = Date.now();
+        void this.refresh()
+          .then(() => client.log(`Listed the sessions in ${Date.now() - began} ms`))
+          .catch((error: unknown) => client.logError('Listing the sessions failed', error))
+          .finally(() => this.listedEmitter.fire());
       }),
       // A server that gave up sends no more changes: a plan left on screen would look live
       // (a spinning task, a badge) while the agent moves on. The store keeps it all; a
@@ -72,11 +84,17 @@ export class PlanSync implements vscode.Disposable {
   accept(state: TodoState): void {
     const before = this.plans.get(state.session)?.current?.id;
     if (this.plans.update(state)) {
-      this.updateEmitter.fire({ session: state.session, currentChanged: before !== (state.current?.id ?? undefined) });
-      if (!this.plans.checkouts.has(state.session)) {
-        // A session new to this window: its checkout (v4) is in the listing, not the state.
-        void this.listCheckouts().catch((error: unknown) => this.client.logError('Listing the sessions failed', error));
+      const update: PlanUpdate = { session: state.session, currentChanged: before !== (state.current?.id ?? undefined) };
+      if (this.plans.checkouts.has(state.session)) {
+        this.updateEmitter.fire(update);
+        return;
       }
+      // A session new to this window: its checkout (v4) is in the listing, not the state.
+      // It is drawn once, with its checkout: drawn before, its row was there already when
+      // the checkout redrew it, so it no longer opened as a new session's row does.
+      void this.listCheckouts()
+        .catch((error: unknown) => this.client.logError('Listing the sessions failed', error))
+        .finally(() => this.updateEmitter.fire(update));
     }
   }
 
@@ -84,9 +102,7 @@ export class PlanSync implements vscode.Disposable {
     this.listing ??= this.client
       .request('plansight/sessions', {})
       .then(({ sessions }) => {
-        if (this.plans.setCheckouts(sessions)) {
-          this.updateEmitter.fire({ currentChanged: false });
-        }
+        this.plans.setCheckouts(sessions);
       })
       .finally(() => {
         this.listing = undefined;

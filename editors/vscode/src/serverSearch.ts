@@ -4,6 +4,8 @@
  * editor started from a desktop menu does not have what ~/.profile or ~/.bashrc add).
  */
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 
@@ -63,4 +65,21 @@ function loginShellPath(): Promise<string[]> {
       },
     );
   });
+}
+
+/**
+ * The folder of the `plansight` that ran `plansight setup vscode`, as setup recorded it in
+ * `$XDG_STATE_HOME/plansight/vscode.json` (server/plansight/setup/editor_command.py): a
+ * virtualenv's bin folder that code-server's extension host, with the login shell's PATH,
+ * does not have. Undefined without a readable record.
+ */
+export function recordedServerFolder(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = env.XDG_STATE_HOME;
+  const stateHome = configured !== undefined && path.isAbsolute(configured) ? configured : path.join(env.HOME ?? os.homedir(), '.local', 'state');
+  try {
+    const record = JSON.parse(fs.readFileSync(path.join(stateHome, 'plansight', 'vscode.json'), 'utf8')) as { command?: unknown };
+    return typeof record.command === 'string' && path.isAbsolute(record.command) ? path.dirname(record.command) : undefined;
+  } catch {
+    return undefined; // no record (setup not run, or run by python -m plansight)
+  }
 }

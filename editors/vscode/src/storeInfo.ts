@@ -20,8 +20,10 @@ export class StoreInfo implements vscode.Disposable {
   constructor(
     private readonly client: PlansightClient,
     private readonly output: vscode.OutputChannel,
+    /** When to ask after a (re)start: once the first rows are drawn. */
+    ready: vscode.Event<void> = client.onDidBecomeReady,
   ) {
-    this.disposables.push(client.onDidBecomeReady(() => void this.ask()));
+    this.disposables.push(ready(() => void this.ask()));
   }
 
   /** The store's path, or its URL without the password; undefined until known. */

@@ -227,8 +227,13 @@ class PlansightServer(LanguageServer):
             self.protocol.notify(DID_CHANGE, push)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        # Never a popup with internals; the log has them.
-        log.error("server error: %s", error.__class__.__name__)
+        # Never a popup with internals; the log has them. An error the server chose to answer
+        # with (a store it cannot use at `initialize`) is said in its own words, which carry
+        # no path: an editor shows that line as the cause, never "JsonRpcException".
+        if isinstance(error, JsonRpcException):
+            log.error("%s", error.message)
+        else:
+            log.error("server error: %s", error.__class__.__name__)
 
 
 def _kind(exc: Exception) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from plansight.setup.bundled import bundled_editor
+from plansight.setup.editor_command import forget_editor_command, record_editor_command
 from plansight.setup.settings_file import SetupError
 from plansight.setup.vscode_sources import copy_sources
 
@@ -83,12 +84,16 @@ def setup_vscode(dry_run: bool, remove: bool, say: Callable[[str], None]) -> int
     if remove:
         if not editors:
             raise SetupError(_no_editor("remove the extension from"))
-        return _each_editor(editors, ["--uninstall-extension", EXTENSION_ID], dry_run, say)
+        done = _each_editor(editors, ["--uninstall-extension", EXTENSION_ID], dry_run, say)
+        if not dry_run:
+            forget_editor_command()
+        return done
     vsix = carried_vsix(source)
     if vsix is not None:
         if not editors:
             raise SetupError(_no_editor("install", vsix))
-        return _each_editor(editors, ["--install-extension", str(vsix), "--force"], dry_run, say)
+        done = _each_editor(editors, ["--install-extension", str(vsix), "--force"], dry_run, say)
+        return done if dry_run else _recorded(done, say)
     # A wheel built without Node: build the .vsix with npm, in a folder that goes away.
     npm = shutil.which("npm")
     if npm is None:
@@ -108,7 +113,16 @@ def setup_vscode(dry_run: bool, remove: bool, say: Callable[[str], None]) -> int
             if _run([npm, *npm_args], folder, say) != 0:
                 raise SetupError(f"`npm {' '.join(npm_args)}` failed; see above")
         built = folder / "out" / "plansight.vsix"
-        return _each_editor(editors, ["--install-extension", str(built), "--force"], False, say)
+        done = _each_editor(editors, ["--install-extension", str(built), "--force"], False, say)
+        return _recorded(done, say)
+
+
+def _recorded(done: int, say: Callable[[str], None]) -> int:
+    """The extension finds this plansight wherever the editor's PATH leads (issue 33, 15)."""
+    command = record_editor_command()
+    if command is not None:
+        say(f"The extension runs {command} (recorded for editors whose PATH lacks it)")
+    return done
 
 
 def _no_editor(doing: str, vsix: Path | None = None) -> str:

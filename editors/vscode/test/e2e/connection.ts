@@ -71,7 +71,7 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
 /** The Plansight output channel as the extension host wrote it to disk. */
 function serverLog(server: CodeServer): string {
   const logs = path.join(server.userDataDir, 'logs');
-  const files = fs.existsSync(logs) ? fs.readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((file) => /Plansight\.log$/.test(file)) : [];
+  const files = fs.existsSync(logs) ? fs.readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((file) => /Plansight\.log$/.test(file)).sort() : [];
   return files.map((file) => fs.readFileSync(path.join(logs, file), 'utf8')).join('\n');
 }
 
@@ -122,6 +122,14 @@ async function withCodeServer(browser: Browser, name: string, env: Record<string
 
 /** The stories of issue 23's connection items; each throws on the first failed check. */
 export async function connectionStories(browser: Browser): Promise<void> {
+  // PLANSIGHT_E2E_ONLY=startup: only the stories of issue 33 (first paint, setup's record).
+  if (process.env.PLANSIGHT_E2E_ONLY !== 'startup') {
+    await earlierStories(browser);
+  }
+  await startupStories(browser);
+}
+
+async function earlierStories(browser: Browser): Promise<void> {
   const firstRun = fs.mkdtempSync(path.join(os.tmpdir(), 'plansight-e2e-connect-'));
   const env = envWithoutPlansight(firstRun);
   const installed = path.join(env.HOME as string, '.local', 'bin', 'plansight');
@@ -294,6 +302,76 @@ export async function connectionStories(browser: Browser): Promise<void> {
       const saved = settingsFiles.map((file) => (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>)['plansight.server.command']);
       assert.ok(saved.includes(elsewhere), JSON.stringify(settingsFiles));
       assert.equal(await wb.statusBarText(), undefined, 'no disconnected item once it runs');
+    });
+  });
+
+}
+
+async function startupStories(browser: Browser): Promise<void> {
+  // Issue 33, item 12: how long a plan already in the store takes to show when the panel
+  // opens, in a fresh window each time (each its own extension host and server).
+  const paintRun = fs.mkdtempSync(path.join(os.tmpdir(), 'plansight-e2e-paint-'));
+  const paintEnv = envWithoutPlansight(paintRun);
+  const paintCli = path.join(paintEnv.HOME as string, '.local', 'bin', 'plansight');
+  fs.mkdirSync(path.dirname(paintCli), { recursive: true });
+  fs.symlinkSync(PLANSIGHT, paintCli);
+  const paintWorkspace = path.join(paintRun, 'workspace'); // withCodeServer's
+  fs.mkdirSync(paintWorkspace, { recursive: true });
+  const paintOps: Op[] = [{ op: 'init', list: [{ phase: 'Build', items: [{ content: 'Paint the rows', activeForm: 'Painting the rows' }, 'Time them'] }] }];
+  execFileSync(paintCli, ['apply', '--ops', JSON.stringify(paintOps)], { encoding: 'utf8', env: paintEnv, cwd: paintWorkspace, timeout: 60_000 });
+  await withCodeServer(browser, 'first-paint', paintEnv, async (first, server, workspace) => {
+    await step('a plan in the store: its rows when the panel opens, timed from the view opening (issue 33, item 12)', async () => {
+      const timings: Record<string, number | string | number[]>[] = [];
+      let page = first;
+      for (let round = 1; round <= 3; round++) {
+        if (round > 1) {
+          await page.close();
+          page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+          page.setDefaultTimeout(15_000);
+          await page.goto(server.folderUrl(workspace));
+        }
+        const wb = new Workbench(page);
+        await wb.openPlansight();
+        const opened = Date.now();
+        await wb.waitForRows('the plan in the store', (rows) => rows.some((row) => row.label === 'Painting the rows'), 60_000);
+        const shown = Date.now();
+        const log = serverLog(server);
+        timings.push({
+          round,
+          'view open to the first rows (ms)': shown - opened,
+          server: [...log.matchAll(/^Server ready in .*$/gm)].pop()?.[0] ?? '',
+          listing: [...log.matchAll(/^Listed the sessions in .*$/gm)].pop()?.[0] ?? '',
+          load: os.loadavg().map((value) => Number(value.toFixed(1))),
+        });
+        await page.screenshot({ path: path.join(ARTIFACTS, `first-paint-${round}.png`) });
+      }
+      console.log(`\n${JSON.stringify(timings, null, 2)}`);
+      fs.writeFileSync(path.join(ARTIFACTS, 'first-paint.json'), JSON.stringify(timings, null, 2));
+      await page.close();
+    });
+  });
+
+  // Issue 33, item 15: plansight in a project's virtualenv, on no PATH the extension host
+  // has (code-server's is the login shell's), where `plansight setup vscode` was run from.
+  const venvRun = fs.mkdtempSync(path.join(os.tmpdir(), 'plansight-e2e-venv-'));
+  const venvEnv = envWithoutPlansight(venvRun);
+  const venvPlansight = path.join(venvRun, 'project', '.venv', 'bin', 'plansight');
+  fs.mkdirSync(path.dirname(venvPlansight), { recursive: true });
+  fs.symlinkSync(PLANSIGHT, venvPlansight);
+  // What `plansight setup vscode` records (server/plansight/setup/editor_command.py, tests/setup/test_editor_command.py).
+  const record = path.join(venvEnv.XDG_STATE_HOME as string, 'plansight', 'vscode.json');
+  fs.mkdirSync(path.dirname(record), { recursive: true });
+  fs.writeFileSync(record, JSON.stringify({ command: venvPlansight }));
+  await withCodeServer(browser, 'venv', venvEnv, async (page) => {
+    const wb = new Workbench(page);
+    await step('plansight only in the virtualenv `plansight setup vscode` ran from: found there, no "not found" (issue 33, item 15)', async () => {
+      await wb.openPlansight();
+      // The welcome says "appears here" while the server starts too: wait for the process.
+      await until('the server to run from the virtualenv', () => serverPids(venvPlansight).length > 0, 60_000);
+      await until('the welcome of a live panel', async () => ((await wb.welcome().textContent()) ?? '').includes('appears here'), 60_000);
+      assert.equal(await page.locator('.notifications-toasts .notification-toast').count(), 0, 'no "not found" message');
+      assert.equal(await wb.statusBarText(), undefined, 'no disconnected item');
+      await page.screenshot({ path: path.join(ARTIFACTS, 'found-in-setup-venv.png') });
     });
   });
 }

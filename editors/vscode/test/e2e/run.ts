@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HistoryEvent, Op, Task, TodoState } from '../../src/protocol';
+import { sessionTitle } from '../../src/sessionTitles';
 import { CodeServer } from './codeServer';
 import { connectionStories } from './connection';
 import { isolatedEnv } from './isolation';
@@ -174,7 +175,7 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
 
   await step('Add Todo from the command palette: the CLI reads the new task back', async () => {
     await wb.runCommand('Plansight: Add Todo');
-    await wb.answer('A new task for session "default"', 'Write the docs');
+    await wb.answer('A new task for "default"', 'Write the docs');
     await wb.pick('The phase to add the task to', 'Ship');
     await until('the CLI to read "Write the docs" in Ship', () => cli.task('Write the docs')?.phase === 'Ship');
     const rows = await wb.waitForRows('the new task in the tree', (r) => find(r, 'Write the docs') !== undefined);
@@ -227,12 +228,35 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await wb.waitForRows('the note count', (r) => find(r, 'Write the docs')?.description === 'you · 1 note');
   });
 
-  await step('Edit Plan as Markdown: saving the document imports it', async () => {
+  await step('Edit Plan as Markdown: auto-save (on here, as in code-server) never imports a half-typed line; Ctrl+S imports (issue 33, item 1)', async () => {
     await wb.runCommand('Plansight: Edit Plan as Markdown');
     await until('the plan as markdown in an editor', async () => (await wb.editorText()).includes('## Build'));
+    assert.ok((await wb.tabs()).some((tab) => tab.startsWith('default.md')), `the tab is named by the plan: ${(await wb.tabs()).join(', ')}`);
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+End');
-    await page.keyboard.insertText('\n- [ ] Write the changelog\n');
+    await page.keyboard.insertText('\n- [ ] Write the chan');
+    const planTab = page.locator('.tabs-container .tab', { hasText: 'default.md' });
+    await until('the plan document modified', async () => ((await planTab.getAttribute('class')) ?? '').includes('dirty'));
+    // A file of the workspace typed in after the plan: once auto-save has saved it, the
+    // plan's own auto-save time has passed too.
+    await wb.runCommand('Go to File');
+    await page.keyboard.insertText('README.md');
+    await until('Quick Open to offer README.md', async () => ((await page.locator('.quick-input-widget .monaco-list-row').first().getAttribute('aria-label')) ?? '').includes('README.md'));
+    await page.keyboard.press('Enter');
+    await until('README.md in an editor', async () => (await wb.editorText()).includes('A project an agent works on'));
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\nTyped while the plan waits.\n');
+    await until('auto-save to save README.md', () => fs.readFileSync(path.join(workspace, 'README.md'), 'utf8').includes('Typed while the plan waits.'), 20_000);
+    assert.ok(((await planTab.getAttribute('class')) ?? '').includes('dirty'), 'the plan document is still unsaved: auto-save left it to the person');
+    assert.equal(cli.find('Write the chan'), undefined, 'nothing half-typed reached the plan');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'markdown-autosave.png') });
+    await planTab.click();
+    await until('the plan document again', async () => (await wb.editorText()).includes('Write the chan'));
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('gelog\n');
+    assert.equal(cli.find('Write the chan'), undefined, 'nothing half-typed reached the plan');
     await page.keyboard.press('Control+S');
     await until('the CLI to read the task added in markdown', () => cli.task('Write the changelog')?.phase === 'Ship', 20_000);
     await wb.waitForRows('the task added in markdown', (r) => find(r, 'Write the changelog')?.icon === 'circle-large-outline');
@@ -299,6 +323,43 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
       { op: 'update', task: 'Write the release notes', status: 'pending' },
     ]);
     await wb.waitForRows('the plan as before', (r) => find(r, 'Announce the release') === undefined && find(r, 'Write the release notes')?.icon === 'circle-large-outline');
+  });
+
+  await step('Edit Plan as Markdown: a line the import refuses stays in the document, marked, through a redraw, until fixed (issue 33, item 1)', async () => {
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n- [ ] Write the FAQ\nAsk the users what they ask\n');
+    await page.keyboard.press('Control+S');
+    const refused = page.locator('.notifications-toasts .notification-toast', { hasText: 'not imported' });
+    await refused.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match((await refused.textContent()) ?? '', /Line \d+: not a heading, task or note: Ask the users what they ask/);
+    const squiggles = page.locator('.editor-instance .monaco-editor .squiggly-error');
+    await until('the refused line marked', async () => (await squiggles.count()) > 0);
+    assert.equal(cli.find('Write the FAQ'), undefined, 'a refused save imports nothing');
+    // An agent's change redraws the plan: the person's text stays.
+    cli.apply([{ op: 'note', task: 'Tag the release', text: 'Sign the tag' }]);
+    await until('the CLI to read the note', () => cli.find('Tag the release')?.notes.includes('Sign the tag') === true);
+    await wb.waitForRows("the agent's note in the tree", (r) => find(r, 'Tag the release')?.description === '1 note');
+    const kept = await wb.editorText();
+    assert.ok(kept.includes('Ask the users what they ask') && kept.includes('Write the FAQ'), `the refused text stays: ${kept}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'markdown-refused.png') });
+    await refused.locator('.codicon-notifications-clear').click({ force: true }).catch(() => undefined);
+    // Fixed and saved: imported, the mark goes, the document shows the plan as the server holds it.
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+End');
+    await page.keyboard.insertText('- [ ] Ask the users what they ask');
+    await page.keyboard.press('Control+S');
+    await until('the CLI to read both tasks', () => cli.find('Write the FAQ') !== undefined && cli.find('Ask the users what they ask') !== undefined, 20_000);
+    assert.ok(cli.find('Tag the release')?.notes.includes('Sign the tag'), "the agent's note survives the person's save");
+    await until('the mark to go', async () => (await squiggles.count()) === 0);
+    const exported = cli.run('export', '--format', 'markdown').trimEnd().split('\n');
+    await until('the editor to reload the plan as the server holds it', async () => JSON.stringify((await wb.editorLines()).slice(0, exported.length)) === JSON.stringify(exported));
+    // The rest of the story counts the plan as it was.
+    cli.apply([{ op: 'rm', task: 'Write the FAQ' }, { op: 'rm', task: 'Ask the users what they ask' }, { op: 'update', task: 'Tag the release', notes: [] }]);
+    await wb.waitForRows('the plan as before', (r) => find(r, 'Write the FAQ') === undefined && find(r, 'Tag the release')?.description === '');
   });
 
   await step('Export Plan as Markdown: an untitled document with what the server exports, no file in the repository (issue 23, item 11)', async () => {
@@ -436,7 +497,15 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await until('the CLI to read the priority', () => cli.find('Update the changelog')?.priority === 'high');
     await wb.waitForRows('the priority mark', (r) => find(r, 'Update the changelog')?.badge === '↑');
 
+    // Escape at the last step keeps the new name (issue 33, item 4).
     await wb.contextMenu('Update the changelog', 'Edit Task…');
+    await wb.answer('What is to be done', 'Update the changelog for 2.0');
+    await until('the second step', async () => ((await page.locator('.quick-input-widget .quick-input-message').textContent()) ?? '').includes('A longer explanation'));
+    await page.keyboard.press('Escape');
+    await until('the CLI to read the new name', () => cli.find('Update the changelog for 2.0') !== undefined);
+    await wb.waitForRows('the new name in the tree', (r) => find(r, 'Update the changelog for 2.0') !== undefined);
+    assert.equal(cli.find('Update the changelog for 2.0')?.description, '', 'what was not entered stays as it was');
+    await wb.contextMenu('Update the changelog for 2.0', 'Edit Task…');
     await wb.answer('What is to be done', 'Update the changelog for 2.0');
     await wb.answer('A longer explanation of "Update the changelog for 2.0"', 'List every new op');
     await until('the CLI to read the edit', () => cli.find('Update the changelog for 2.0')?.description === 'List every new op');
@@ -556,6 +625,15 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     const log = page.locator('.part.panel .view-lines');
     await until('the log to tell why', async () => ((await log.textContent()) ?? '').replace(/\u00a0/g, ' ').includes('No module named plansight'));
     assert.equal(await page.locator('.notifications-toasts .notification-toast').count(), 0, 'no stack of popups');
+    // Add Todo while disconnected says so before asking for a word (issue 33, item 5).
+    await wb.runCommand('Plansight: Add Todo');
+    const disconnected = page.locator('.notifications-toasts .notification-toast', { hasText: 'Plansight is disconnected' });
+    await disconnected.waitFor({ state: 'visible' });
+    assert.match((await disconnected.textContent()) ?? '', /the server is not running, so it cannot add a todo now/);
+    assert.equal(await page.locator('.quick-input-widget').isVisible(), false, 'no input box to type into for nothing');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'add-todo-disconnected.png') });
+    await disconnected.locator('.monaco-button', { hasText: 'Show Server Log' }).click();
+    await until('the toast to go', async () => (await disconnected.count()) === 0);
 
     fs.rmSync(launcher);
     fs.symlinkSync(PLANSIGHT, launcher);
@@ -563,6 +641,35 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     await until('the welcome view to offer Add Todo again', async () => ((await wb.welcome().textContent()) ?? '').includes('appears here'));
     cli.apply([{ op: 'append', phase: 'Todos', items: ['Check the restarted server'] }]);
     await wb.waitForRows('the restarted server to push changes', (r) => find(r, 'Check the restarted server')?.spinning === true);
+  });
+
+  await step("a damaged store: the server's own reason in the toast, the panel and the status item; the process started for it ends (issue 33, item 14)", async () => {
+    const damaged = path.join(path.dirname(store), 'damaged.sqlite3');
+    fs.writeFileSync(damaged, Buffer.alloc(8192, 'not a database '));
+    // The machine settings of code-server (a remote window), above the user's: the store
+    // setting's change restarts the server on the damaged file.
+    const settingsFile = path.join(server.userDataDir, 'Machine', 'settings.json');
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    const settings = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '{}';
+    const serving = (): string[] =>
+      execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(`${launcher} serve`));
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...(JSON.parse(settings) as object), 'plansight.store.path': damaged }, null, 2));
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'could not start' });
+    await toast.waitFor({ state: 'visible', timeout: 30_000 });
+    const said = (await toast.locator('.notification-list-item-message').textContent()) ?? '';
+    assert.match(said, /could not start: The plan store cannot be used \(removed, moved, damaged or not a Plansight store\)/);
+    assert.doesNotMatch(said, /JsonRpcException|exited with code/);
+    await until('the panel to say why', async () => (await wb.viewHeaderLabel()).includes('The plan store cannot be used'));
+    await until('the status item to say disconnected', async () => (await wb.statusBarText())?.includes('disconnected'));
+    await page.locator('.part.statusbar [id="plansight.plansight.plansight.status"]').hover();
+    await page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'The plan store cannot be used' }).first().waitFor({ state: 'visible' });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'server-damaged-store.png') });
+    await until('no server process left running for the damaged store', () => serving().length === 0, 20_000);
+    await toast.locator('.monaco-button', { hasText: 'Show Log' }).click();
+    fs.writeFileSync(settingsFile, settings); // restarts the server on the store of the story
+    await wb.waitForRows('the plan again', (r) => find(r, 'Check the restarted server') !== undefined, 30_000);
   });
 
   await step("steering story (issue 21, item 6): the person's add and completion survive the agent's stale TodoWrite, and its hook says so", async () => {
@@ -578,10 +685,13 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     hook('toolu_01');
     await wb.waitForRows("the agent's plan", (r) => find(r, 'Writing the notes') !== undefined && find(r, 'Update the notebook') !== undefined);
 
+    // Issue 33, item 16: the session by its title or a readable name, never its raw id.
+    const name = sessionTitle(session, cli.show(session).title);
+    assert.doesNotMatch(name, /claude-code:/);
     await wb.runCommand('Plansight: Switch Session');
-    await wb.pick('The session that commands, the badge and the status bar follow', session);
+    await wb.pick('The session that commands, the badge and the status bar follow', name);
     await wb.runCommand('Plansight: Add Todo');
-    await wb.answer(`A new task for session "${session}"`, 'Person task C');
+    await wb.answer(`A new task for "${name}"`, 'Person task C');
     await wb.waitForRows("the person's task, marked `you`", (r) => find(r, 'Person task C')?.description === 'you');
     assert.equal(cli.find('Person task C', session)?.status, 'pending', 'adding a todo never starts it');
     await wb.contextMenu('Update the notebook', 'Complete');
@@ -595,6 +705,21 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     assert.equal(cli.task('Update the notebook', session)?.status, 'completed');
     await wb.waitForRows("the panel keeps the person's changes", (r) => find(r, 'Person task C')?.description === 'you' && find(r, 'Update the notebook')?.icon === 'pass-filled');
     await wb.sidebar.screenshot({ path: path.join(ARTIFACTS, 'panel-steering.png') });
+
+    await wb.runCommand('Plansight: Clear Todos');
+    const question = await wb.dialogText();
+    assert.match(question, new RegExp(`todos of "${name}"\\?`));
+    assert.doesNotMatch(question, /claude-code:/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'clear-titled.png') });
+    await wb.dialogButton('Cancel');
+    await wb.runCommand('Plansight: Edit Plan as Markdown');
+    await until('the plan of the session in an editor', async () => (await wb.editorText()).includes('Person task C'));
+    const tabs = await wb.tabs();
+    assert.ok(tabs.some((tab) => tab.startsWith(`${name}.md`)), `the tab named by the session's title: ${tabs.join(', ')}`);
+    assert.ok(!tabs.some((tab) => tab.includes('claude-code:')), `no raw id in a tab: ${tabs.join(', ')}`);
+    const crumbs = (await page.locator('.breadcrumbs-control').filter({ hasText: `${name}.md` }).first().textContent()) ?? '';
+    assert.ok(!crumbs.includes('claude-code:'), `the breadcrumbs name the plan, not its id: ${crumbs}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'markdown-titled.png') });
   });
 }
 
@@ -640,8 +765,9 @@ async function main(): Promise<void> {
       'security.workspace.trust.enabled': false,
       'plansight.server.command': launcher,
       'plansight.store.path': store,
-      // Saves are the person's (Ctrl+S): a stale document must stay unsaved until then.
-      'files.autoSave': 'off',
+      // code-server's own default: a plan document is saved by the person only (Ctrl+S),
+      // a workspace file by auto-save (issue 33, item 1).
+      'files.autoSave': 'afterDelay',
     };
     server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: settings, env: cli.env as Record<string, string> });
     browser = await chromium.launch({
