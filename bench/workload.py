@@ -43,16 +43,45 @@ def plan_ops(tasks: int, per_phase: int = 5) -> list[Json]:
     return [{"op": "init", "list": phases}]
 
 
-class Alternator:
-    """`start` the first and the second task in turn: every apply is a real change."""
+def nested_plan_ops(tasks: int, per_phase: int = 5) -> list[Json]:
+    """An `init` op for a plan of `tasks` tasks nested three deep (protocol 4): each
+    top-level task has three subtasks, each with two of its own (ten tasks a tree), in
+    phases of `per_phase` trees. Ids go in document order: t1 the first tree's top, t2
+    its first subtask, t3 and t4 that subtask's two leaves."""
 
-    def __init__(self, session: str) -> None:
+    def item(name: str, subtasks: list[Json]) -> Json:
+        made: Json = {"content": f"Implement {name}", "activeForm": f"Implementing {name}"}
+        if subtasks:
+            made["subtasks"] = subtasks
+        return made
+
+    def tree(top: int) -> Json:
+        parts = [
+            item(f"part {top}.{mid}", [item(f"part {top}.{mid}.{leaf}", []) for leaf in (1, 2)])
+            for mid in (1, 2, 3)
+        ]
+        return item(f"part {top}", parts)
+
+    trees = [tree(top + 1) for top in range(tasks // 10)]
+    phases = [
+        {"phase": f"Phase {start // per_phase + 1}", "items": trees[start : start + per_phase]}
+        for start in range(0, len(trees), per_phase)
+    ]
+    return [{"op": "init", "list": phases}]
+
+
+class Alternator:
+    """`start` one task then another in turn (by default the first and the second):
+    every apply is a real change."""
+
+    def __init__(self, session: str, ids: tuple[str, str] = ("t1", "t2")) -> None:
         self.session = session
+        self.ids = ids
         self.turn = 0
 
     def params(self) -> Json:
         self.turn += 1
-        return {"session": self.session, "ops": [{"op": "start", "id": f"t{1 + self.turn % 2}"}]}
+        return {"session": self.session, "ops": [{"op": "start", "id": self.ids[self.turn % 2]}]}
 
 
 def check_result(response: Json, what: str) -> Json:
@@ -138,10 +167,9 @@ def peak_rss_mb(pid: int) -> float:
     raise SystemExit("bench: no VmHWM in /proc (Linux only)")
 
 
-async def new_plan(peer: Peer, session: str, tasks: int) -> None:
-    response = await peer.request_and_push(
-        "plansight/apply", {"session": session, "ops": plan_ops(tasks, 20 if tasks > 20 else 5)}
-    )
+async def new_plan(peer: Peer, session: str, tasks: int, nested: bool = False) -> None:
+    ops = nested_plan_ops(tasks) if nested else plan_ops(tasks, 20 if tasks > 20 else 5)
+    response = await peer.request_and_push("plansight/apply", {"session": session, "ops": ops})
     result = check_result(response, "init")
     if result["progress"]["total"] != tasks or result["isError"]:
         raise SystemExit(f"bench: the {tasks}-task plan was not made: {result['errors']}")
