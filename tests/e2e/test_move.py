@@ -87,7 +87,8 @@ async def test_parent_makes_last_subtasks_in_document_order(client: PlansightCli
         (
             {"task": "a1", "parent": None},
             ["# P", "a", "  a2", "b", "c", "a1", "# Q", "q"],
-            ['moved "a1" to the top level'],
+            # a's status is its subtasks': with a1 (started by the init) gone, pending.
+            ['marked "a" pending', 'moved "a1" to the top level'],
         ),
         (
             # To another phase, with its subtasks; the phase is made when missing.

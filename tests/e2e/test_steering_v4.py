@@ -251,7 +251,7 @@ async def test_a_persons_reorder_survives_an_agents_stale_list(client: Plansight
     stale = await todo_write(client, todo("A", "completed"), todo("B", "in_progress"), todo("C"))
 
     assert statuses(stale) == [("C", "pending"), ("A", "completed"), ("B", "in_progress")]
-    assert kept(stale) == KEPT + 'reordered the tasks of phase "Todos"'
+    assert kept(stale) == KEPT + 'moved "C" before "A"'
     # The agent's own move wins where it made one: it puts B first.
     moved = await todo_write(client, todo("B", "in_progress"), todo("C"), todo("A", "completed"))
     assert [c for c, _ in statuses(moved)] == ["B", "C", "A"]

@@ -52,11 +52,13 @@ def _comparable(schema: Any) -> Any:
 
 
 def _protocol_3(derived: dict[str, Any]) -> dict[str, Any]:
-    """The derived schemas without what protocol 4 added: the `move` op and its fields."""
+    """The derived schemas without what protocol 4 added: the `move` op and its fields,
+    and the `gemini-tracker` ingest format."""
     ops = derived["todo"]["properties"]["ops"]["items"]
     for name in ("before", "after", "parent"):
         del ops["properties"][name]
     ops["properties"]["op"]["enum"].remove("move")
+    derived["todo_ingest"]["properties"]["format"]["enum"].remove("gemini-tracker")
     return derived
 
 

@@ -4,13 +4,6 @@
 -- outdent it (the move op), A adds a subtask (append with parent); g? lists them; H and f
 -- keep a shown subtask's parents.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/helpers.lua")
--- The server's nesting and its move op (issue 32's core) come on their own branches: until
--- they are in, this file says so on a line of its own and runs no case (the renderer's
--- nesting is tested without a server in test_render.lua).
-if not H.cli({ "schema" }):find('"MoveOp"', 1, true) then
-  io.stdout:write("  skip  test_nesting.lua: this server has no move op yet (protocol 4 nesting not merged)\n")
-  H.run()
-end
 local p = H.start()
 local sidebar = require("plansight.sidebar")
 
@@ -109,6 +102,31 @@ H.test("mj and mk move a task among its siblings; > and < indent and outdent it"
   H.messages = {}
   H.feed("<")
   H.ok(H.messages[1] and H.messages[1].msg:find("already at the top level", 1, true), "said, nothing sent")
+end)
+
+H.test("a person's move survives the agent's stale list", function()
+  -- The agent's list as it last wrote it: flat, Build's tree first, Ship last.
+  local stale = {}
+  for _, task in ipairs(H.cli_state(p.db).phases[1].tasks) do
+    stale[#stale + 1] = { content = task.content, status = task.status, activeForm = task.activeForm }
+  end
+  H.cli({ "write", "--db", p.db, "--session", "default", "--todos", vim.json.encode(stale) })
+  H.goto_line("○ Ship")
+  H.feed("mk")
+  H.wait(function()
+    return shape()[1] == "Ship"
+  end, "Ship moved before Build by the person: " .. vim.inspect(shape()))
+  H.cli({ "write", "--db", p.db, "--session", "default", "--todos", vim.json.encode(stale) })
+  H.eq(shape()[1], "Ship", "the person's move survives the agent's stale list")
+  H.eq(shape()[3], "Compile < Build", "the subtasks keep their parent")
+  H.wait(function()
+    return H.find_line("○ Ship") < H.find_line("● Build")
+  end, "drawn first")
+  H.goto_line("○ Ship")
+  H.feed("mj")
+  H.wait(function()
+    return shape()[#shape()] == "Ship"
+  end, "back after Build")
 end)
 
 H.test("A adds a subtask to the task under the cursor", function()

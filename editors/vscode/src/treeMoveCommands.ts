@@ -115,7 +115,7 @@ export class TreeMoves implements vscode.TreeDragAndDropController<PlanNode> {
       return;
     }
     await this.apply(node.session, [op]);
-    await this.view?.revealTask(node.session, op.id).catch(() => undefined);
+    await this.view?.revealTask(node.session, node.task.id).catch(() => undefined);
   }
 
   private async addSubtask(node: TaskNode | undefined): Promise<void> {
@@ -130,7 +130,7 @@ export class TreeMoves implements vscode.TreeDragAndDropController<PlanNode> {
     });
     if (content !== undefined) {
       // (v4) `append` with `parent`: the last subtask of that task, in its phase.
-      await this.apply(node.session, [{ op: 'append', parent: node.task.id, items: [content.trim()] } as unknown as Op]);
+      await this.apply(node.session, [{ op: 'append', parent: node.task.id, items: [content.trim()] }]);
       // A row that had no children stays folded in VS Code once it has some: open it.
       const added = (this.sync.plans.get(node.session)?.phases ?? [])
         .flatMap((phase) => phase.tasks)

@@ -6,15 +6,10 @@
  */
 import type { PlanNode, PlanTree, TaskNode } from './planTree';
 
-/** (v4) The `move` op of PROTOCOL.md, as this view sends it (by id, one place named). */
-export interface MoveOp {
-  readonly op: 'move';
-  readonly id: string;
-  readonly before?: string;
-  readonly after?: string;
-  readonly parent?: string | null;
-  readonly phase?: string;
-}
+import type { MoveOp } from './protocol.generated';
+
+/** (v4) The `move` op of PROTOCOL.md, as this view sends it: by id, one place named. */
+export type { MoveOp };
 
 export type MoveKey = 'up' | 'down' | 'indent' | 'outdent';
 

@@ -199,6 +199,31 @@ export async function treeKeyStories(ctx: StoryContext): Promise<void> {
     await wb.row('Write the parser').click();
     await page.keyboard.press('Alt+ArrowUp');
     await until('the status bar to say it is first', async () => ((await page.locator('.part.statusbar').textContent()) ?? '').includes('"Write the parser" is already first'));
+
+    // A drop carried through: the `move` reaches the server as the person's change.
+    const order = (): string[] => cli.show(CLAUDE).phases[0]?.tasks.map((task) => task.content) ?? [];
+    const stale = cli.show(CLAUDE).phases[0]?.tasks.map((task) => ({ content: task.content, status: task.status, activeForm: task.activeForm })) ?? [];
+    await wb.calmPointer();
+    await wb.row('Write the parser').dragTo(wb.row('Update the docs'));
+    await wb.pick('Where to move "Write the parser"', 'After "Update the docs"');
+    await until('the CLI to read the move', () => JSON.stringify(order()) === JSON.stringify(['Run the whole build', 'Update the docs', 'Write the parser', 'Tag the release']));
+    assert.equal(history(CLAUDE)[0]?.origin, 'user', "the move is the person's");
+    // Alt+Right: under the task before it.
+    await wb.row('Write the parser').click();
+    await page.keyboard.press('Alt+ArrowRight');
+    const underDocs = (): boolean => cli.find('Write the parser', CLAUDE)?.parent === cli.find('Update the docs', CLAUDE)?.id;
+    await until('the CLI to read it under "Update the docs"', underDocs);
+    await wb.waitForRows('the moved task drawn under its new parent', (r) => find(r, 'Write the parser')?.level === 3);
+    // The agent's stale list (its whole TodoWrite, flat, in the old order) keeps the person's move.
+    cli.run('write', '--session', CLAUDE, '--todos', JSON.stringify(stale));
+    assert.ok(underDocs(), "the person's move survives the agent's stale list");
+    assert.deepEqual(order(), ['Run the whole build', 'Update the docs', 'Write the parser', 'Tag the release']);
+    await wb.calmPointer();
+    await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-moved.png') });
+    // Back as the later steps expect it.
+    cli.apply([{ op: 'move', task: 'Write the parser', before: 'Run the whole build' }], CLAUDE);
+    cli.run('write', '--session', CLAUDE, '--todos', JSON.stringify(stale));
+    await wb.waitForRows('the plan as before', (r) => find(r, 'Write the parser')?.level === 2 && JSON.stringify(order()) === JSON.stringify(stale.map((task) => task.content)));
   });
 
   await step('tree keys: Restart Server and a reload keep the sessions in their order and the rows as the person left them (issue 33, item 13)', async () => {
@@ -232,21 +257,8 @@ export async function treeKeyStories(ctx: StoryContext): Promise<void> {
         op: 'init',
         list: [{ phase: 'Todos', items: [{ content: 'Ship the release', subtasks: [{ content: 'Build it', subtasks: ['Compile', 'Link'] }, 'Tag it'] }, 'Announce it'] }],
       },
-    ] as unknown as Op[];
-    // Until the server has protocol 4's nesting (i32-core), it refuses `subtasks` or drops
-    // them: the story then says it was skipped.
-    try {
-      cli.apply(ops, GEMINI);
-    } catch {
-      // refused: checked below
-    }
-    if ((cli.find('Compile', GEMINI)?.parent ?? null) === null) {
-      process.stdout.write('skipped: this server has no subtasks yet (protocol 4 nesting) ... ');
-      for (const { session } of (JSON.parse(cli.run('sessions', '--json')) as { sessions: { session: string }[] }).sessions) {
-        cli.run('clear', '--session', session);
-      }
-      return;
-    }
+    ] as Op[];
+    cli.apply(ops, GEMINI);
     const rows = await wb.waitForRows('the nested plan', (r) => find(r, 'Link')?.level === 3 && find(r, 'Announce it') !== undefined);
     assert.deepEqual(
       rows.map((r) => [r.label, r.level, r.description]),
