@@ -357,7 +357,9 @@ class PlanService:
 
         def replace(plan: Plan, now: str) -> list[str]:
             if isinstance(incoming, MarkdownPlan):
-                return replace_from_markdown(plan, incoming.text, settings, now)
+                return replace_from_markdown(
+                    plan, incoming.text, settings, now, refused_at="payload.text"
+                )
             assert isinstance(incoming, Replacement)
             call.notices.extend(replace_tasks(plan, incoming, settings, now))
             return []

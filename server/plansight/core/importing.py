@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.items import clean_notes
 from plansight.core.limits import (
     content_problem,
@@ -13,6 +14,7 @@ from plansight.core.limits import (
 )
 from plansight.core.markdown import ParsedPlan, parse_markdown
 from plansight.core.model import Plan
+from plansight.core.nesting import depth_problem
 from plansight.core.ops import normalize
 from plansight.core.rebuild import rebuild
 from plansight.core.settings import Settings
@@ -37,8 +39,13 @@ def import_markdown(
     return []
 
 
-def replace_from_markdown(plan: Plan, text: str, settings: Settings, now: str) -> list[str]:
-    """`import_markdown` without the normalization (steering normalizes the merged plan)."""
+def replace_from_markdown(
+    plan: Plan, text: str, settings: Settings, now: str, *, refused_at: str | None = None
+) -> list[str]:
+    """`import_markdown` without the normalization (steering normalizes the merged plan).
+
+    A checklist nested past `maxDepth` changes nothing: an error line, or with
+    `refused_at` (an agent's payload, `ingest`) the whole request refused at that path."""
     if problem := markdown_size_problem(text, settings):
         return [problem]  # unread: other requests would wait behind its parse
     parsed = parse_markdown(text)
@@ -52,6 +59,11 @@ def replace_from_markdown(plan: Plan, text: str, settings: Settings, now: str) -
     if problems:
         plan.next_id, plan.phases = saved
         return [line for _, line in problems]
+    if too_deep := depth_problem(plan, settings.max_depth):
+        plan.next_id, plan.phases = saved
+        if refused_at is not None:
+            raise RequestRefused([FieldError(refused_at, too_deep[1])])
+        return [too_deep[1]]
     if parsed.title:
         plan.title = parsed.title
     return []

@@ -11,6 +11,7 @@ from plansight.core.incoming import TaskCreation, TaskDeletion, TaskUpdate
 from plansight.core.items import clean_owner
 from plansight.core.limits import content_problem, description_problem, task_count_problem
 from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task
+from plansight.core.nesting import too_deep_line
 from plansight.core.ops import apply_ops
 from plansight.core.settings import Settings
 from plansight.core.tree import PhaseTree
@@ -79,15 +80,23 @@ def _create(plan: Plan, change: TaskCreation, settings: Settings, now: str) -> l
     if parent is None:
         _last_phase(plan).tasks.append(task)
     else:
+        depth = PhaseTree(_phase_of(plan, parent).tasks).depth(parent) + 1
+        if depth > settings.max_depth:
+            line = too_deep_line(content, depth, settings.max_depth)
+            raise RequestRefused([FieldError(change.parent_path or change.path, line)])
         _place_under(plan, parent, task)
     if change.blocked_by:
         errors_out.extend(_wait_for(plan, task, change.blocked_by, settings, now))
     return errors_out
 
 
+def _phase_of(plan: Plan, task: Task) -> Phase:
+    return next(p for p in plan.phases if any(t.id == task.id for t in p.tasks))
+
+
 def _place_under(plan: Plan, parent: Task, task: Task) -> None:
     """`task` as the last subtask of `parent`: right after its subtree, in its phase."""
-    phase = next(p for p in plan.phases if any(t.id == parent.id for t in p.tasks))
+    phase = _phase_of(plan, parent)
     last = PhaseTree(phase.tasks).subtree(parent)[-1]
     phase.tasks.insert(phase.tasks.index(last) + 1, task)
     task.parent = parent.id
