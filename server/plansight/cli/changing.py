@@ -123,7 +123,7 @@ def _ingest_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="F",
         # Written out so that `--help` needs no import; a test checks it against FORMATS.
         help="claude-todowrite, claude-tasks, codex-plan, gemini-todos, opencode-todos, "
-        "acp-plan, vscode-todos, roo-todos or markdown",
+        "acp-plan, vscode-todos, roo-todos, markdown or gemini-tracker",
     )
     parser.add_argument("--title", metavar="T", help="the session's title")
     parser.add_argument("--base-version", type=int, metavar="N")
