@@ -62,6 +62,7 @@ TASK_KEYS = {
     "startedAt",
     "completedAt",
     "createdBy",  # (v3)
+    "parent",  # (v4)
 }
 # What the store holds of a task: all but what is derived from the plan.
 STORED_TASK_KEYS = TASK_KEYS - {"waiting"}
@@ -178,15 +179,23 @@ def assert_state(state: Json) -> None:
     for phase in state["phases"]:
         assert_clean_line(phase["name"], "phase name")
         assert set(phase) == {"name", "tasks", "progress"}
+        # (v4) A subtask follows its parent, in its phase (document order); progress,
+        # `current` and one-in-progress count leaves only.
+        parents = {task["parent"] for task in phase["tasks"] if task["parent"] is not None}
+        seen_here: set[str] = set()
         for task in phase["tasks"]:
             assert set(task) == TASK_KEYS, sorted(task)
             assert task["id"] not in ids, f"duplicate id {task['id']}"
             ids.add(task["id"])
+            assert task["parent"] is None or task["parent"] in seen_here, task["parent"]
+            seen_here.add(task["id"])
             task_number(task["id"])
             assert_clean_line(task["content"], "content")
             assert_clean_line(task["activeForm"], "activeForm")
             for note in task["notes"]:
                 assert_clean_note(note)
+            if task["id"] in parents:
+                continue
             total += 1
             status = task["status"]
             if status == "in_progress":
@@ -291,7 +300,7 @@ def store_state(db_path: Path, session: str) -> Json:
         for row in db.execute(
             "SELECT id, phase_position, content, active_form, status, notes, created_at, "
             "updated_at, started_at, completed_at, description, priority, blocked_by, owner, "
-            "files, external_id, created_by FROM tasks WHERE session = ? "
+            "files, external_id, created_by, parent FROM tasks WHERE session = ? "
             "ORDER BY phase_position, position",
             (session,),
         ):
@@ -313,6 +322,7 @@ def store_state(db_path: Path, session: str) -> Json:
                     "files": json.loads(row[14]),
                     "externalId": row[15],
                     "createdBy": row[16],
+                    "parent": row[17],
                 }
             )
         db.execute("COMMIT")
