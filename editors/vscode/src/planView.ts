@@ -221,6 +221,24 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     void this.memento?.update(CLOSED_ROWS_KEY, [...this.closedRows].slice(-MAX_REMEMBERED_ROWS));
   }
 
+  /**
+   * A session row the view opened by itself (it appeared, or it is followed) is open as the
+   * person saw it: kept with the rows they opened, so a restart or a reload draws it open
+   * again instead of folding what they were looking at.
+   */
+  private keepDrawnOpen(): void {
+    let added = false;
+    for (const root of this.tree.roots) {
+      if (root.kind === 'session' && root.expanded && !this.openRows.has(root.id) && !this.closedRows.has(root.id)) {
+        this.openRows.add(root.id);
+        added = true;
+      }
+    }
+    if (added) {
+      void this.memento?.update(OPEN_ROWS_KEY, [...this.openRows].slice(-MAX_REMEMBERED_ROWS));
+    }
+  }
+
   private render(update: PlanUpdate): void {
     const { plans } = this.sync;
     const previous = this.tree;
@@ -235,8 +253,10 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
       checkouts: plans.checkouts,
       view: this.viewFilter,
       expanded: (session) =>
-        !this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session)),
+        this.openRows.has(sessionNodeId(session)) ||
+        (!this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session))),
     });
+    this.keepDrawnOpen();
     // A filter changes which rows exist: the whole tree is drawn again.
     this.refresh(filtering(this.viewFilter) ? undefined : update.session);
     this.showMessage();
