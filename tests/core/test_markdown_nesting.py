@@ -123,7 +123,8 @@ def test_a_line_nests_under_the_nearest_line_less_indented(import_markdown: Requ
     ]
 
 
-# A nested plan as (depth, task) rows: each depth at most one more than the one before.
+# A nested plan as (depth, task) rows: each depth at most one more than the one before,
+# and no deeper than `maxDepth` allows.
 NESTED_TASK = st.fixed_dictionaries(
     {
         "content": CONTENT,
@@ -141,7 +142,8 @@ def nested_plan(phases: list[list[tuple[int, dict[str, Any]]]]) -> Plan:
     for number, steps in enumerate(phases):
         tasks, path = [], []  # path: the open parents, outermost first
         for step, fields in steps:
-            depth = max(0, min(len(path), len(path) + step))
+            # Within the default maxDepth: a deeper checklist is refused on import.
+            depth = max(0, min(len(path), len(path) + step, Settings().max_depth - 1))
             del path[depth:]
             task = plan.new_task(fields["content"], NOW, notes=fields["notes"])
             task.status = fields["status"]
