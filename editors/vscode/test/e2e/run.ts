@@ -663,8 +663,17 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     assert.doesNotMatch(said, /JsonRpcException|exited with code/);
     await until('the panel to say why', async () => (await wb.viewHeaderLabel()).includes('The plan store cannot be used'));
     await until('the status item to say disconnected', async () => (await wb.statusBarText())?.includes('disconnected'));
-    await page.locator('.part.statusbar [id="plansight.plansight.plansight.status"]').hover();
-    await page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'The plan store cannot be used' }).first().waitFor({ state: 'visible' });
+    // A hover shows once the pointer comes onto the item: on a loaded machine the first one
+    // may be missed, so the pointer leaves and comes back until the tooltip shows.
+    const reason = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'The plan store cannot be used' }).first();
+    await until('the status item tooltip to say why', async () => {
+      await wb.calmPointer();
+      await page.locator('.part.statusbar [id="plansight.plansight.plansight.status"]').hover();
+      return reason.waitFor({ state: 'visible', timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
+    }, 45_000);
     await page.screenshot({ path: path.join(ARTIFACTS, 'server-damaged-store.png') });
     await until('no server process left running for the damaged store', () => serving().length === 0, 20_000);
     await toast.locator('.monaco-button', { hasText: 'Show Log' }).click();
