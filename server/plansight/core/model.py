@@ -189,6 +189,10 @@ class Plan:
             for task in phase.tasks:
                 yield phase, task
 
+    def with_phase(self, task_id: str) -> tuple[Phase, Task] | None:
+        """The task with this id and the phase holding it, if there is one."""
+        return next(((p, t) for p, t in self.tasks_with_phase() if t.id == task_id), None)
+
     def task_count(self) -> int:
         return sum(len(phase.tasks) for phase in self.phases)
 

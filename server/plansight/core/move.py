@@ -68,7 +68,7 @@ def _destination_names(op: MoveOp) -> str:
 
 def _target(plan: Plan, op: MoveOp) -> tuple[Phase, Task]:
     if op.id is not None:
-        found = _by_id(plan, op.id)
+        found = plan.with_phase(op.id)
         if found is None:
             raise OpRefused(f'Task id "{clean_content(op.id)}" not found')
         return found
@@ -81,16 +81,9 @@ def _target(plan: Plan, op: MoveOp) -> tuple[Phase, Task]:
     raise OpRefused(f'Task "{wanted}" not found')
 
 
-def _by_id(plan: Plan, task_id: str) -> tuple[Phase, Task] | None:
-    for phase, task in plan.tasks_with_phase():
-        if task.id == task_id:
-            return phase, task
-    return None
-
-
 def _reference(plan: Plan, raw: str) -> tuple[Phase, Task]:
     """A task named by id, else by exact content (the contract's order for a move)."""
-    found = _by_id(plan, raw)
+    found = plan.with_phase(raw)
     if found is not None:
         return found
     wanted = clean_content(raw)

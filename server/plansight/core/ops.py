@@ -386,8 +386,7 @@ def _append_under(plan: Plan, op: AppendOp, settings: Settings, now: str) -> Non
     ref = clean_content(op.parent or "")
     if not ref:
         raise OpRefused("Missing parent for append operation")
-    found = next(((ph, t) for ph, t in plan.tasks_with_phase() if t.id == ref), None)
-    phase, parent = found or _find(plan, ref, None, None)
+    phase, parent = plan.with_phase(ref) or _find(plan, ref, None, None)
     if not op.items:
         raise OpRefused("Missing items for append operation")
     top = _specs(op.items, "append", settings)

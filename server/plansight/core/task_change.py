@@ -91,7 +91,9 @@ def _create(plan: Plan, change: TaskCreation, settings: Settings, now: str) -> l
 
 
 def _phase_of(plan: Plan, task: Task) -> Phase:
-    return next(p for p in plan.phases if any(t.id == task.id for t in p.tasks))
+    found = plan.with_phase(task.id)
+    assert found is not None, "a task of the plan"
+    return found[0]
 
 
 def _place_under(plan: Plan, parent: Task, task: Task) -> None:
