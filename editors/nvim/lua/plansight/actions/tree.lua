@@ -45,23 +45,25 @@ local function send(item, root, op)
   requests.apply_user(root, item.session --[[@as string]], { op })
 end
 
-M.move_up = target.on_task(function(item, root, task)
-  local list, i = siblings(root, item, task)
-  if not i or i == 1 then
-    notify(("%q is already first among its siblings"):format(task.content), vim.log.levels.WARN)
-    return
-  end
-  send(item, root, { id = task.id, before = list[i - 1].id })
-end)
+---A move one place among the task's siblings: up goes before the one above, down after
+---the one below.
+---@param step -1|1
+---@return function
+local function move_by(step)
+  return target.on_task(function(item, root, task)
+    local list, i = siblings(root, item, task)
+    local other = i and list[i + step]
+    if not other then
+      local edge = step < 0 and "first" or "last"
+      notify(("%q is already %s among its siblings"):format(task.content, edge), vim.log.levels.WARN)
+      return
+    end
+    send(item, root, { id = task.id, [step < 0 and "before" or "after"] = other.id })
+  end)
+end
 
-M.move_down = target.on_task(function(item, root, task)
-  local list, i = siblings(root, item, task)
-  if not i or i == #list then
-    notify(("%q is already last among its siblings"):format(task.content), vim.log.levels.WARN)
-    return
-  end
-  send(item, root, { id = task.id, after = list[i + 1].id })
-end)
+M.move_up = move_by(-1)
+M.move_down = move_by(1)
 
 M.indent = target.on_task(function(item, root, task)
   local list, i = siblings(root, item, task)
