@@ -18,6 +18,13 @@ export interface CodeServerOptions {
   /** Where code-server keeps everything of this run. */
   readonly dir: string;
   readonly userSettings: Record<string, unknown>;
+  /**
+   * The remote's (code-server's Machine) settings. A code-server window is a remote window:
+   * VS Code applies a `machine` or `machine-overridable` setting from there only. From the
+   * User settings it is dropped once the extension's schema says its scope, which after a
+   * reload can be before the extension host starts.
+   */
+  readonly machineSettings?: Record<string, unknown>;
   readonly env?: Record<string, string>;
 }
 
@@ -37,6 +44,10 @@ export class CodeServer {
       fs.mkdirSync(dir, { recursive: true });
     }
     fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(options.userSettings, null, 2));
+    if (options.machineSettings !== undefined) {
+      fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
+      fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(options.machineSettings, null, 2));
+    }
     const config = path.join(options.dir, 'config.yaml');
     fs.writeFileSync(config, 'auth: none\ncert: false\n');
     const env = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(home, 'state'), ...options.env };

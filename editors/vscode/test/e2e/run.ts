@@ -646,8 +646,8 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
   await step("a damaged store: the server's own reason in the toast, the panel and the status item; the process started for it ends (issue 33, item 14)", async () => {
     const damaged = path.join(path.dirname(store), 'damaged.sqlite3');
     fs.writeFileSync(damaged, Buffer.alloc(8192, 'not a database '));
-    // The machine settings of code-server (a remote window), above the user's: the store
-    // setting's change restarts the server on the damaged file.
+    // The machine settings of code-server (a remote window), where its process settings are:
+    // the store setting's change restarts the server on the damaged file.
     const settingsFile = path.join(server.userDataDir, 'Machine', 'settings.json');
     fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
     const settings = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : '{}';
@@ -772,13 +772,11 @@ async function main(): Promise<void> {
       'extensions.ignoreRecommendations': true,
       'telemetry.telemetryLevel': 'off',
       'security.workspace.trust.enabled': false,
-      'plansight.server.command': launcher,
-      'plansight.store.path': store,
       // code-server's own default: a plan document is saved by the person only (Ctrl+S),
       // a workspace file by auto-save (issue 33, item 1).
       'files.autoSave': 'afterDelay',
     };
-    server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: settings, env: cli.env as Record<string, string> });
+    server = await CodeServer.start({ entry: CODE_SERVER, vsix: VSIX, workspace, dir: path.join(dir, 'code-server'), userSettings: settings, machineSettings: { 'plansight.server.command': launcher, 'plansight.store.path': store }, env: cli.env as Record<string, string> });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
