@@ -33,8 +33,27 @@ export class Workbench {
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     const button = this.page.locator('.part.activitybar .action-label[aria-label^="Plansight"]');
     await button.waitFor({ timeout: 60_000 });
-    await button.click();
-    await this.page.locator(PLAN_CONTAINER).waitFor({ timeout: 10_000 });
+    const container = this.page.locator(PLAN_CONTAINER);
+    const shownByIcon = this.page.locator('.part.activitybar .action-item.checked .action-label[aria-label^="Plansight"]');
+    // After a reload the workbench restores the sidebar it had on its own, late on a loaded
+    // machine, and a click on the icon of the container already shown closes it: click only
+    // while it is not shown, then give it a while to come.
+    await until(
+      'the Plansight panel',
+      async () => {
+        if (await container.isVisible()) {
+          return true;
+        }
+        if ((await shownByIcon.count()) === 0) {
+          await button.click({ timeout: 5_000 }).catch(() => undefined);
+        }
+        return container.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
+      },
+      60_000,
+    );
   }
 
   get sidebar(): Locator {
