@@ -158,6 +158,9 @@ def test_a_claude_session_arrives_and_hears_the_persons_edit(person: AgentHome) 
     told = json.dumps(main_loop[0]["messages"])
     assert "Fix the session check" in told and "The user changed the todo list" in told
     assert reads_no_escaped_markup(main_loop[0]["messages"])
+    # Resumed, its context lost the plan its Task tools made: SessionStart (source
+    # resume) tells it whole (issue 31's table, with the default model's own plan tools).
+    assert "[x] Reproduce the login bug" in told and "[x] Fix the session check" in told
 
 
 TODOS = [

@@ -45,7 +45,7 @@ def test_setup_writes_the_hook_file_and_server_once_and_remove_restores(
     assert first.returncode == 0, first.stderr
     hooks = json.loads(_hooks(home).read_text())["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"}
-    assert hooks["PreCompact"][0]["matcher"] == "manual"  # its `/compact`
+    assert hooks["PreCompact"][0]["matcher"] == "manual|auto"  # `/compact`, its own
     [post] = hooks["PostToolUse"]
     assert post["matcher"] == "sql|manage_todo_list|Edit|Write"
     assert post["hooks"][0]["command"].endswith("-m plansight hook copilot")
