@@ -88,8 +88,9 @@ def test_codex_default_models_plan_tool_result_tells_the_persons_change(
 def test_codex_default_model_is_told_on_the_next_prompt_and_after_compacting(
     person: AgentHome,
 ) -> None:
-    """A person's change reaches Codex's next prompt (`exec resume`), and a compaction
-    (a full context window, mid-turn) gives the whole plan back, with the default model."""
+    """A person's change reaches Codex's next prompt (`exec resume`), which, resumed, is
+    told the whole plan, and a compaction (a full context window, mid-turn) gives the
+    whole plan back, with the default model."""
     _set_up_codex(person)
     with scripted_model("openai", [(PLAN_TOOL, CODEX_PLAN)]) as model:
         first = _codex(person, model.url, "Fix the login bug")
@@ -107,6 +108,8 @@ def test_codex_default_model_is_told_on_the_next_prompt_and_after_compacting(
         _codex(person, model.url, "resume", thread, "Carry on")
         told = json.dumps(_codex_inputs(model.requests)[-1])
     assert "The user changed the todo list" in told and f'dropped \\"{TASKS[1]}\\"' in told, told
+    # Resumed, its context lost the plan: SessionStart (source resume) tells it whole.
+    assert f"[>] {TASKS[0]}" in told and f"[-] {TASKS[1]}" in told, told
 
     # A new conversation whose first answer reports a nearly full window: Codex compacts
     # before its next request, and SessionStart (source compact) gives the plan back.
