@@ -125,3 +125,21 @@ def test_doctor_says_what_copilot_lacks_and_then_that_it_works(home: Path, proje
     after = run(home, project, "doctor", "copilot")
     assert after.returncode == 0, after.stdout
     assert "✓ hooks in" in after.stdout and "✓ MCP server plansight in" in after.stdout
+
+
+def test_setup_again_widens_an_earlier_setups_compaction_matcher(home: Path, project: Path) -> None:
+    """A hook file an earlier Plansight wrote took `PreCompact` for `/compact` only
+    (matcher "manual"): Copilot CLI then ran no Plansight hook for its own compaction.
+    `plansight setup copilot` again makes it "manual|auto", and changes nothing else."""
+    assert run(home, project, "setup", "copilot").returncode == 0
+    written = json.loads(_hooks(home).read_text())
+    written["hooks"]["PreCompact"][0]["matcher"] = "manual"
+    _hooks(home).write_text(json.dumps(written, indent=2) + "\n")
+
+    again = run(home, project, "setup", "copilot")
+    assert again.returncode == 0, again.stderr
+    hooks = json.loads(_hooks(home).read_text())["hooks"]
+    assert [group["matcher"] for group in hooks["PreCompact"]] == ["manual|auto"]
+    assert {event: len(groups) for event, groups in hooks.items()} == dict.fromkeys(
+        ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"), 1
+    )
