@@ -161,6 +161,7 @@ def test_opencode_is_told_the_whole_plan_after_a_compaction(person: AgentHome) -
         model.tokens_once = 3_000_000
         _turn(person, model.url, *PROMPT)
         loop = _main_loop(model.requests)
+    assert loop[0]["model"] == "claude-sonnet-4-6", loop[0]["model"]  # the default model
     after = [i for i, r in enumerate(loop) if json.dumps(r["messages"][0]).find(SUMMARY) >= 0]
     assert after, "OpenCode did not compact"
     # After the summary the script's todowrite comes again; its result is the last message.
