@@ -233,6 +233,24 @@ def test_claude_is_told_the_whole_plan_after_compact(person: AgentHome) -> None:
     assert told.count("[ ] Fix the session check") >= 2, told
 
 
+def test_claude_planning_with_its_task_tools_is_told_the_whole_plan_after_compact(
+    person: AgentHome,
+) -> None:
+    """As above, with the default model's own plan tools (TaskCreate / TaskUpdate, a task
+    list Claude Code keeps itself): after `/compact` the next request carries every task."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    with scripted_model("anthropic", SCRIPT[:2]) as model:
+        first = _claude_turn(person, model.url, "Fix the login bug")
+    session_id = str(first["session_id"])
+    with scripted_model("anthropic", []) as model:
+        _claude_turn(person, model.url, "--resume", session_id, "/compact")
+        _claude_turn(person, model.url, "--resume", session_id, "Carry on")
+        told = json.dumps(_main_loop(model.requests)[-1]["messages"])
+    # Whole twice: the compaction's SessionStart and this turn's resume.
+    assert told.count("[ ] Reproduce the login bug") >= 2, told
+    assert told.count("[ ] Fix the session check") >= 2, told
+
+
 def test_claude_carries_the_plan_on_after_clear(person: AgentHome) -> None:
     """`/clear` starts a new conversation (a new session id, SessionStart source "clear",
     reachable in `claude -p` as the prompt): it carries on the cleared conversation's
