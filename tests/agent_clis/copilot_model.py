@@ -47,12 +47,14 @@ def _answer(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
                 "delta": "Done.",
             }
         ]
+    # The tokens used: a nearly full window (`tokens_once`) makes Copilot CLI compact.
+    tokens = server.tokens_used()
     usage = {
-        "input_tokens": 1,
+        "input_tokens": tokens - 1,
         "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": 1,
         "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 2,
+        "total_tokens": tokens,
     }
     response = {"id": "resp_1", "object": "response", "model": "scripted", "output": []}
     events: list[dict[str, Any]] = [

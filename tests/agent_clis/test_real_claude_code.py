@@ -158,6 +158,9 @@ def test_a_claude_session_arrives_and_hears_the_persons_edit(person: AgentHome) 
     told = json.dumps(main_loop[0]["messages"])
     assert "Fix the session check" in told and "The user changed the todo list" in told
     assert reads_no_escaped_markup(main_loop[0]["messages"])
+    # Resumed, its context lost the plan its Task tools made: SessionStart (source
+    # resume) tells it whole (issue 31's table, with the default model's own plan tools).
+    assert "[x] Reproduce the login bug" in told and "[x] Fix the session check" in told
 
 
 TODOS = [
@@ -227,6 +230,24 @@ def test_claude_is_told_the_whole_plan_after_compact(person: AgentHome) -> None:
     assert "[>] Reproduce the login bug" in told
     # Whole twice: the compaction's SessionStart (kept after the summary in the transcript)
     # and this turn's resume; the counts alone would never draw the task.
+    assert told.count("[ ] Fix the session check") >= 2, told
+
+
+def test_claude_planning_with_its_task_tools_is_told_the_whole_plan_after_compact(
+    person: AgentHome,
+) -> None:
+    """As above, with the default model's own plan tools (TaskCreate / TaskUpdate, a task
+    list Claude Code keeps itself): after `/compact` the next request carries every task."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    with scripted_model("anthropic", SCRIPT[:2]) as model:
+        first = _claude_turn(person, model.url, "Fix the login bug")
+    session_id = str(first["session_id"])
+    with scripted_model("anthropic", []) as model:
+        _claude_turn(person, model.url, "--resume", session_id, "/compact")
+        _claude_turn(person, model.url, "--resume", session_id, "Carry on")
+        told = json.dumps(_main_loop(model.requests)[-1]["messages"])
+    # Whole twice: the compaction's SessionStart and this turn's resume.
+    assert told.count("[ ] Reproduce the login bug") >= 2, told
     assert told.count("[ ] Fix the session check") >= 2, told
 
 

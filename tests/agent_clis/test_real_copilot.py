@@ -236,4 +236,41 @@ def test_copilots_plan_through_plansights_mcp_tool_is_the_conversations(
         done = person.run(_copilot(person, model.url, session), **_env(model.url))
         assert done.returncode == 0, done.stdout + done.stderr
         told = json.dumps(model.requests[-1][1]["input"], ensure_ascii=False)
-    assert "Check the logout too" in told
+    # The news itself, not only the task in the whole plan a resumed session is told.
+    assert 'The user changed the todo list: added \\"Check the logout too\\"' in told, told
+
+
+# A look at the plan that changes nothing: Copilot's model reading its todos back.
+LOOK = ("sql", {"description": "Look at the todos", "query": "SELECT id, status FROM todos"})
+
+
+def test_copilot_hears_its_automatic_compaction(person: AgentHome) -> None:
+    """Copilot CLI compacts the history by itself, in the background, once a request used
+    most of the model's prompt limit (here 120,000 tokens of 128,000). It runs `PreCompact`
+    with trigger "auto" (recorded in tests/fixtures/hooks/copilot/PreCompact-auto.json),
+    which setup's matcher takes with `/compact`'s "manual"; the hook flags the
+    conversation, and the next prompt is told the plan whole
+    (`tests/hook/test_hook_copilot.py`). Before, the matcher was "manual" only: Copilot
+    ran no Plansight hook for it and the conversation went on without its plan."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    session = str(uuid.uuid4())
+    script = [("sql", {"description": "Insert login todos", "query": INSERT}), *[LOOK] * 4]
+    with copilot_model(script) as model:
+        model.tokens_once = 120_000
+        env = _env(model.url) | {"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "128000"}
+        done = person.run(_copilot(person, model.url, session), **env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = (person.state / "plansight" / "hook.log").read_text()
+    assert f"event=PreCompact tool=- session=copilot:{session} ok" in log, log
+    with copilot_model([]) as model:
+        again = person.run(
+            [
+                agent_cli("copilot"),
+                *("-p", "Carry on", "--resume", session),
+                *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
+            ],
+            **_env(model.url),
+        )
+        told = json.dumps(model.requests[-1][1]["input"], ensure_ascii=False)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told

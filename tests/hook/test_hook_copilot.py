@@ -165,6 +165,26 @@ def test_copilots_compact_is_answered_with_the_whole_plan_at_the_next_prompt(
     assert "[ ] Fix the session check" not in str(again)
 
 
+def test_copilots_automatic_compaction_is_answered_with_the_whole_plan_at_the_next_prompt(
+    machine: Replay,
+) -> None:
+    """Copilot CLI's own compaction, mid-turn, runs `PreCompact` with trigger "auto"
+    (recorded from 1.0.102) and no SessionStart. The compacted history Copilot swaps in
+    drops what hooks added to tool results, so a tool result is not where the plan is
+    told: the next prompt tells it whole, once."""
+    machine.replay("copilot", "UserPromptSubmit")
+    _sql(machine, "PostToolUse-sql-insert-todos")
+
+    assert machine.replay("copilot", "PreCompact-auto") == {}
+
+    result = _sql(machine, "PostToolUse-sql-update-todos")
+    assert "[x] Reproduce the login bug" not in str(result)
+    told = machine.replay("copilot", "UserPromptSubmit")["additionalContext"]
+    assert "[x] Reproduce the login bug" in told and "[>] Fix the session check" in told
+    again = machine.replay("copilot", "UserPromptSubmit")
+    assert "[x] Reproduce the login bug" not in str(again)
+
+
 def test_copilots_apply_patch_lists_each_file_it_names(machine: Replay) -> None:
     """With GPT-5.1-Codex and later, Copilot CLI edits through its freeform `apply_patch`,
     which reaches hooks as `Edit` with the patch text as the whole tool input (recorded).

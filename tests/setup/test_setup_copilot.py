@@ -45,7 +45,7 @@ def test_setup_writes_the_hook_file_and_server_once_and_remove_restores(
     assert first.returncode == 0, first.stderr
     hooks = json.loads(_hooks(home).read_text())["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"}
-    assert hooks["PreCompact"][0]["matcher"] == "manual"  # its `/compact`
+    assert hooks["PreCompact"][0]["matcher"] == "manual|auto"  # `/compact`, its own
     [post] = hooks["PostToolUse"]
     assert post["matcher"] == "sql|manage_todo_list|Edit|Write"
     assert post["hooks"][0]["command"].endswith("-m plansight hook copilot")
@@ -125,3 +125,28 @@ def test_doctor_says_what_copilot_lacks_and_then_that_it_works(home: Path, proje
     after = run(home, project, "doctor", "copilot")
     assert after.returncode == 0, after.stdout
     assert "✓ hooks in" in after.stdout and "✓ MCP server plansight in" in after.stdout
+
+
+def test_setup_again_widens_an_earlier_setups_compaction_matcher(home: Path, project: Path) -> None:
+    """A hook file an earlier Plansight wrote took `PreCompact` for `/compact` only
+    (matcher "manual"): Copilot CLI then ran no Plansight hook for its own compaction.
+    Doctor says so, with the fix; `plansight setup copilot` again makes it
+    "manual|auto", and changes nothing else."""
+    assert run(home, project, "setup", "copilot").returncode == 0
+    written = json.loads(_hooks(home).read_text())
+    written["hooks"]["PreCompact"][0]["matcher"] = "manual"
+    _hooks(home).write_text(json.dumps(written, indent=2) + "\n")
+    found = run(home, project, "doctor", "copilot")
+    assert found.returncode == 1, found.stdout
+    stale = "✗ hooks of an earlier Plansight: its compaction hook hears only 'manual'"
+    assert stale in found.stdout and "fix: plansight setup copilot" in found.stdout
+
+    again = run(home, project, "setup", "copilot")
+    assert again.returncode == 0, again.stderr
+    hooks = json.loads(_hooks(home).read_text())["hooks"]
+    assert [group["matcher"] for group in hooks["PreCompact"]] == ["manual|auto"]
+    assert {event: len(groups) for event, groups in hooks.items()} == dict.fromkeys(
+        ("SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"), 1
+    )
+    healthy = run(home, project, "doctor", "copilot")
+    assert healthy.returncode == 0 and "earlier Plansight" not in healthy.stdout, healthy.stdout

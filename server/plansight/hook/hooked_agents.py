@@ -20,6 +20,7 @@ class Agent:
         "after_tool",
         "clear_reads_context",
         "compression",
+        "compression_told_at_prompt",
         "edit_tools",
         "frames_context",
         "label",
@@ -44,6 +45,7 @@ class Agent:
         edit_tools: frozenset[str],
         lost_context_sources: frozenset[str],
         compression: tuple[str, str] | None = None,
+        compression_told_at_prompt: bool = False,
         clear_reads_context: bool = True,
         model_request: str | None = None,
         frames_context: bool = False,
@@ -60,8 +62,12 @@ class Agent:
         # holds the plan it had (compacted, resumed from disk, cleared): told it whole.
         self.lost_context_sources = lost_context_sources
         # (event, matcher) of a compression that fires no session start and reads no
-        # context back: the hook notes it, and the next prompt tells the plan whole.
+        # context back: the hook notes it, and the next prompt tells the plan whole. The
+        # matcher is setup's, on the event's `trigger`: its triggers joined by `|`.
         self.compression = compression
+        # Whether a compression's whole plan waits for the next prompt: the agent drops
+        # what a hook added to a tool result when it swaps its compacted history in.
+        self.compression_told_at_prompt = compression_told_at_prompt
         # Whether the session start of a `/clear` reads the hook's context back; if not,
         # the plan a cleared conversation carries on is told whole at the next prompt.
         self.clear_reads_context = clear_reads_context
@@ -184,10 +190,15 @@ COPILOT = Agent(
     edit_tools=frozenset({"Edit", "Write"}),
     # SessionStart's `source`: new | startup | resume (the SDK's SessionStartHookInput).
     lost_context_sources=frozenset({"resume"}),
-    # 1.0.102's `/compact` runs `PreCompact` (trigger "manual") and no SessionStart after
-    # it, and reads nothing back (`tests/fixtures/hooks/copilot/PreCompact-manual.json`):
-    # the next prompt tells the plan whole.
-    compression=("PreCompact", "manual"),
+    # 1.0.102's `/compact` runs `PreCompact` (trigger "manual"), its own compaction near
+    # the prompt limit `PreCompact` (trigger "auto", as it starts, in the background,
+    # mid-turn), and no SessionStart after either; nothing is read back
+    # (`tests/fixtures/hooks/copilot/PreCompact-*.json`). The compacted history it swaps
+    # in holds the tool results without what hooks added to them (seen with the real
+    # CLI, `test_copilot_hears_its_automatic_compaction`): the next prompt tells the plan
+    # whole, not a tool result.
+    compression=("PreCompact", "manual|auto"),
+    compression_told_at_prompt=True,
     # 1.0.102 adds a tool's hook context after "Additional guidance from postToolUse
     # hooks:", as it is: our tags reach the model unchanged (`hook-context-copilot.json`).
 )

@@ -200,7 +200,11 @@ class _Heard:
     def told_whole_if_compressed(self, told: str | None) -> str | None:
         """`told`, with the whole plan after it when the context lost it (this answer is
         the first to tell it, and the only one)."""
-        if not self.conversation.compressed or self.replaying:
+        if (
+            not self.conversation.compressed
+            or self.replaying
+            or self.agent.compression_told_at_prompt
+        ):
             return told
         self.conversation.compressed = False
         self.remember()
@@ -245,10 +249,11 @@ def _session_start(heard: _Heard) -> Reply:
 
 
 def _compression_asked(heard: _Heard) -> Reply:
-    """A compression the person asked for (`/compress`): the next answer tells the plan."""
+    """A compression the person asked for (`/compress`), or one the agent made itself
+    where it says so (Copilot CLI's trigger "auto"): the next answer tells the plan."""
     conversation, compression = heard.conversation, heard.agent.compression
     assert compression is not None
-    if conversation.planned and heard.event.get("trigger") == compression[1]:
+    if conversation.planned and heard.event.get("trigger") in compression[1].split("|"):
         conversation.compressed = True
         # The summary it makes shows in the next model request: already flagged.
         conversation.summary_seen = MANUAL + (conversation.summary_seen or "")

@@ -117,6 +117,20 @@ def hooked_events(settings: dict[str, Any], agent: Agent) -> set[str]:
     return _events_where(settings, lambda handler: is_ours(handler, agent))
 
 
+def stale_compression_matcher(settings: dict[str, Any], agent: Agent) -> str | None:
+    """The matcher of setup's compression hook when an earlier Plansight wrote it other
+    than now (Copilot's `manual`, before its own compaction's `auto` was heard)."""
+    if agent.compression is None:
+        return None
+    event, wanted = agent.compression
+    for name, group in _groups(settings):
+        if name == event and any(is_ours(handler, agent) for handler in group["hooks"]):
+            matcher = group.get("matcher")
+            if matcher != wanted:
+                return str(matcher)
+    return None
+
+
 def customised_events(settings: dict[str, Any], agent: Agent) -> set[str]:
     """The events where the person runs Plansight's hook their own way."""
     return _events_where(settings, lambda handler: is_customised(handler, agent))

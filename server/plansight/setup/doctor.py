@@ -22,7 +22,13 @@ from plansight.hook.copilot_todos import copilot_home
 from plansight.hook.hooked_agents import AGENTS, Agent
 from plansight.paths import workspace_root
 from plansight.setup import codex_config, mcp_entry
-from plansight.setup.agent_hooks import customised_events, hooked_events, is_customised, is_ours
+from plansight.setup.agent_hooks import (
+    customised_events,
+    hooked_events,
+    is_customised,
+    is_ours,
+    stale_compression_matcher,
+)
 from plansight.setup.findings import Finding, Section
 from plansight.setup.json_text import STRICT, WITH_COMMENTS
 from plansight.setup.mcp_check import entry_finding
@@ -176,6 +182,10 @@ def agent_findings(agent: Agent) -> tuple[list[Finding], bool]:
         set_up |= bool(events)
         if {agent.session_start, agent.prompt, agent.after_tool} <= events and hooked_in is None:
             hooked_in = path
+            stale = stale_compression_matcher(settings, agent)
+            if stale is not None:
+                what = f"hooks of an earlier Plansight: its compaction hook hears only {stale!r}"
+                findings.append(Finding(False, what, setup))
         merged = {**settings, **merged}  # the project's settings win
     if hooked_in is not None:
         findings.append(Finding(True, f"hooks in {hooked_in}"))
