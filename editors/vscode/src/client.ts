@@ -404,8 +404,12 @@ export class PlansightClient implements vscode.Disposable {
 
   /**
    * Says once why the server is not running, with the buttons that help: Restart, Show Log,
-   * and for a missing command, Locate plansight… (`announced`: the state is `failed` already,
-   * set by the close handler, and this is its message).
+   * Open Settings (`announced`: the state is `failed` already, set by the close handler, and
+   * this is its message). A missing command gets no notification (issue 33, item 15): VS
+   * Code's API cannot close one, so it would stay after Locate plansight… or setup's record
+   * found the server, saying "not found" of a server that runs. The panel's welcome (with
+   * Locate, Install and the setting) and the status item say it instead, and both change
+   * the moment it is found.
    */
   private fail(failure: ServerFailure, announced = false): void {
     const what = failure.kind === 'crashed' ? 'stopped' : failure.kind === 'notFound' ? 'was not found' : 'could not start';
@@ -417,15 +421,12 @@ export class PlansightClient implements vscode.Disposable {
     } else {
       this.setState('failed');
     }
-    if (alreadyFailed) {
-      return; // one message, not one per attempt
+    if (alreadyFailed || failure.kind === 'notFound') {
+      return; // one message, not one per attempt; none for a server not found (above)
     }
-    const actions = failure.kind === 'notFound' ? ['Locate plansight…', 'Open Settings', 'Show Log'] : ['Restart', 'Show Log', 'Open Settings'];
-    void vscode.window.showErrorMessage(`Plansight: the server ${what}: ${failure.reason}.`, ...actions).then((choice) => {
+    void vscode.window.showErrorMessage(`Plansight: the server ${what}: ${failure.reason}.`, 'Restart', 'Show Log', 'Open Settings').then((choice) => {
       if (choice === 'Restart') {
         void this.restart();
-      } else if (choice === 'Locate plansight…') {
-        void vscode.commands.executeCommand('plansight.locateServer');
       } else if (choice === 'Open Settings') {
         void vscode.commands.executeCommand('plansight.openServerSettings');
       } else if (choice === 'Show Log') {
