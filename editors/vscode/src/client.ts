@@ -53,6 +53,9 @@ export interface ServerFailure {
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 const MAX_CRASHES = 3;
 
+/** The requests that change a plan: held while the panel draws a plan the server has not confirmed. */
+const WRITE_METHODS: ReadonlySet<RequestMethod> = new Set(['plansight/apply', 'plansight/write', 'plansight/clear', 'plansight/import', 'plansight/restore', 'plansight/ingest', 'plansight/undo']);
+
 /** Settings that change which process runs: a change restarts the server. */
 const PROCESS_SETTINGS = ['plansight.server.command', 'plansight.server.python', 'plansight.store.path'];
 
@@ -78,6 +81,8 @@ export class PlansightClient implements vscode.Disposable {
   private failureValue: ServerFailure | undefined;
   /** The command that runs the server, once found: the CLI of the same install. */
   private serverValue: ServerCommand | undefined;
+  /** Why writes are refused now (PlanSync draws the last plan seen until the server's listing). */
+  private writesHeld: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams>();
   private readonly pruneEmitter = new vscode.EventEmitter<readonly string[]>();
@@ -199,8 +204,20 @@ export class PlansightClient implements vscode.Disposable {
     this.output.show(true);
   }
 
+  /**
+   * Refuses the requests that change a plan, with `reason`, until called with undefined:
+   * while the panel draws the plan it saw last (issue 33, item 12), what a person does there
+   * was aimed at a state the server has not confirmed.
+   */
+  holdWrites(reason: string | undefined): void {
+    this.writesHeld = reason;
+  }
+
   /** Sends one request of the contract; waits for a server that is still starting. */
   async request<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    if (this.writesHeld !== undefined && WRITE_METHODS.has(method)) {
+      throw new Error(this.writesHeld);
+    }
     if (this.starting !== undefined) {
       await this.starting;
     }

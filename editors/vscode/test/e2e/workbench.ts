@@ -33,7 +33,9 @@ export class Workbench {
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     const button = this.page.locator('.part.activitybar .action-label[aria-label^="Plansight"]');
     await button.waitFor({ timeout: 60_000 });
-    await button.click();
+    // Its top left: the badge (tasks remaining, drawn before the view opens) covers the
+    // bottom right and would take the click.
+    await button.click({ position: { x: 8, y: 8 } });
     await this.page.locator(PLAN_CONTAINER).waitFor({ timeout: 10_000 });
   }
 
