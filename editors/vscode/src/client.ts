@@ -53,6 +53,9 @@ export interface ServerFailure {
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 const MAX_CRASHES = 3;
 
+/** The requests that change a plan: held while the panel draws a plan the server has not confirmed. */
+const WRITE_METHODS: ReadonlySet<RequestMethod> = new Set(['plansight/apply', 'plansight/write', 'plansight/clear', 'plansight/import', 'plansight/restore', 'plansight/ingest', 'plansight/undo']);
+
 /** Settings that change which process runs: a change restarts the server. */
 const PROCESS_SETTINGS = ['plansight.server.command', 'plansight.server.python', 'plansight.store.path'];
 
@@ -78,6 +81,8 @@ export class PlansightClient implements vscode.Disposable {
   private failureValue: ServerFailure | undefined;
   /** The command that runs the server, once found: the CLI of the same install. */
   private serverValue: ServerCommand | undefined;
+  /** Why writes are refused now (PlanSync draws the last plan seen until the server's listing). */
+  private writesHeld: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams>();
   private readonly pruneEmitter = new vscode.EventEmitter<readonly string[]>();
@@ -199,8 +204,20 @@ export class PlansightClient implements vscode.Disposable {
     this.output.show(true);
   }
 
+  /**
+   * Refuses the requests that change a plan, with `reason`, until called with undefined:
+   * while the panel draws the plan it saw last (issue 33, item 12), what a person does there
+   * was aimed at a state the server has not confirmed.
+   */
+  holdWrites(reason: string | undefined): void {
+    this.writesHeld = reason;
+  }
+
   /** Sends one request of the contract; waits for a server that is still starting. */
   async request<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    if (this.writesHeld !== undefined && WRITE_METHODS.has(method)) {
+      throw new Error(this.writesHeld);
+    }
     if (this.starting !== undefined) {
       await this.starting;
     }
@@ -404,8 +421,12 @@ export class PlansightClient implements vscode.Disposable {
 
   /**
    * Says once why the server is not running, with the buttons that help: Restart, Show Log,
-   * and for a missing command, Locate plansight… (`announced`: the state is `failed` already,
-   * set by the close handler, and this is its message).
+   * Open Settings (`announced`: the state is `failed` already, set by the close handler, and
+   * this is its message). A missing command gets no notification (issue 33, item 15): VS
+   * Code's API cannot close one, so it would stay after Locate plansight… or setup's record
+   * found the server, saying "not found" of a server that runs. The panel's welcome (with
+   * Locate, Install and the setting) and the status item say it instead, and both change
+   * the moment it is found.
    */
   private fail(failure: ServerFailure, announced = false): void {
     const what = failure.kind === 'crashed' ? 'stopped' : failure.kind === 'notFound' ? 'was not found' : 'could not start';
@@ -417,15 +438,12 @@ export class PlansightClient implements vscode.Disposable {
     } else {
       this.setState('failed');
     }
-    if (alreadyFailed) {
-      return; // one message, not one per attempt
+    if (alreadyFailed || failure.kind === 'notFound') {
+      return; // one message, not one per attempt; none for a server not found (above)
     }
-    const actions = failure.kind === 'notFound' ? ['Locate plansight…', 'Open Settings', 'Show Log'] : ['Restart', 'Show Log', 'Open Settings'];
-    void vscode.window.showErrorMessage(`Plansight: the server ${what}: ${failure.reason}.`, ...actions).then((choice) => {
+    void vscode.window.showErrorMessage(`Plansight: the server ${what}: ${failure.reason}.`, 'Restart', 'Show Log', 'Open Settings').then((choice) => {
       if (choice === 'Restart') {
         void this.restart();
-      } else if (choice === 'Locate plansight…') {
-        void vscode.commands.executeCommand('plansight.locateServer');
       } else if (choice === 'Open Settings') {
         void vscode.commands.executeCommand('plansight.openServerSettings');
       } else if (choice === 'Show Log') {

@@ -42,6 +42,8 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
     ...registerLanguageModelTools(client, sync),
   );
   activeClient = client;
+  // The plans this window's workspace showed last, at once, until the server lists them.
+  sync.drawLastSeen();
   void client.start();
   return createApi(client, sync);
 }

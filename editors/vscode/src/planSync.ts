@@ -5,8 +5,12 @@
  */
 import * as vscode from 'vscode';
 import type { PlansightClient } from './client';
+import { lastListing, ListingKeeper } from './lastListing';
 import { PlanState } from './planState';
-import type { TodoState } from './protocol';
+import type { SessionInfo, TodoState } from './protocol';
+
+/** Why a write is refused while the last plan seen is drawn (client.holdWrites). */
+const NOT_LIVE = 'not done: the plan on screen was the one last seen here, not yet confirmed by the server. Try again in a moment';
 
 const CHOSEN_SESSION_KEY = 'plansight.chosenSession';
 const FOLLOW_LATEST_SETTING = 'plansight.followLatestSession';
@@ -29,6 +33,10 @@ export class PlanSync implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [this.updateEmitter, this.listedEmitter];
   private refreshing: Promise<void> | undefined;
   private listing: Promise<void> | undefined;
+  /** The `plansight/sessions` entries last listed: kept with the states for the next window. */
+  private listed: readonly SessionInfo[] = [];
+  private readonly keeper: ListingKeeper;
+  private lastSeenValue = false;
 
   readonly onDidUpdate = this.updateEmitter.event;
 
@@ -44,7 +52,14 @@ export class PlanSync implements vscode.Disposable {
     private readonly memento: vscode.Memento,
   ) {
     this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY), followLatest());
+    this.keeper = new ListingKeeper(memento);
     this.disposables.push(
+      this.keeper,
+      this.updateEmitter.event(() => {
+        if (!this.lastSeenValue) {
+          this.keeper.keepSoon(() => ({ states: this.plans.sessions(), sessions: this.listed }));
+        }
+      }),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(FOLLOW_LATEST_SETTING)) {
           this.plans.followLatest = followLatest();
@@ -57,19 +72,60 @@ export class PlanSync implements vscode.Disposable {
         const began = Date.now();
         void this.refresh()
           .then(() => client.log(`Listed the sessions in ${Date.now() - began} ms`))
-          .catch((error: unknown) => client.logError('Listing the sessions failed', error))
+          .catch((error: unknown) => {
+            client.logError('Listing the sessions failed', error);
+            this.forgetLastSeen();
+          })
           .finally(() => this.listedEmitter.fire());
       }),
       // A server that gave up sends no more changes: a plan left on screen would look live
       // (a spinning task, a badge) while the agent moves on. The store keeps it all; a
       // restart lists it again.
       client.onDidChangeState((state) => {
+        if (state === 'failed') {
+          this.forgetLastSeen();
+        }
         if (state === 'failed' && this.plans.sessions().length > 0) {
           this.plans.replaceAll([]);
           this.updateEmitter.fire({ currentChanged: false });
         }
       }),
     );
+  }
+
+  /**
+   * True while the plans drawn are the ones this workspace's window last saw, not yet the
+   * server's: the view says so, and the client refuses writes meanwhile.
+   */
+  get lastSeen(): boolean {
+    return this.lastSeenValue;
+  }
+
+  /**
+   * Draws the plans this workspace's window last saw, at once, before the server has
+   * started (issue 33, item 12): the first listing replaces them.
+   */
+  drawLastSeen(): void {
+    const last = lastListing(this.memento);
+    if (last === undefined || this.client.state === 'running' || this.client.state === 'failed') {
+      return;
+    }
+    this.lastSeenValue = true;
+    this.client.holdWrites(NOT_LIVE);
+    this.plans.replaceAll(last.states);
+    this.plans.setCheckouts(last.sessions);
+    this.listed = last.sessions;
+    this.updateEmitter.fire({ currentChanged: false });
+  }
+
+  /** The server's answer replaced the last plans seen, or none will: live from now on. */
+  private forgetLastSeen(): void {
+    if (this.lastSeenValue) {
+      this.lastSeenValue = false;
+      this.client.holdWrites(undefined);
+      this.plans.replaceAll([]); // the store may hold none of them now (pruned, another store)
+      this.updateEmitter.fire({ currentChanged: false });
+    }
   }
 
   /** Fetches every session's state from the server. */
@@ -102,6 +158,7 @@ export class PlanSync implements vscode.Disposable {
     this.listing ??= this.client
       .request('plansight/sessions', {})
       .then(({ sessions }) => {
+        this.listed = sessions;
         this.plans.setCheckouts(sessions);
       })
       .finally(() => {
@@ -150,8 +207,17 @@ export class PlanSync implements vscode.Disposable {
   private async fetchAll(): Promise<void> {
     const { sessions } = await this.client.request('plansight/sessions', {});
     const states = await Promise.all(sessions.map(({ session }) => this.client.request('plansight/get', { session })));
+    if (this.lastSeenValue) {
+      // The server's states replace the last seen ones whatever their versions (a new
+      // store starts again at 1): PlanState keeps the higher version of a session.
+      this.plans.replaceAll([]);
+      this.lastSeenValue = false;
+      this.client.holdWrites(undefined);
+    }
     this.plans.replaceAll(states);
     this.plans.setCheckouts(sessions);
+    this.listed = sessions;
     this.updateEmitter.fire({ currentChanged: true });
+    this.keeper.flush(); // a full listing is kept at once: a reload may follow soon
   }
 }

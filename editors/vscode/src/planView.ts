@@ -209,7 +209,9 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
 
   private showMessage(): void {
     const { shown, total } = this.tree.counts;
-    const lines = [filterMessage(this.viewFilter, shown, total), this.doctorMessage].filter((line) => line !== undefined);
+    // The plans last seen here, drawn before the server answers (issue 33, item 12).
+    const lastSeen = this.sync.lastSeen ? 'Connecting… the plan as last seen here, not live yet.' : undefined;
+    const lines = [lastSeen, filterMessage(this.viewFilter, shown, total), this.doctorMessage].filter((line) => line !== undefined);
     this.treeView.message = lines.length === 0 ? undefined : lines.join('\n\n');
   }
 

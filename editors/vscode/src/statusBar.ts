@@ -42,7 +42,8 @@ export class PlanStatusBar implements vscode.Disposable {
     const failure = this.client.failure;
     if (failure !== undefined) {
       this.item.text = '$(debug-disconnect) Plansight: disconnected';
-      this.item.tooltip = `The Plansight server ${failure.kind === 'notFound' ? 'was not found' : 'stopped'}: ${failure.reason}.\nThe plan is not live. Click to show the panel (Restart Server is there).`;
+      const help = failure.kind === 'notFound' ? 'Locate plansight… and Install plansight… are there' : 'Restart Server is there';
+      this.item.tooltip = `The Plansight server ${failure.kind === 'notFound' ? 'was not found' : 'stopped'}: ${failure.reason}.\nThe plan is not live. Click to show the panel (${help}).`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
       this.item.show();
       return;
