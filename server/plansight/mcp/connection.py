@@ -23,7 +23,7 @@ from plansight.conversation_link import Link, link_folder, linked_conversation, 
 from plansight.core.fences import unfenced
 from plansight.mcp.hook_trust import with_trust_line
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
-from plansight.mcp.replies import ToolReply, store_fault_text
+from plansight.mcp.replies import NEWS_FIELD, NEWS_SCHEMA, ToolReply, store_fault_text
 from plansight.mcp.resources import (
     EMPTY_MARKDOWN,
     MARKDOWN,
@@ -97,7 +97,10 @@ def tool_list(agent: str | None = None) -> list[types.Tool]:
 
 @cache
 def _result_schema(method: str) -> dict[str, Any]:
-    return REQUESTS[method][1].model_json_schema(by_alias=True, mode="serialization")
+    """The read's result, and the person's news beside it (`replies.NEWS_FIELD`)."""
+    schema = REQUESTS[method][1].model_json_schema(by_alias=True, mode="serialization")
+    schema["properties"] = {NEWS_FIELD: NEWS_SCHEMA, **schema["properties"]}
+    return schema
 
 
 class PlanConnection:

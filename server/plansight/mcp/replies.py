@@ -11,6 +11,16 @@ from plansight.store.store_error import StoreError
 if TYPE_CHECKING:
     from plansight.wire import Json
 
+# todo_read's structured content names what the person changed since the agent's last call
+# here, as its text does: Claude Code 2.1 hands its model the structured content (as JSON),
+# not the text, whenever a result has some; another client may too.
+NEWS_FIELD = "userChanges"
+NEWS_SCHEMA = {
+    "type": "string",
+    "description": "What the user changed in the todo list since your last call, said once: "
+    "take it into account and do not undo it. Absent when nothing changed.",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ToolReply:
