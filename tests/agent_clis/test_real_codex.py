@@ -360,3 +360,33 @@ def _plans_through_plansights_mcp_tool(person: AgentHome, *args: str) -> None:
         assert [task.content for task in plan.tasks()] == ["Fix it"]
     finally:
         store.close()
+
+
+def test_codexs_todo_read_tells_the_model_the_persons_changes(person: AgentHome) -> None:
+    """Issue 31: Codex gives its model a tool's structured content, not its text, when
+    there is some. The person adds a task and completes one after Codex planned with
+    Plansight's MCP tool; the result of Codex's next todo_read, as the model reads it,
+    says what the person changed."""
+    assert person.plansight("setup", "codex").returncode == 0
+    trust_every_hook(person, Path(_codex_home(person)))
+    todos = [
+        {"content": "Reproduce the login bug", "activeForm": "Reproducing", "status": "pending"},
+        {"content": "Fix the session check", "activeForm": "Fixing", "status": "pending"},
+    ]
+    script = [
+        (CODEX_TOOL_SEARCH, {"query": "todo list plan", "limit": 5}),
+        (PLAN_TOOL, {"todo_write": {"todos": todos}}),
+        (PLAN_TOOL, {"todo_read": {}}),
+    ]
+    meanwhile = {2: person_adds_and_completes(person, "codex", "Fix the session check")}
+    with scripted_model("openai", script, meanwhile) as model:
+        done = _codex_exec(person, model.url, "Fix the login bug")
+        outputs = [
+            json.dumps(item.get("output"), ensure_ascii=False)
+            for item in model.requests[-1][1]["input"]
+            if isinstance(item, dict) and item.get("type") == "function_call_output"
+        ]
+    assert done.returncode == 0, done.stdout + done.stderr
+    read = outputs[-1]
+    assert "The user changed the todo list" in read, read
+    assert "Fix the session check" in read and PERSON_TASK in read

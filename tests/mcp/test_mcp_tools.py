@@ -267,7 +267,7 @@ async def test_the_agent_hears_what_the_person_changed_once(store_path: Path) ->
         read = await client.call_tool("todo_read", {})
         told = text_of(read)
         assert '<system-reminder>The user changed the todo list: completed "Read code"' in told
-        # Claude Code gives its model the structured content, not the text.
+        # Claude Code and Codex give their model the structured content, not the text.
         news = read.structured_content["userChanges"]
         assert '<system-reminder>The user changed the todo list: completed "Read code"' in news
         again = await client.call_tool("todo_read", {})

@@ -68,8 +68,8 @@ class PlanTools:
         news = self._news(session)
         if news is None:
             return ToolReply(text, state=state)
-        # Claude Code hands its model the structured content, not the text, when there is
-        # some: the news is in both, first in the state so that it is read first.
+        # Claude Code and Codex hand their model the structured content, not the text, when
+        # there is some: the news is in both, first in the state so that it is read first.
         assert isinstance(state, dict)
         return ToolReply(f"{text}\n\n{news}", state={NEWS_FIELD: news, **state})
 
