@@ -213,11 +213,11 @@ def test_codexs_proposed_plan_of_numbered_steps_arrives(machine: Replay) -> None
 
 def test_a_proposed_plan_of_prose_only_changes_nothing(machine: Replay) -> None:
     """A block whose only lists are in its Summary and Assumptions, or in a code block,
-    proposes no task: the plan stays as it was."""
+    and whose other sections hold a rule (`* * *`), proposes no task: the plan stays."""
     machine.replay("codex", "Stop-proposed_plan")
     prose = (
         "<proposed_plan>\n# Fix\n\n## Summary\n- Users are logged out\n\n## Assumptions\n"
-        "- Sessions last a day\n\n## Example\n```\n- not a task\n```\n</proposed_plan>"
+        "- Sessions last a day\n\n## Example\n```\n- not a task\n```\n* * *\n</proposed_plan>"
     )
     machine.replay("codex", "Stop-proposed_plan", last_assistant_message=prose)
     assert _codex_phases(machine)["Test Plan"] == ["Run the login tests"]

@@ -50,7 +50,10 @@ _PROPOSED_PLAN = re.compile(
 _CHECKLIST_ITEM = re.compile(r"^[ \t]*[-*+]\s+\[.?\]\*?\s+\S")
 _HEADING = re.compile(r"^#{1,6}\s+\S")
 # A plain list item: a bullet or a number, then the item's text (not a checklist's box).
-_PLAIN_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])\s+(?P<text>(?!\[.?\]\s)\S.*)$")
+# (A rule, `* * *`, has no word in it: no item.)
+_PLAIN_ITEM = re.compile(
+    r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])\s+(?P<text>(?!\[.?\]\s)(?=.*\w)\S.*)$"
+)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 # The sections of Codex's proposed plan that are not work to do: its plan-mode
 # instructions (0.171) ask for "a brief summary section" and "explicit assumptions and
