@@ -221,3 +221,13 @@ def test_a_proposed_plan_of_prose_only_changes_nothing(machine: Replay) -> None:
     )
     machine.replay("codex", "Stop-proposed_plan", last_assistant_message=prose)
     assert _codex_phases(machine)["Test Plan"] == ["Run the login tests"]
+
+
+def test_a_section_is_prose_by_its_first_word_only(machine: Replay) -> None:
+    """ "## Context menu" is work; "## **Assumptions** and defaults" is not."""
+    plan = (
+        "<proposed_plan>\n# Fix\n\n## Context menu\n- Add Copy\n\n"
+        "## **Assumptions** and defaults\n- None\n</proposed_plan>"
+    )
+    machine.replay("codex", "Stop-proposed_plan", last_assistant_message=plan)
+    assert _codex_phases(machine) == {"Context menu": ["Add Copy"]}

@@ -58,10 +58,14 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 # The sections of Codex's proposed plan that are not work to do: its plan-mode
 # instructions (0.171) ask for "a brief summary section" and "explicit assumptions and
 # defaults chosen", and a Scope section only where scope boundaries matter.
+# A heading made of such names only ("Assumptions and defaults", "Goals / Non-goals"; not
+# "Context menu").
+_NOT_WORK_NAME = (
+    r"(?:summary|assumptions?|defaults?(?:\s+chosen)?|scope|context|background|overview|"
+    r"goals?|non-goals|risks?|notes?|open\s+questions?)"
+)
 _NOT_WORK = re.compile(
-    r"\b(summary|assumptions?|defaults?|scope|context|background|overview|goals?|"
-    r"non-goals|risks?|notes?|open questions?)\b",
-    re.IGNORECASE,
+    rf"^#{{2,6}}\s+(?:[\W_]*(?:(?:and|or)\s+)?{_NOT_WORK_NAME}\b)+[\W_]*$", re.IGNORECASE
 )
 
 
@@ -104,7 +108,7 @@ def _bullets_as_checklist(plan: str) -> str:
             continue
         elif _HEADING.match(line):
             # The `#` line is the plan's title; a section's heading says what it holds.
-            prose = not line.startswith("# ") and _NOT_WORK.search(line) is not None
+            prose = _NOT_WORK.match(line) is not None
             lines.append(line)
         elif (item := _PLAIN_ITEM.match(line)) is not None and not prose:
             lines.append(f"{item.group('indent')}- [ ] {item.group('text')}")
