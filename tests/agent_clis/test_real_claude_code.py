@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from agent_home import REPO, AgentHome, agent_cli
-from scripted_models import scripted_model
+from scripted_models import PLAN_TOOL, TOOL_SEARCH, scripted_model
 from steering_story import (
     PERSON_TASK,
     carries_kept_line,
@@ -364,3 +364,56 @@ def test_claude_forks_the_conversation_it_was_asked_to(person: AgentHome) -> Non
         again = _todowrite_turn(person, model.url, "--continue", "--fork-session", "And?")
     assert again["session_id"] not in (unplanned["session_id"], forked["session_id"])
     assert statuses(person, f"claude-code:{again['session_id']}") == {}
+
+
+def test_claudes_todo_read_tells_the_model_the_persons_changes(person: AgentHome) -> None:
+    """Issue 31: Claude Code hands the model a tool's structured content, not its text,
+    when there is some. The person adds a task and completes one after Claude planned with
+    Plansight's MCP tool; the result of Claude's next todo_read, as the model reads it,
+    says what the person changed."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    todos = [{**todo, "status": "pending"} for todo in TODOS]
+    script = [
+        (PLAN_TOOL, {"todo_write": {"todos": todos}}),
+        (PLAN_TOOL, {"todo_read": {}}),
+    ]
+    meanwhile = {1: person_adds_and_completes(person, "claude-code", "Fix the session check")}
+    with scripted_model("anthropic", script, meanwhile) as model:
+        ran = person.run(
+            [
+                agent_cli("claude"),
+                *("-p", "Fix the login bug", "--output-format", "json"),
+                "--allowedTools",
+                f"{TOOL_SEARCH},mcp__plansight__todo_write,mcp__plansight__todo_read",
+            ],
+            ANTHROPIC_BASE_URL=model.url,
+            ANTHROPIC_API_KEY="sk-scripted",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+        )
+        after_read = _main_loop(model.requests)[-1]
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    messages = after_read["messages"]
+    [call] = [use["id"] for use in _uses(messages) if use["name"].endswith("todo_read")]
+    [read] = [result for result in _results(messages) if result["tool_use_id"] == call]
+    told = json.dumps(read["content"], ensure_ascii=False)
+    assert "The user changed the todo list" in told, told
+    assert "Fix the session check" in told and PERSON_TASK in told
+
+
+def _uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return _blocks(messages, "assistant", "tool_use")
+
+
+def _results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return _blocks(messages, "user", "tool_result")
+
+
+def _blocks(messages: list[dict[str, Any]], role: str, kind: str) -> list[dict[str, Any]]:
+    return [
+        block
+        for message in messages
+        if message["role"] == role and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == kind
+    ]

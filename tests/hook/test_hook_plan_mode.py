@@ -170,3 +170,64 @@ def test_a_turn_without_a_proposed_plan_changes_nothing(machine: Replay) -> None
     for message in ("Done.", None, "<proposed_plan>inline, not a block</proposed_plan>"):
         machine.replay("codex", "Stop-proposed_plan", last_assistant_message=message)
     assert _codex_phases(machine)["Test Plan"] == ["Run the login tests"]
+
+
+def test_codexs_proposed_plan_of_plain_bullets_arrives(machine: Replay) -> None:
+    """Codex's plan-mode instructions (0.171) ask for "Summary, Key Changes or
+    Implementation Changes, Test Plan, and Assumptions" and "grouped implementation
+    bullets", with no checklist (`Stop-proposed_plan-bullets.json`). The bullets are tasks,
+    nested as written, but for the Summary's and the Assumptions'."""
+    machine.replay("codex", "Stop-proposed_plan-bullets")
+
+    assert _codex_phases(machine) == {
+        "Key Changes": [
+            "Session expiry: compare both times in seconds",
+            "Keep the cookie's max-age as it is",
+            "Login form: show the reason when a session ends",
+        ],
+        "Test Plan": ["Add a test that a fresh session survives a request", "Run the login tests"],
+    }
+    store = _store(machine)
+    try:
+        plan = store.load(CODEX)
+        assert plan.title == "Keep users signed in"
+        tasks = {task.content: task for task in plan.tasks()}
+        nested = tasks["Keep the cookie's max-age as it is"]
+        assert nested.parent == tasks["Session expiry: compare both times in seconds"].id
+    finally:
+        store.close()
+
+
+def test_codexs_proposed_plan_of_numbered_steps_arrives(machine: Replay) -> None:
+    """The same plan with its steps numbered (`Stop-proposed_plan-numbered.json`)."""
+    machine.replay("codex", "Stop-proposed_plan-numbered")
+
+    assert _codex_phases(machine) == {
+        "Implementation Changes": [
+            "Compare the session expiry in seconds",
+            "Show the reason when a session ends",
+        ],
+        "Test Plan": ["Add a test that a fresh session survives a request", "Run the login tests"],
+    }
+
+
+def test_a_proposed_plan_of_prose_only_changes_nothing(machine: Replay) -> None:
+    """A block whose only lists are in its Summary and Assumptions, or in a code block,
+    and whose other sections hold a rule (`* * *`), proposes no task: the plan stays."""
+    machine.replay("codex", "Stop-proposed_plan")
+    prose = (
+        "<proposed_plan>\n# Fix\n\n## Summary\n- Users are logged out\n\n## Assumptions\n"
+        "- Sessions last a day\n\n## Example\n```\n- not a task\n```\n* * *\n</proposed_plan>"
+    )
+    machine.replay("codex", "Stop-proposed_plan", last_assistant_message=prose)
+    assert _codex_phases(machine)["Test Plan"] == ["Run the login tests"]
+
+
+def test_a_section_is_prose_by_its_first_word_only(machine: Replay) -> None:
+    """ "## Context menu" is work; "## **Assumptions** and defaults" is not."""
+    plan = (
+        "<proposed_plan>\n# Fix\n\n## Context menu\n- Add Copy\n\n"
+        "## **Assumptions** and defaults\n- None\n</proposed_plan>"
+    )
+    machine.replay("codex", "Stop-proposed_plan", last_assistant_message=plan)
+    assert _codex_phases(machine) == {"Context menu": ["Add Copy"]}

@@ -61,6 +61,16 @@ async def test_the_answer_asks_for_trust_until_codex_trusts_the_hooks(tmp_path: 
     assert "Fix it" in after and "/hooks" not in after
 
 
+async def test_codexs_read_says_it_in_its_structured_content_too(tmp_path: Path) -> None:
+    """Codex gives its model todo_read's structured content, not its text (codex-rs
+    `protocol/src/models.rs`, `From<&CallToolResult> for FunctionCallOutputPayload`)."""
+    env, project = _person(tmp_path)
+    async with mcp_client(name=CODEX_CLIENT, env=env, cwd=project) as mcp:
+        read = await mcp.call_tool("todo_read", {})
+    assert text_of(read).endswith(UNTRUSTED_LINE)
+    assert read.structured_content["notice"] == UNTRUSTED_LINE
+
+
 async def test_another_agent_is_never_told_about_codexs_hooks(tmp_path: Path) -> None:
     env, project = _person(tmp_path)
     answer = await _answer(env, project, "claude-code")

@@ -264,10 +264,15 @@ async def test_the_agent_hears_what_the_person_changed_once(store_path: Path) ->
         PlanService(store).apply(ApplyParams.validate(request), request)
         store.close()
 
-        told = text_of(await client.call_tool("todo_read", {}))
+        read = await client.call_tool("todo_read", {})
+        told = text_of(read)
         assert '<system-reminder>The user changed the todo list: completed "Read code"' in told
-        again = text_of(await client.call_tool("todo_read", {}))
-        assert "<system-reminder>" not in again
+        # Claude Code and Codex give their model the structured content, not the text.
+        news = read.structured_content["userChanges"]
+        assert '<system-reminder>The user changed the todo list: completed "Read code"' in news
+        again = await client.call_tool("todo_read", {})
+        assert "<system-reminder>" not in text_of(again)
+        assert "userChanges" not in again.structured_content
 
 
 async def test_the_todo_tools_ops_are_told_the_kept_line(store_path: Path) -> None:

@@ -11,6 +11,11 @@ from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 USER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}
 
 
@@ -145,7 +150,12 @@ def test_codex_gets_hooks_json_and_the_plan_tool_switch(home: Path, project: Pat
     hooks = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0]["matcher"] == "update_plan|apply_patch"
     text = config.read_text()
-    assert text.startswith(original) and "[tools.update_plan]\nenabled = true\n" in text
+    assert "[tools.update_plan]\nenabled = true\n" in text
+    # The startup grace is a top-level key: first, before the person's own lines.
+    first, rest = text.split("\n\n", 1)
+    assert first.endswith("\nmcp_optional_startup_grace_ms = 10000")
+    assert rest.startswith(original)
+    assert tomllib.loads(text)["mcp_optional_startup_grace_ms"] == 10000
     again = setup(home, project, "codex").stdout
     assert "already as it should be" in again
     # Nothing new to review: the doctor's word that follows says whether Codex trusts them
@@ -155,6 +165,21 @@ def test_codex_gets_hooks_json_and_the_plan_tool_switch(home: Path, project: Pat
     setup(home, project, "codex", "--remove")
     assert config.read_text() == original
     assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
+
+
+def test_codex_keeps_the_persons_own_startup_grace(home: Path, project: Path) -> None:
+    """Issue 31: a person's own `mcp_optional_startup_grace_ms` is theirs: setup says so
+    and adds none; `--remove` leaves it."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = "mcp_optional_startup_grace_ms = 3000\n"
+    config.write_text(original)
+    done = setup(home, project, "codex")
+    assert done.returncode == 0, done.stderr
+    assert "Kept your own mcp_optional_startup_grace_ms = 3000" in done.stdout
+    assert tomllib.loads(config.read_text())["mcp_optional_startup_grace_ms"] == 3000
+    setup(home, project, "codex", "--remove")
+    assert config.read_text() == original
 
 
 def test_codex_switch_turned_off_by_the_person_is_not_overridden(home: Path, project: Path) -> None:

@@ -86,6 +86,7 @@ def test_codex_config_of_any_shape_stays_valid_and_comes_back_byte_for_byte(
     written = tomllib.loads(config.read_text())
     assert written["tools"]["update_plan"] == {"enabled": True}
     assert written["mcp_servers"]["plansight"]["args"][-1] == "mcp"
+    assert written.pop("mcp_optional_startup_grace_ms") == 10000
     del written["tools"]["update_plan"], written["mcp_servers"]["plansight"]
     for table in ("tools", "mcp_servers"):
         if not written[table]:
@@ -160,7 +161,10 @@ def test_a_persons_codex_config_keeps_every_byte_through_setup_and_remove(
 
     assert setup(home, project, "codex").returncode == 0
     written = config.read_bytes()
-    assert written.startswith(original)  # the person's lines, untouched
+    # The person's lines, untouched, after setup's startup grace (a top-level key: first).
+    grace, _, rest = written.partition(newline.encode() * 2)
+    assert grace.endswith(b"mcp_optional_startup_grace_ms = 10000")
+    assert rest.startswith(original)
     if newline == "\r\n":  # setup's lines end the file's way too
         assert written.count(b"\n") == written.count(b"\r\n")
     settings = tomllib.loads(written.decode())

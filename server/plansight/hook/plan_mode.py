@@ -20,9 +20,13 @@ Codex 0.171: its plan mode (a collaboration mode of its TUI) proposes the plan a
 with no tool call: the turn's last message holds a `<proposed_plan>` block, its tags each
 on a line of their own, markdown inside, at most one a turn, a later one a complete
 replacement (the plan-mode instructions in the 0.171 binary). The hook hears it in `Stop`'s
-`last_assistant_message` and takes the block's checklist as Claude Code's plan. The plan is
-proposed, not yet approved: a person who sees it in the editor steers it as any plan, and
-a revised proposal replaces it, merged with the person's changes.
+`last_assistant_message` and takes the block's checklist as Claude Code's plan. The same
+instructions ask for no checklist: "a compact structure with 3-5 short sections, usually:
+Summary, Key Changes or Implementation Changes, Test Plan, and Assumptions", "grouped
+implementation bullets", so a block with no checklist item gives its plain bullets and
+numbered lines as tasks, but for those of its Summary, Assumptions and like sections. The
+plan is proposed, not yet approved: a person who sees it in the editor steers it as any
+plan, and a revised proposal replaces it, merged with the person's changes.
 """
 
 from __future__ import annotations
@@ -45,6 +49,24 @@ _PROPOSED_PLAN = re.compile(
 # A checklist item and a heading as `core/markdown.py` reads them.
 _CHECKLIST_ITEM = re.compile(r"^[ \t]*[-*+]\s+\[.?\]\*?\s+\S")
 _HEADING = re.compile(r"^#{1,6}\s+\S")
+# A plain list item: a bullet or a number, then the item's text (not a checklist's box).
+# (A rule, `* * *`, has no word in it: no item.)
+_PLAIN_ITEM = re.compile(
+    r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])\s+(?P<text>(?!\[.?\]\s)(?=.*\w)\S.*)$"
+)
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+# The sections of Codex's proposed plan that are not work to do: its plan-mode
+# instructions (0.171) ask for "a brief summary section" and "explicit assumptions and
+# defaults chosen", and a Scope section only where scope boundaries matter.
+# A heading made of such names only ("Assumptions and defaults", "Goals / Non-goals"; not
+# "Context menu").
+_NOT_WORK_NAME = (
+    r"(?:summary|assumptions?|defaults?(?:\s+chosen)?|scope|context|background|overview|"
+    r"goals?|non-goals|risks?|notes?|open\s+questions?)"
+)
+_NOT_WORK = re.compile(
+    rf"^#{{2,6}}\s+(?:[\W_]*(?:(?:and|or)\s+)?{_NOT_WORK_NAME}\b)+[\W_]*$", re.IGNORECASE
+)
 
 
 def approved_plan(event: dict[str, Any]) -> dict[str, str] | None:
@@ -67,7 +89,30 @@ def proposed_plan(event: dict[str, Any]) -> dict[str, str] | None:
     if not isinstance(message, str):
         return None
     blocks = _PROPOSED_PLAN.findall(message)
-    return _checklist(blocks[-1]) if blocks else None
+    if not blocks:
+        return None
+    plan = blocks[-1]
+    return _checklist(plan) or _checklist(_bullets_as_checklist(plan))
+
+
+def _bullets_as_checklist(plan: str) -> str:
+    """A proposed plan with no checklist, its plain bullets (`- `, `* `, `+ `) and numbered
+    lines (`1.`, `1)`) as checklist items, nested as written; those of a section that is
+    not work to do (`_NOT_WORK`) and those in a code block stay prose."""
+    lines: list[str] = []
+    fenced = prose = False
+    for line in plan.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif _HEADING.match(line):
+            # The `#` line is the plan's title; a section's heading says what it holds.
+            prose = _NOT_WORK.match(line) is not None
+            lines.append(line)
+        elif (item := _PLAIN_ITEM.match(line)) is not None and not prose:
+            lines.append(f"{item.group('indent')}- [ ] {item.group('text')}")
+    return "\n".join(lines)
 
 
 def _gemini_plan(response: Any) -> str | None:

@@ -16,7 +16,7 @@ from plansight.core.fences import unfenced
 from plansight.core.model import Plan
 from plansight.core.summary import summarize
 from plansight.mcp.native import NATIVE_TOOLS
-from plansight.mcp.replies import ToolReply, store_fault_text
+from plansight.mcp.replies import NEWS_FIELD, ToolReply, store_fault_text
 from plansight.mcp.tools import input_schemas
 from plansight.protocol.registry import BY_TOOL, Request
 from plansight.protocol.requests import IngestParams
@@ -64,8 +64,14 @@ class PlanTools:
             return self._changed(CHANGES[request.method].answer(self.service, raw), session)
         # The one read tool, todo_read: the list in words, its state as structured content.
         state = READS[request.method].answer(self.service, raw)
-        text = read_text(self.service.load(session))
-        return ToolReply(self._with_news(text, session), state=state)
+        text = unfenced(read_text(self.service.load(session)))
+        news = self._news(session)
+        if news is None:
+            return ToolReply(text, state=state)
+        # Claude Code and Codex hand their model the structured content, not the text, when
+        # there is some: the news is in both, first in the state so that it is read first.
+        assert isinstance(state, dict)
+        return ToolReply(f"{text}\n\n{news}", state={NEWS_FIELD: news, **state})
 
     def _changed(self, outcome: Outcome, session: str) -> ToolReply:
         text = outcome.summary
@@ -97,12 +103,11 @@ class PlanTools:
             raise RequestRefused(errors) from None
         return self._changed(outcome, session)
 
-    def _with_news(self, text: str, session: str) -> str:
+    def _news(self, session: str) -> str | None:
         """A terminal agent never calls `plansight/context`: its tool results tell it what
         the person changed in the editor since its last call, once."""
         changes = self.service.person_changes(session)
-        text = unfenced(text)  # the session's name and the plan's text it quotes
-        return f"{text}\n\n{person_change_reminder(changes)}" if changes else text
+        return person_change_reminder(changes) if changes else None
 
     def _refused(self, lines: list[str], session: str) -> ToolReply:
         """The whole call was refused: say why, then show the list it left as it was."""

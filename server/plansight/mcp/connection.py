@@ -23,7 +23,14 @@ from plansight.conversation_link import Link, link_folder, linked_conversation, 
 from plansight.core.fences import unfenced
 from plansight.mcp.hook_trust import with_trust_line
 from plansight.mcp.native import AGENT_TOOLS, NATIVE_TOOLS, agent_of
-from plansight.mcp.replies import ToolReply, store_fault_text
+from plansight.mcp.replies import (
+    NEWS_FIELD,
+    NEWS_SCHEMA,
+    NOTICE_FIELD,
+    NOTICE_SCHEMA,
+    ToolReply,
+    store_fault_text,
+)
 from plansight.mcp.resources import (
     EMPTY_MARKDOWN,
     MARKDOWN,
@@ -97,7 +104,14 @@ def tool_list(agent: str | None = None) -> list[types.Tool]:
 
 @cache
 def _result_schema(method: str) -> dict[str, Any]:
-    return REQUESTS[method][1].model_json_schema(by_alias=True, mode="serialization")
+    """The read's result, and the person's news beside it (`replies.NEWS_FIELD`)."""
+    schema = REQUESTS[method][1].model_json_schema(by_alias=True, mode="serialization")
+    schema["properties"] = {
+        NOTICE_FIELD: NOTICE_SCHEMA,
+        NEWS_FIELD: NEWS_SCHEMA,
+        **schema["properties"],
+    }
+    return schema
 
 
 class PlanConnection:
@@ -244,9 +258,13 @@ class PlanConnection:
             log.exception("internal error in tool %s", params.name)
             reply = ToolReply("Internal error in the Plansight MCP server; see its log.", True)
         text = with_trust_line(reply.text, self.agent_of_client(ctx))
+        state = reply.state
+        if text != reply.text and isinstance(state, dict):
+            # Codex gives its model a read's structured content, not its text.
+            state = {NOTICE_FIELD: text[len(reply.text) :].strip(), **state}
         return types.CallToolResult(
             content=[types.TextContent(text=text)],
-            structured_content=reply.state,
+            structured_content=state,
             is_error=reply.is_error,
         )
 

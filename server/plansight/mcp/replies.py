@@ -11,6 +11,25 @@ from plansight.store.store_error import StoreError
 if TYPE_CHECKING:
     from plansight.wire import Json
 
+# todo_read's structured content names what the person changed since the agent's last call
+# here, as its text does: Claude Code 2.1 and Codex 0.171 hand their model the structured
+# content (as JSON), not the text, whenever a result has some (both checked with the real
+# CLIs in tests/agent_clis).
+NEWS_FIELD = "userChanges"
+# ... and so is the line asking an untrusting Codex's model to have its hooks trusted
+# (`hook_trust.py`).
+NOTICE_FIELD = "notice"
+NOTICE_SCHEMA = {
+    "type": "string",
+    "description": "Something the user must do for this plan to work: tell them. Absent "
+    "when there is nothing.",
+}
+NEWS_SCHEMA = {
+    "type": "string",
+    "description": "What the user changed in the todo list since your last call, said once: "
+    "take it into account and do not undo it. Absent when nothing changed.",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ToolReply:

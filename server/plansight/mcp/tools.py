@@ -107,7 +107,8 @@ TODO_READ_DESCRIPTION = """\
 Read the todo list of this coding session as it is now: progress, the current task with \
 its notes, and every task by phase, marked [ ] pending, [>] in_progress, [x] completed, \
 [-] abandoned or [!] blocked; a task that waits for another says so. The user can change the list from their editor: read it before resuming \
-work, or when the user says they changed the plan."""
+work, or when the user says they changed the plan. What the user changed since your last \
+call is said once, at the end of the text and in "userChanges"."""
 
 
 TODO_INGEST_DESCRIPTION = """\

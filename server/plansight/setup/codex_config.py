@@ -1,7 +1,8 @@
 """What Plansight needs in Codex's `config.toml`: its plan tool turned on (`[tools.update_plan]
 enabled = true`: Codex 0.169 to 0.171 offers `update_plan` only then, and without it there is
 no plan for the hooks to see) and Plansight's MCP server (`[mcp_servers.plansight]`, as `codex
-mcp add` writes it), for a model that is offered no plan tool at all.
+mcp add` writes it), for a model that is offered no plan tool at all, and the wait for a
+starting MCP server long enough for Plansight's (`mcp_optional_startup_grace_ms`, below).
 
 TOML is edited as text, so every other line, comment and layout stays as it was: each
 table is appended as a block with a marker comment, and `--remove` takes out exactly the
@@ -32,6 +33,25 @@ else:  # pragma: no cover - Python 3.10
 MARKER = "# Added by `plansight setup codex`: Codex offers update_plan only when this is on."
 BLOCK = f"{MARKER}\n[tools.update_plan]\nenabled = true\n"
 MCP_MARKER = "# Added by `plansight setup codex`: Plansight's plan tools (plansight mcp)."
+
+# Codex captures a turn's tools once, and leaves out an MCP server that is not `required`
+# and has not finished starting within `mcp_optional_startup_grace_ms` (default 1,000 ms,
+# one wait shared by all the servers still starting: codex-rs `codex-mcp`
+# `connection_manager/tool_catalog.rs`, `capture_binding_with_metadata`, "omitting pending
+# optional MCP server"). `plansight mcp` answers its tool list in about 0.7 s on an idle
+# machine (docs/performance.md) and in several seconds on a loaded one, so the first turn
+# could go without Plansight's tools. `required = true` would make Codex wait, but also
+# refuse to start at all when the server fails (a Plansight uninstalled): not written.
+# The grace is a top-level key: it goes first in the file, before any [table]. Codex's
+# own default startup timeout of a server, 10 s, bounds it: a server still starting then
+# is one Codex itself would give up on.
+GRACE_KEY = "mcp_optional_startup_grace_ms"
+GRACE_MS = 10_000
+GRACE_BLOCK = (
+    "# Added by `plansight setup codex`: how long a turn waits for a starting MCP server "
+    "(plansight mcp) before it leaves its tools out (Codex's default: 1000).\n"
+    f"{GRACE_KEY} = {GRACE_MS}\n\n"
+)
 
 
 # Codex starts an MCP server with a few variables of its environment only (HOME, PATH,
@@ -106,6 +126,7 @@ def with_plansight(text: str, plansight: str, record: FileRecord, say: Any) -> s
         text, appended = _append(text, BLOCK)
         record.blocks.append(appended)
         expected.setdefault("tools", {}).setdefault("update_plan", {})["enabled"] = True
+    text = _with_grace(text, config, expected, record, say)
     wanted = mcp_table(plansight)
     present = _table(config, "mcp_servers", NAME)
     if present is None:
@@ -122,6 +143,20 @@ def with_plansight(text: str, plansight: str, record: FileRecord, say: Any) -> s
             record.blocks[record.blocks.index(old)] = new
             expected["mcp_servers"][NAME] = wanted
     _check(text, expected)
+    return text
+
+
+def _with_grace(
+    text: str, config: dict[str, Any], expected: dict[str, Any], record: FileRecord, say: Any
+) -> str:
+    """`text` with setup's startup grace first, unless the file sets one itself."""
+    present = config.get(GRACE_KEY)
+    if present is None:
+        record.blocks.append(GRACE_BLOCK)
+        expected[GRACE_KEY] = GRACE_MS
+        return GRACE_BLOCK + text
+    if present != GRACE_MS and GRACE_BLOCK not in text:
+        say(f"Kept your own {GRACE_KEY} = {present} in config.toml (setup's: {GRACE_MS}).")
     return text
 
 
@@ -146,6 +181,7 @@ def _without_ours(config: dict[str, Any]) -> dict[str, Any]:
     """`config` without the tables setup adds (and the tables left empty by that): what
     must be the same before and after `--remove`."""
     config = copy.deepcopy(config)
+    config.pop(GRACE_KEY, None)
     for parent, key in (("tools", "update_plan"), ("mcp_servers", NAME)):
         table = config.get(parent)
         if isinstance(table, dict):
