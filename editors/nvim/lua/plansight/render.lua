@@ -47,6 +47,13 @@ local M = {}
 ---@field active {row: integer, col: integer, width: integer}[] in_progress icons (0-based row, byte col)
 ---@field first_mark integer[] index in `marks` of each line's first mark (marks are in line order)
 ---@field virt table<integer, {[1]: string, [2]: string}[]> line -> virtual text chunks at its end
+---@field states plansight.TodoState[]? the states drawn (the sidebar sets them, for `plansight.patch`)
+---@field opts plansight.RenderOpts? the options drawn with
+---@field trees table<string, table> each session's (v4) tree as drawn (`M.tree`, with `show_owner`)
+---@field labels table<string, string|false> each session's checkout label as drawn (false: none)
+---@field filtering boolean? drawn with a filter hiding tasks
+---@field base plansight.View? the view this one was patched from (`plansight.patch`)
+---@field patched integer[]? the lines written again when patched from `base`, in order
 
 ---@class plansight.RenderOpts
 ---@field icons plansight.Icons
@@ -443,6 +450,8 @@ function M.empty_view()
     active = {},
     first_mark = {},
     virt = {},
+    trees = {},
+    labels = {},
   }
 end
 
@@ -573,6 +582,8 @@ function Builder:session_context(state, shown)
   self.by_id, self.show_owner = by_id, show_owner
   self.current_id = type(current) == "table" and current.id or nil
   self.tree = M.tree(all)
+  self.tree.show_owner = show_owner
+  self.view.trees[state.session] = self.tree
   self.shown = shown
   return all
 end
@@ -769,6 +780,7 @@ function Builder:session_header(state)
   local row = self:add(head .. tail, sitem, ">1")
   -- (v4) Where its agent works, after the bar: the window cuts it first.
   local where = checkout.label(opts.checkouts and opts.checkouts[state.session])
+  self.view.labels[state.session] = where or false
   if where then
     self.view.virt[row + 1] = { { "  " .. where, M.hl.note } }
   end
@@ -840,6 +852,7 @@ function M.view(states, opts)
   -- A filter says so at the top while it hides anything, with how to change it.
   local F = require("plansight.filter")
   local filtering = F.active(opts.filter)
+  view.filtering = filtering
   local filtered = {}
   if filtering then
     local matching, count = 0, 0
