@@ -150,6 +150,69 @@ H.test("the plugin asks for deltas at initialize", function()
   count_gets()
 end)
 
+H.test("the real server's deltas: the plan stays equal to the store's through every kind of change", function()
+  H.eq(conn.capabilities and conn.capabilities.changeDeltas, true, "the server sends deltas")
+  local kinds = {}
+  local receive = client.receive
+  client.receive = function(c, params)
+    kinds[#kinds + 1] = delta.is_delta(params) and "delta" or "whole"
+    return receive(c, params)
+  end
+  gets = {}
+  local steps = {
+    { "start", "--session", "s", "Compile" },
+    { "note", "--session", "s", "Compile", "second note" },
+    { "add", "--session", "s", "--phase", "Docs", "Readme" },
+    { "move", "--session", "s", "Readme", "--phase", "Ship" },
+    { "done", "--session", "s", "Compile" },
+    { "rm", "--session", "s", "Readme" },
+    { "undo", "--session", "s" },
+  }
+  for _, step in ipairs(steps) do
+    local args = { step[1], "--db", p.db }
+    vim.list_extend(args, vim.list_slice(step, 2))
+    H.cli(args)
+    local want = stored("s")
+    H.wait(function()
+      return conn.states.s.version == want.version
+    end, "the push of " .. step[1])
+    -- A push also says who made the change and what it completed or removed.
+    local plan = vim.tbl_extend("force", {}, conn.states.s)
+    plan.origin, plan.completedTasks, plan.removedTasks = nil, nil, nil
+    H.eq(plan, want, "after " .. step[1])
+  end
+  client.receive = receive
+  H.ok(vim.tbl_contains(kinds, "delta"), "deltas came: " .. table.concat(kinds, " "))
+  H.eq(gets, {}, "no gap, no get")
+end)
+
+H.test("the real server's push dropped on purpose: the next delta is a gap, the plan read again", function()
+  local receive = client.receive
+  local dropped = false
+  client.receive = function(c, params)
+    if not dropped and delta.is_delta(params) then
+      dropped = true
+      return
+    end
+    return receive(c, params)
+  end
+  gets = {}
+  local held = conn.states.s.version
+  H.cli({ "note", "--db", p.db, "--session", "s", "Configure", "dropped on the way" })
+  H.wait(function()
+    return dropped
+  end, "the push dropped")
+  H.eq(conn.states.s.version, held, "nothing applied")
+  H.cli({ "note", "--db", p.db, "--session", "s", "Configure", "after the gap" })
+  local want = stored("s")
+  H.wait(function()
+    return conn.states.s.version == want.version
+  end, "the plan read again")
+  client.receive = receive
+  H.eq(gets, { "s" }, "one get")
+  H.eq(conn.states.s, want, "equal to the store's")
+end)
+
 H.test("deltas in order are applied without asking the server", function()
   local last = stored("s")
   local v1 = as_pushed(versions[1])
