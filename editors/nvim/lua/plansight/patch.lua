@@ -15,6 +15,10 @@ local render = require("plansight.render")
 
 local M = {}
 
+---More tasks than this changed at once (every task renamed, a whole list written again)
+---are cheaper rendered whole than written again one block at a time.
+M.MAX_TASKS = 40
+
 ---Whether two values of a task's field are equal; its lists (notes, files, blockedBy) are
 ---compared element by element.
 ---@param a any
@@ -76,7 +80,8 @@ end
 ---changed, the current task before and after, their parents (a parent's line counts its
 ---leaves) and the tasks waiting for them (`waits for "X"` shows their content); and the
 ---session's tasks by id. Nil when the change moves lines or touches many: phases or task
----order differ, or a task changed parent or owner (owners show on every line when mixed).
+---order differ, a task changed parent or owner (owners show on every line when mixed), or
+---more than `M.MAX_TASKS` tasks changed.
 ---@param before plansight.TodoState
 ---@param state plansight.TodoState
 ---@param shape table the session's tree as last drawn (`render.tree`)
@@ -87,7 +92,7 @@ local function dirty_tasks(before, state, shape)
   if #phases ~= #bphases then
     return nil, by_id
   end
-  local changed, waiting = {}, {}
+  local changed, waiting, n_changed = {}, {}, 0
   for p, phase in ipairs(phases) do
     local tasks, btasks = phase.tasks or {}, bphases[p].tasks or {}
     if phase.name ~= bphases[p].name or #tasks ~= #btasks then
@@ -107,6 +112,10 @@ local function dirty_tasks(before, state, shape)
           return nil, by_id
         end
         changed[task.id] = true
+        n_changed = n_changed + 1
+        if n_changed > M.MAX_TASKS then
+          return nil, by_id
+        end
       end
       local blocked_by = protocol.value(task.blockedBy)
       if blocked_by and #blocked_by > 0 then
@@ -158,7 +167,7 @@ end
 local function rewrite(patch, b, first, write)
   local old, view = patch.old, patch.view
   local scratch = render.empty_view()
-  b.view, b.n = scratch, first - 1
+  b:write_into(scratch, first - 1)
   local fold = write(b)
   local last = b.n
   local old_fold = old.items[first].fold
@@ -242,7 +251,7 @@ local function patch_session(patch, before, state)
     return false
   end
   local dirty, by_id = dirty_tasks(before, state, shape)
-  if not dirty then
+  if not dirty or vim.tbl_count(dirty) > M.MAX_TASKS then
     return false
   end
   local b = render.builder(render.empty_view(), patch.opts)

@@ -467,6 +467,13 @@ end
 ---@field current_id string? the session's current task
 ---@field tree table the session's (v4) tree, `M.tree`
 ---@field shown table<string, boolean>? the tasks the filter shows (nil: all)
+---@field lines string[] `view.lines` (and so on: the view's lists, `write_into`)
+---@field items plansight.RenderItem[]
+---@field levels (string|integer)[]
+---@field index table<string, integer>
+---@field marks plansight.Mark[]
+---@field first_mark integer[]
+---@field n_marks integer how many marks `marks` holds
 local Builder = {}
 Builder.__index = Builder
 
@@ -475,7 +482,19 @@ Builder.__index = Builder
 ---@param n integer? the line after which it writes (0)
 ---@return plansight.Builder
 function M.builder(view, opts, n)
-  return setmetatable({ view = view, n = n or 0, opts = opts, icons = opts.icons, show_owner = false }, Builder)
+  local b = setmetatable({ opts = opts, icons = opts.icons, show_owner = false }, Builder)
+  b:write_into(view, n)
+  return b
+end
+
+---Writes from now on into `view`, after line `n` (0). Its lists are kept in fields: a
+---whole render adds thousands of lines and marks, each a lookup less.
+---@param view plansight.View
+---@param n integer?
+function Builder:write_into(view, n)
+  self.view, self.n = view, n or 0
+  self.lines, self.items, self.levels, self.index = view.lines, view.items, view.levels, view.index
+  self.marks, self.first_mark, self.n_marks = view.marks, view.first_mark, #view.marks
 end
 
 ---Appends a line; returns its row (0-based).
@@ -486,13 +505,13 @@ end
 function Builder:add(text, item, level)
   local n = self.n + 1
   self.n = n
-  local view = self.view
-  view.lines[n] = text
-  view.items[n] = item
-  view.levels[n] = level
-  view.first_mark[n] = #view.marks + 1
-  if item.key then
-    view.index[item.key] = n
+  self.lines[n] = text
+  self.items[n] = item
+  self.levels[n] = level
+  self.first_mark[n] = self.n_marks + 1
+  local key = item.key
+  if key then
+    self.index[key] = n
   end
   return n - 1
 end
@@ -502,8 +521,9 @@ end
 ---@param end_col integer end byte column
 ---@param hl string highlight group
 function Builder:mark(row, col, end_col, hl)
-  local marks = self.view.marks
-  marks[#marks + 1] = { row, col, end_col, hl }
+  local k = self.n_marks + 1
+  self.n_marks = k
+  self.marks[k] = { row, col, end_col, hl }
 end
 
 ---Starts a fold on the last line added; the caller sets its `finish`.
