@@ -284,6 +284,7 @@ H.test("300 small live updates, patched: buffer, highlights and folds equal a fr
     client.ingest(conn, state)
     sidebar.render()
     local view = sidebar.state.view
+    H.eq(view.base, nil, "the view drawn keeps no view before it alive")
     local fresh = render.view(client.states(root), view.opts)
     H.eq(view.lines, fresh.lines, "the view's lines at step " .. step)
     H.eq(view_marks(view), view_marks(fresh), "the view's highlights at step " .. step)

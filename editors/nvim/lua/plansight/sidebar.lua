@@ -598,6 +598,8 @@ function M.apply_view(view)
     in_place = false
     write_lines(buf, view, 0, -1, 0, true)
   end
+  -- Let go of the view it was patched from (each would keep the one before alive).
+  view.base = nil
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
 
