@@ -5,6 +5,7 @@
 ---global `vim.lsp.handlers` are never touched). The last state seen of each session is
 ---cached here; everything the plugin draws comes from that cache.
 local config = require("plansight.config")
+local delta = require("plansight.delta")
 local follow = require("plansight.follow")
 local protocol = require("plansight.protocol")
 
@@ -27,6 +28,7 @@ local M = {}
 ---@field restarted_at integer? when the server was last started again on its own (`vim.uv.now()`)
 ---@field server_info table? `InitializeResult.serverInfo`
 ---@field capabilities table? `InitializeResult.capabilities.experimental.plansight`
+---@field catching_up table<string, integer>? sessions asked again after a gap in the deltas -> the version a delta named
 
 ---@type table<string, plansight.Connection>
 M.connections = {}
@@ -261,6 +263,64 @@ function M.ingest(conn, state, event)
   end
   touch(conn.root)
   return true
+end
+
+---Asks the whole state of `session` after a delta that did not fit the state held (a gap:
+---a push missed, or a session not held), and keeps the answer when it is at or past
+---`version`, the delta's (an older one means the session is gone: pruned meanwhile).
+---One request per session at a time; a later gap while it is out raises the version
+---wanted, and the answer is checked against that.
+---@param conn plansight.Connection
+---@param session string
+---@param version integer
+function M.catch_up(conn, session, version)
+  conn.catching_up = conn.catching_up or {}
+  local wanted = conn.catching_up[session]
+  if wanted then
+    conn.catching_up[session] = math.max(wanted, version)
+    return
+  end
+  conn.catching_up[session] = version
+  local lsp_client = M.lsp_client(conn)
+  local function on_state(err, state)
+    local want = conn.catching_up[session] or version
+    conn.catching_up[session] = nil
+    if err or type(state) ~= "table" or type(state.version) ~= "number" or state.version < want then
+      return
+    end
+    M.ingest(conn, state, nil)
+  end
+  if not lsp_client then
+    on_state({ code = -32099, message = "no client" }, nil)
+    return
+  end
+  compat.call(lsp_client, "request", protocol.methods.get, { session = session }, on_state)
+end
+
+---A `plansight/didChange`: a whole state is kept as it comes; a delta is applied on the
+---exact version it names, dropped when what is held is already past it, and on a gap (or
+---a delta that does not fit) the whole state is asked for instead.
+---@param conn plansight.Connection
+---@param params table
+function M.receive(conn, params)
+  if not delta.is_delta(params) then
+    M.ingest(conn, params, params)
+    return
+  end
+  if type(params.session) ~= "string" or type(params.version) ~= "number" then
+    return
+  end
+  local held = conn.states[params.session]
+  local verdict = delta.verdict(held, params)
+  if verdict == "stale" then
+    return
+  end
+  local state = verdict == "apply" and delta.apply(held, params) or nil
+  if state then
+    M.ingest(conn, state, params)
+  else
+    M.catch_up(conn, params.session, params.version)
+  end
 end
 
 ---The checkouts of `root`'s sessions (v4), as the last listing gave them.
@@ -536,9 +596,11 @@ function M.ensure(root)
     cmd_env = opts.cmd_env,
     root_dir = root,
     init_options = { plansight = settings },
+    -- Deltas (docs/protocol.md, "Change deltas"): a server without them sends whole states.
+    capabilities = { experimental = delta.CAPABILITY },
     handlers = {
       [protocol.notifications.did_change] = function(_, params)
-        M.ingest(conn, params, params)
+        M.receive(conn, params)
       end,
       [protocol.notifications.did_prune] = function(_, params)
         M.forget(conn, type(params) == "table" and params.sessions or nil)

@@ -47,6 +47,13 @@ local M = {}
 ---@field active {row: integer, col: integer, width: integer}[] in_progress icons (0-based row, byte col)
 ---@field first_mark integer[] index in `marks` of each line's first mark (marks are in line order)
 ---@field virt table<integer, {[1]: string, [2]: string}[]> line -> virtual text chunks at its end
+---@field states plansight.TodoState[]? the states drawn (the sidebar sets them, for `plansight.patch`)
+---@field opts plansight.RenderOpts? the options drawn with
+---@field trees table<string, table> each session's (v4) tree as drawn (`M.tree`, with `show_owner`)
+---@field labels table<string, string|false> each session's checkout label as drawn (false: none)
+---@field filtering boolean? drawn with a filter hiding tasks
+---@field base plansight.View? the view this one was patched from (`plansight.patch`)
+---@field patched integer[]? the lines written again when patched from `base`, in order
 
 ---@class plansight.RenderOpts
 ---@field icons plansight.Icons
@@ -430,14 +437,10 @@ function M.fit_task_line(lead, text, suffix, chunks, width)
   return text, out
 end
 
----Builds the sidebar for `states` (newest first).
----@param states plansight.TodoState[]
----@param opts plansight.RenderOpts
+---An empty view.
 ---@return plansight.View
-function M.view(states, opts)
-  local icons = opts.icons
-  ---@type plansight.View
-  local view = {
+function M.empty_view()
+  return {
     lines = {},
     marks = {},
     items = {},
@@ -447,229 +450,429 @@ function M.view(states, opts)
     active = {},
     first_mark = {},
     virt = {},
+    trees = {},
+    labels = {},
   }
-  local lines, marks, items, levels, folds = view.lines, view.marks, view.items, view.levels, view.folds
-  local index, active, first_mark, virt = view.index, view.active, view.first_mark, view.virt
-  local n = 0
+end
 
-  ---Appends a line; returns its row (0-based).
-  ---@param text string
-  ---@param item plansight.RenderItem
-  ---@param level string|integer
-  ---@return integer row
-  local function add(text, item, level)
-    n = n + 1
-    lines[n] = text
-    items[n] = item
-    levels[n] = level
-    first_mark[n] = #marks + 1
-    if item.key then
-      index[item.key] = n
+---Writes lines into a view: the whole sidebar (`M.view`), or a few of its lines again at
+---the rows they have (`plansight.patch`, which starts it after line `n`).
+---@class plansight.Builder
+---@field view plansight.View
+---@field n integer the last line added
+---@field opts plansight.RenderOpts
+---@field icons plansight.Icons
+---@field by_id table<string, plansight.Task> the session's tasks by id (while a session is added)
+---@field show_owner boolean whether each task shows its owner
+---@field current_id string? the session's current task
+---@field tree table the session's (v4) tree, `M.tree`
+---@field shown table<string, boolean>? the tasks the filter shows (nil: all)
+---@field lines string[] `view.lines` (and so on: the view's lists, `write_into`)
+---@field items plansight.RenderItem[]
+---@field levels (string|integer)[]
+---@field index table<string, integer>
+---@field marks plansight.Mark[]
+---@field first_mark integer[]
+---@field n_marks integer how many marks `marks` holds
+local Builder = {}
+Builder.__index = Builder
+
+---@param view plansight.View
+---@param opts plansight.RenderOpts
+---@param n integer? the line after which it writes (0)
+---@return plansight.Builder
+function M.builder(view, opts, n)
+  local b = setmetatable({ opts = opts, icons = opts.icons, show_owner = false }, Builder)
+  b:write_into(view, n)
+  return b
+end
+
+---Writes from now on into `view`, after line `n` (0). Its lists are kept in fields: a
+---whole render adds thousands of lines and marks, each a lookup less.
+---@param view plansight.View
+---@param n integer?
+function Builder:write_into(view, n)
+  self.view, self.n = view, n or 0
+  self.lines, self.items, self.levels, self.index = view.lines, view.items, view.levels, view.index
+  self.marks, self.first_mark, self.n_marks = view.marks, view.first_mark, #view.marks
+end
+
+---Appends a line; returns its row (0-based).
+---@param text string
+---@param item plansight.RenderItem
+---@param level string|integer
+---@return integer row
+function Builder:add(text, item, level)
+  local n = self.n + 1
+  self.n = n
+  self.lines[n] = text
+  self.items[n] = item
+  self.levels[n] = level
+  self.first_mark[n] = self.n_marks + 1
+  local key = item.key
+  if key then
+    self.index[key] = n
+  end
+  return n - 1
+end
+
+---@param row integer 0-based
+---@param col integer start byte column
+---@param end_col integer end byte column
+---@param hl string highlight group
+function Builder:mark(row, col, end_col, hl)
+  local k = self.n_marks + 1
+  self.n_marks = k
+  self.marks[k] = { row, col, end_col, hl }
+end
+
+---Starts a fold on the last line added; the caller sets its `finish`.
+---@param item plansight.RenderItem
+---@param key string
+---@param level integer
+---@param closed boolean
+---@return plansight.Fold
+function Builder:open_fold(item, key, level, closed)
+  local fold = { key = key, start = self.n, finish = self.n, level = level, closed = closed }
+  local folds = self.view.folds
+  folds[#folds + 1] = fold
+  item.fold = fold
+  return fold
+end
+
+---A message, wrapped to the window so none of it is cut off.
+---@param text string
+function Builder:add_message(text)
+  for _, part in ipairs(M.wrap(text, self.opts.width)) do
+    local row = self:add(part, { kind = "message" }, 0)
+    self:mark(row, 0, #part, M.hl.note)
+  end
+end
+
+---A line under the task of `titem` (a description, note or file line): its icon, then
+---`text`, in `hl`; `tag` tells the task's lines apart in the key. A file line marks its
+---icon and its path apart.
+---@param titem plansight.RenderItem the task's line
+---@param kind plansight.ItemKind
+---@param tag string
+---@param icon string
+---@param text string
+---@param hl string
+---@param file string?
+---@param note integer?
+---@param pad string? (v4) the task's depth, as indentation
+function Builder:add_detail(titem, kind, tag, icon, text, hl, file, note, pad)
+  local indent = INDENT_NOTE .. (pad or "")
+  local line = indent .. icon .. " " .. text
+  local row = self:add(line, {
+    kind = kind,
+    key = titem.key .. "\0" .. tag,
+    session = titem.session,
+    phase = titem.phase,
+    task = titem.task,
+    file = file,
+    note = note,
+  }, 3 + #(pad or "") / 2)
+  if file then
+    self:mark(row, #indent, #indent + #icon, hl)
+  end
+  self:mark(row, #indent + (file and #icon + 1 or 0), #line, hl)
+end
+
+---Sets what a session's task lines depend on besides the task: its tasks by id, whether
+---owners show, its current task, its (v4) tree and the tasks the filter shows.
+---@param state plansight.TodoState
+---@param shown table<string, boolean>?
+function Builder:session_context(state, shown)
+  local by_id = {}
+  local show_owner = false
+  local first_owner = nil
+  local all = protocol.tasks(state)
+  for _, task in ipairs(all) do
+    by_id[task.id] = task
+    -- (M.mixed_owners, in the same pass.)
+    local owner = protocol.value(task.owner) or ""
+    if first_owner == nil then
+      first_owner = owner
+    elseif owner ~= first_owner then
+      show_owner = true
     end
-    return n - 1
   end
-  ---@param row integer 0-based
-  ---@param col integer start byte column
-  ---@param end_col integer end byte column
-  ---@param hl string highlight group
-  local function mark(row, col, end_col, hl)
-    marks[#marks + 1] = { row, col, end_col, hl }
-  end
-  ---Starts a fold on the last line added; the caller sets its `finish`.
-  ---@param item plansight.RenderItem
-  ---@param key string
-  ---@param level integer
-  ---@param closed boolean
-  ---@return plansight.Fold
-  local function open_fold(item, key, level, closed)
-    local fold = { key = key, start = n, finish = n, level = level, closed = closed }
-    folds[#folds + 1] = fold
-    item.fold = fold
-    return fold
-  end
+  local current = protocol.value(state.current)
+  self.by_id, self.show_owner = by_id, show_owner
+  self.current_id = type(current) == "table" and current.id or nil
+  self.tree = M.tree(all)
+  self.tree.show_owner = show_owner
+  self.view.trees[state.session] = self.tree
+  self.shown = shown
+  return all
+end
 
-  ---A message, wrapped to the window so none of it is cut off.
-  ---@param text string
-  local function add_message(text)
-    for _, part in ipairs(M.wrap(text, opts.width)) do
-      local row = add(part, { kind = "message" }, 0)
-      mark(row, 0, #part, M.hl.note)
+---Adds the line of `task` (depth `depth` in its phase) and its description, notes and
+---files; returns its fold when it has one (the caller closes it after its subtasks).
+---@param state plansight.TodoState
+---@param phase_name string
+---@param task plansight.Task
+---@param depth integer
+---@return plansight.Fold?
+function Builder:add_task(state, phase_name, task, depth)
+  local icons, tree = self.icons, self.tree
+  local icon, hl = M.task_icon(task, icons)
+  local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
+  local titem = { kind = "task", key = tkey, session = state.session, phase = phase_name, task = task, depth = depth }
+  titem.current = task.id == self.current_id or nil
+  local up = tree.parent[task.id]
+  if up then
+    titem.ancestors = {}
+    while up do
+      titem.ancestors[#titem.ancestors + 1] = "t\0" .. state.session .. "\0" .. up
+      up = tree.parent[up]
     end
   end
-
-  ---A line under the task of `titem` (a description, note or file line): its icon, then
-  ---`text`, in `hl`; `tag` tells the task's lines apart in the key. A file line marks its
-  ---icon and its path apart.
-  ---@param titem plansight.RenderItem the task's line
-  ---@param kind plansight.ItemKind
-  ---@param tag string
-  ---@param icon string
-  ---@param text string
-  ---@param hl string
-  ---@param file string?
-  ---@param note integer?
-  ---@param pad string? (v4) the task's depth, as indentation
-  local function add_detail(titem, kind, tag, icon, text, hl, file, note, pad)
-    local indent = INDENT_NOTE .. (pad or "")
-    local line = indent .. icon .. " " .. text
-    local row = add(line, {
-      kind = kind,
-      key = titem.key .. "\0" .. tag,
-      session = titem.session,
-      phase = titem.phase,
-      task = titem.task,
-      file = file,
-      note = note,
-    }, 3 + #(pad or "") / 2)
-    if file then
-      mark(row, #indent, #indent + #icon, hl)
-    end
-    mark(row, #indent + (file and #icon + 1 or 0), #line, hl)
+  local priority = protocol.value(task.priority)
+  local pmark = priority and icons["priority_" .. priority] or nil
+  pmark = pmark ~= "" and pmark or nil
+  local indent = INDENT_TASK .. ("  "):rep(depth)
+  local lead = indent .. icon .. " " .. (pmark and (pmark .. " ") or "")
+  -- (v4) A parent's progress: its leaves' statuses as the server sent them.
+  local kids = tree.kids[task.id]
+  local count = kids and ("  %d/%d"):format(tree.done[task.id] or 0, tree.total[task.id] or 0) or ""
+  local chunks = M.task_chunks(task, self.by_id, self.show_owner)
+  local text
+  text, chunks = M.fit_task_line(lead, M.task_text(task), count, chunks, self.opts.width)
+  local line = lead .. text .. count
+  local notes = protocol.value(task.notes) or {}
+  local files = protocol.value(task.files) or {}
+  local description = protocol.value(task.description) or ""
+  local tfold, row
+  if description ~= "" or #notes > 0 or #files > 0 or kids then
+    row = self:add(line, titem, ">" .. (3 + depth))
+    -- A parent folds away its subtasks once it ended; details only, unless in progress.
+    local closed = kids and protocol.finished(task.status) or (not kids and task.status ~= "in_progress")
+    tfold = self:open_fold(titem, tkey, 3 + depth, closed)
+  else
+    row = self:add(line, titem, 2 + depth)
   end
+  local c = #indent
+  self:mark(row, c, c + #icon, hl)
+  if pmark then
+    self:mark(row, c + #icon + 1, c + #icon + 1 + #pmark, M.hl.priority[priority] or M.hl.note)
+  end
+  self:mark(row, #lead, #lead + #text, hl)
+  if count ~= "" then
+    self:mark(row, #lead + #text, #line, M.hl.note)
+  end
+  if task.status == "in_progress" then
+    local active = self.view.active
+    active[#active + 1] = { row = row, col = c, width = #icon }
+  end
+  if #chunks > 0 then
+    self.view.virt[row + 1] = chunks
+  end
+  self:add_details(titem, description, notes, files, ("  "):rep(depth))
+  if tfold then
+    tfold.finish = self.n
+  end
+  return tfold
+end
 
-  -- Per session, while its tasks are added: its tasks by id, whether owners show, the
-  -- current task's id, its (v4) tree and the tasks the filter shows (nil: all).
-  local by_id, show_owner, current_id, tree, shown
+---The description first (what the task is), then notes and files (what happened).
+---@param titem plansight.RenderItem
+---@param description string
+---@param notes string[]
+---@param files string[]
+---@param pad string
+function Builder:add_details(titem, description, notes, files, pad)
+  local icons = self.icons
+  for d, part in ipairs(description ~= "" and split_lines(description) or {}) do
+    self:add_detail(titem, "description", "d" .. d, icons.description, part, M.hl.description, nil, nil, pad)
+  end
+  local k = 0
+  for i, note in ipairs(notes) do
+    for _, part in ipairs(split_lines(note)) do
+      k = k + 1
+      self:add_detail(titem, "note", "n" .. k, icons.note, part, M.hl.note, nil, i, pad)
+    end
+  end
+  for f, path in ipairs(files) do
+    self:add_detail(titem, "file", "f" .. f, icons.file, one_line(path), M.hl.file, path, nil, pad)
+  end
+end
 
-  ---Adds the line of `task` (depth `depth` in its phase) and its description, notes and
-  ---files; returns its fold when it has one (the caller closes it after its subtasks).
-  ---@param state plansight.TodoState
-  ---@param phase_name string
-  ---@param task plansight.Task
-  ---@param depth integer
-  ---@return plansight.Fold?
-  local function add_task(state, phase_name, task, depth)
-    local icon, hl = M.task_icon(task, icons)
-    local tkey = "t\0" .. state.session .. "\0" .. tostring(task.id)
-    local notes = protocol.value(task.notes) or {}
-    local files = protocol.value(task.files) or {}
-    local description = protocol.value(task.description) or ""
-    local titem = { kind = "task", key = tkey, session = state.session, phase = phase_name, task = task, depth = depth }
-    titem.current = task.id == current_id or nil
-    local up = tree.parent[task.id]
-    if up then
-      titem.ancestors = {}
-      while up do
-        titem.ancestors[#titem.ancestors + 1] = "t\0" .. state.session .. "\0" .. up
-        up = tree.parent[up]
+---The key of a phase's header; a name seen before in the session gets its count.
+---@param session string
+---@param name string
+---@param seen_phase table<string, integer> phase keys seen in this session
+---@return string
+function M.phase_key(session, name, seen_phase)
+  local pkey = "p\0" .. session .. "\0" .. name
+  if seen_phase[pkey] then
+    seen_phase[pkey] = seen_phase[pkey] + 1
+    return pkey .. "\0" .. seen_phase[pkey]
+  end
+  seen_phase[pkey] = 1
+  return pkey
+end
+
+---Adds a phase's header line; returns its fold (the caller sets where it ends).
+---@param state plansight.TodoState
+---@param phase plansight.Phase
+---@param pkey string
+---@return plansight.Fold
+function Builder:phase_header(state, phase, pkey)
+  local name = one_line(phase.name)
+  local pprogress = progress_or_empty(phase.progress)
+  local ptext = INDENT_PHASE .. self.icons.fold_open .. " " .. name
+  local pcount = ("  %d/%d"):format(pprogress.completed, pprogress.total)
+  local pitem = {
+    kind = "phase",
+    key = pkey,
+    session = state.session,
+    phase = phase.name,
+    marker_col = #INDENT_PHASE,
+  }
+  local row = self:add(ptext .. pcount, pitem, ">2")
+  local pfold = self:open_fold(pitem, pkey, 2, false)
+  self:mark(row, #INDENT_PHASE, #ptext, M.hl.phase)
+  self:mark(row, #ptext, #ptext + #pcount, M.hl.note)
+  return pfold
+end
+
+---Adds a phase's header and its shown tasks.
+---@param state plansight.TodoState
+---@param phase plansight.Phase
+---@param seen_phase table<string, integer> phase keys seen in this session (a name twice)
+function Builder:add_phase(state, phase, seen_phase)
+  local pfold = self:phase_header(state, phase, M.phase_key(state.session, phase.name, seen_phase))
+  -- (v4) Subtasks under their task, each fold closed where its task's lines end.
+  local stack = {}
+  local function close_folds(depth)
+    while #stack > 0 and stack[#stack].depth >= depth do
+      stack[#stack].fold.finish = self.n
+      stack[#stack] = nil
+    end
+  end
+  local shown, tree = self.shown, self.tree
+  for _, task in ipairs(phase.tasks or {}) do
+    if not shown or shown[task.id] then
+      local depth = tree.depth[task.id] or 0
+      close_folds(depth)
+      local tfold = self:add_task(state, phase.name, task, depth)
+      if tfold then
+        stack[#stack + 1] = { fold = tfold, depth = depth }
       end
     end
-    local priority = protocol.value(task.priority)
-    local pmark = priority and icons["priority_" .. priority] or nil
-    pmark = pmark ~= "" and pmark or nil
-    local indent = INDENT_TASK .. ("  "):rep(depth)
-    local lead = indent .. icon .. " " .. (pmark and (pmark .. " ") or "")
-    -- (v4) A parent's progress: its leaves' statuses as the server sent them.
-    local kids = tree.kids[task.id]
-    local count = kids and ("  %d/%d"):format(tree.done[task.id] or 0, tree.total[task.id] or 0) or ""
-    local text, chunks = M.fit_task_line(lead, M.task_text(task), count, M.task_chunks(task, by_id, show_owner), opts.width)
-    local line = lead .. text .. count
-    local tfold, row
-    if description ~= "" or #notes > 0 or #files > 0 or kids then
-      row = add(line, titem, ">" .. (3 + depth))
-      -- A parent folds away its subtasks once it ended; details only, unless in progress.
-      local closed = kids and protocol.finished(task.status) or (not kids and task.status ~= "in_progress")
-      tfold = open_fold(titem, tkey, 3 + depth, closed)
-    else
-      row = add(line, titem, 2 + depth)
-    end
-    local c = #indent
-    mark(row, c, c + #icon, hl)
-    if pmark then
-      mark(row, c + #icon + 1, c + #icon + 1 + #pmark, M.hl.priority[priority] or M.hl.note)
-    end
-    mark(row, #lead, #lead + #text, hl)
-    if count ~= "" then
-      mark(row, #lead + #text, #line, M.hl.note)
-    end
-    if task.status == "in_progress" then
-      active[#active + 1] = { row = row, col = c, width = #icon }
-    end
-    if #chunks > 0 then
-      virt[row + 1] = chunks
-    end
-    -- The description first (what the task is), then notes and files (what happened).
-    local pad = ("  "):rep(depth)
-    for d, part in ipairs(description ~= "" and split_lines(description) or {}) do
-      add_detail(titem, "description", "d" .. d, icons.description, part, M.hl.description, nil, nil, pad)
-    end
-    local k = 0
-    for i, note in ipairs(notes) do
-      for _, part in ipairs(split_lines(note)) do
-        k = k + 1
-        add_detail(titem, "note", "n" .. k, icons.note, part, M.hl.note, nil, i, pad)
-      end
-    end
-    for f, path in ipairs(files) do
-      add_detail(titem, "file", "f" .. f, icons.file, one_line(path), M.hl.file, path, nil, pad)
-    end
-    if tfold then
-      tfold.finish = n
-    end
-    return tfold
   end
+  close_folds(0)
+  pfold.finish = self.n
+end
 
-  ---Adds a phase's header and its shown tasks.
-  ---@param state plansight.TodoState
-  ---@param phase plansight.Phase
-  ---@param seen_phase table<string, integer> phase keys seen in this session (a name twice)
-  local function add_phase(state, phase, seen_phase)
-    local name = one_line(phase.name)
-    local pkey = "p\0" .. state.session .. "\0" .. phase.name
-    if seen_phase[pkey] then
-      seen_phase[pkey] = seen_phase[pkey] + 1
-      pkey = pkey .. "\0" .. seen_phase[pkey]
-    else
-      seen_phase[pkey] = 1
-    end
-    local pprogress = progress_or_empty(phase.progress)
-    local done, total = pprogress.completed, pprogress.total
-    local ptext = INDENT_PHASE .. icons.fold_open .. " " .. name
-    local pcount = ("  %d/%d"):format(done, total)
-    local pitem = {
-      kind = "phase",
-      key = pkey,
-      session = state.session,
-      phase = phase.name,
-      marker_col = #INDENT_PHASE,
-    }
-    local row = add(ptext .. pcount, pitem, ">2")
-    local pfold = open_fold(pitem, pkey, 2, false)
-    mark(row, #INDENT_PHASE, #ptext, M.hl.phase)
-    mark(row, #ptext, #ptext + #pcount, M.hl.note)
-
-    -- (v4) Subtasks under their task, each fold closed where its task's lines end.
-    local stack = {}
-    local function close_folds(depth)
-      while #stack > 0 and stack[#stack].depth >= depth do
-        stack[#stack].fold.finish = n
-        stack[#stack] = nil
-      end
-    end
-    for _, task in ipairs(phase.tasks or {}) do
-      if not shown or shown[task.id] then
-        local depth = tree.depth[task.id] or 0
-        close_folds(depth)
-        local tfold = add_task(state, phase.name, task, depth)
-        if tfold then
-          stack[#stack + 1] = { fold = tfold, depth = depth }
-        end
-      end
-    end
-    close_folds(0)
-    pfold.finish = n
+---Adds a session's header line: "▾ agent name  3/8 ███░░░░░░░", with where its agent
+---works (v4) as virtual text; returns its fold (the caller sets where it ends).
+---@param state plansight.TodoState
+---@return plansight.Fold
+function Builder:session_header(state)
+  local opts, icons = self.opts, self.icons
+  local title = protocol.value(state.title)
+  -- Sessions of different agents often share a first prompt (their title): the agent's
+  -- label comes first, so they differ even when the width cuts the rest.
+  local agent, own_name = agents.of(state.session)
+  local titled = type(title) == "string" and title ~= ""
+  local session = one_line(titled and title or own_name or state.session)
+  local progress = progress_or_empty(state.progress)
+  local skey = "s\0" .. state.session
+  local count = ("  %d/%d"):format(progress.completed, progress.total)
+  local filled, empty = "", ""
+  if opts.bar_width > 0 and progress.total > 0 then
+    filled, empty = M.bar(progress.percent or 0, opts.bar_width, icons)
   end
+  local tail = count .. (filled .. empty ~= "" and (" " .. filled .. empty) or "")
+  local marker = icons.fold_open .. " "
+  local label = agent and (agent .. " ") or ""
+  if opts.width then
+    -- The window cuts what is too long from the right: the name gives way, so the
+    -- count and the whole bar always show (a cut bar reads as another percentage).
+    local room = opts.width - vim.fn.strdisplaywidth(marker .. label .. tail)
+    session = M.fit_name(session, room)
+  end
+  local head = marker .. label .. session
+  local sitem = { kind = "session", key = skey, session = state.session, marker_col = 0 }
+  local row = self:add(head .. tail, sitem, ">1")
+  -- (v4) Where its agent works, after the bar: the window cuts it first.
+  local where = checkout.label(opts.checkouts and opts.checkouts[state.session])
+  self.view.labels[state.session] = where or false
+  if where then
+    self.view.virt[row + 1] = { { "  " .. where, M.hl.note } }
+  end
+  local sfold = self:open_fold(sitem, skey, 1, false)
+  if agent then
+    self:mark(row, 0, #marker, M.hl.header)
+    self:mark(row, #marker, #marker + #agent, M.hl.agent)
+    self:mark(row, #marker + #label, #head, M.hl.header)
+  else
+    self:mark(row, 0, #head, M.hl.header)
+  end
+  self:mark(row, #head, #head + #count, M.hl.note)
+  if filled ~= "" then
+    local c = #head + #count + 1
+    self:mark(row, c, c + #filled, M.hl.completed)
+  end
+  if empty ~= "" then
+    local c = #head + #count + 1 + #filled
+    self:mark(row, c, c + #empty, M.hl.note)
+  end
+  return sfold
+end
 
+---Adds a session: its header, then its phases (with a filter, those with a task shown).
+---@param state plansight.TodoState
+---@param shown table<string, boolean>? the tasks the filter shows (nil: all)
+function Builder:add_session(state, shown)
+  local sfold = self:session_header(state)
+  local progress = progress_or_empty(state.progress)
+  if progress.total == 0 and #(state.phases or {}) == 0 then
+    local msg = INDENT_PHASE .. "(no tasks)"
+    local row = self:add(msg, { kind = "message", session = state.session }, 1)
+    self:mark(row, #INDENT_PHASE, #msg, M.hl.note)
+  end
+  local all = self:session_context(state, shown)
+  if shown and next(shown) == nil and #all > 0 then
+    local msg = INDENT_PHASE .. "(no task matches the filter)"
+    local row = self:add(msg, { kind = "message", session = state.session }, 1)
+    self:mark(row, #INDENT_PHASE, #msg, M.hl.note)
+  end
+  local seen_phase = {}
+  for _, phase in ipairs(state.phases or {}) do
+    -- With a filter, a phase none of whose tasks is shown is not drawn.
+    local skip = shown ~= nil
+    for _, task in ipairs(shown and phase.tasks or {}) do
+      skip = skip and not shown[task.id]
+    end
+    if not skip then
+      self:add_phase(state, phase, seen_phase)
+    end
+  end
+  sfold.finish = self.n
+end
+
+---Builds the sidebar for `states` (newest first).
+---@param states plansight.TodoState[]
+---@param opts plansight.RenderOpts
+---@return plansight.View
+function M.view(states, opts)
+  local view = M.empty_view()
+  local b = M.builder(view, opts)
   if #states == 0 then
-    add_message(opts.message or M.EMPTY)
+    b:add_message(opts.message or M.EMPTY)
     return view
   end
   if opts.message then
-    add_message(opts.message)
+    b:add_message(opts.message)
   end
   -- A filter says so at the top while it hides anything, with how to change it.
   local F = require("plansight.filter")
   local filtering = F.active(opts.filter)
+  view.filtering = filtering
   local filtered = {}
   if filtering then
     local matching, count = 0, 0
@@ -679,110 +882,18 @@ function M.view(states, opts)
       filtered[state.session] = ids
       matching, count = matching + m, count + #tasks
     end
-    add_message(("Filter: %s; %d of %d tasks (f: filter, H: %s finished)"):format(
+    b:add_message(("Filter: %s; %d of %d tasks (f: filter, H: %s finished)"):format(
       F.describe(opts.filter --[[@as plansight.Filter]]),
       matching,
       count,
       opts.filter.hide_finished and "show" or "hide"
     ))
   end
-
   for s, state in ipairs(states) do
     if s > 1 or opts.message or filtering then
-      add("", { kind = "blank" }, 0)
+      b:add("", { kind = "blank" }, 0)
     end
-    local title = protocol.value(state.title)
-    -- Sessions of different agents often share a first prompt (their title): the agent's
-    -- label comes first, so they differ even when the width cuts the rest.
-    local agent, own_name = agents.of(state.session)
-    local titled = type(title) == "string" and title ~= ""
-    local session = one_line(titled and title or own_name or state.session)
-    local progress = progress_or_empty(state.progress)
-
-    -- Header: "▾ session  3/8 ███░░░░░░░"
-    local skey = "s\0" .. state.session
-    local count = ("  %d/%d"):format(progress.completed, progress.total)
-    local filled, empty = "", ""
-    if opts.bar_width > 0 and progress.total > 0 then
-      filled, empty = M.bar(progress.percent or 0, opts.bar_width, icons)
-    end
-    local tail = count .. (filled .. empty ~= "" and (" " .. filled .. empty) or "")
-    local marker = icons.fold_open .. " "
-    local label = agent and (agent .. " ") or ""
-    if opts.width then
-      -- The window cuts what is too long from the right: the name gives way, so the
-      -- count and the whole bar always show (a cut bar reads as another percentage).
-      local room = opts.width - vim.fn.strdisplaywidth(marker .. label .. tail)
-      session = M.fit_name(session, room)
-    end
-    local head = marker .. label .. session
-    local text = head .. tail
-    local sitem = { kind = "session", key = skey, session = state.session, marker_col = 0 }
-    local row = add(text, sitem, ">1")
-    -- (v4) Where its agent works, after the bar: the window cuts it first.
-    local where = checkout.label(opts.checkouts and opts.checkouts[state.session])
-    if where then
-      virt[row + 1] = { { "  " .. where, M.hl.note } }
-    end
-    local sfold = open_fold(sitem, skey, 1, false)
-    if agent then
-      mark(row, 0, #marker, M.hl.header)
-      mark(row, #marker, #marker + #agent, M.hl.agent)
-      mark(row, #marker + #label, #head, M.hl.header)
-    else
-      mark(row, 0, #head, M.hl.header)
-    end
-    mark(row, #head, #head + #count, M.hl.note)
-    if filled ~= "" then
-      local c = #head + #count + 1
-      mark(row, c, c + #filled, M.hl.completed)
-    end
-    if empty ~= "" then
-      local c = #head + #count + 1 + #filled
-      mark(row, c, c + #empty, M.hl.note)
-    end
-
-    if progress.total == 0 and #(state.phases or {}) == 0 then
-      local msg = INDENT_PHASE .. "(no tasks)"
-      row = add(msg, { kind = "message", session = state.session }, 1)
-      mark(row, #INDENT_PHASE, #msg, M.hl.note)
-    end
-
-    by_id = {}
-    show_owner = false
-    local first_owner = nil
-    local all = protocol.tasks(state)
-    for _, task in ipairs(all) do
-      by_id[task.id] = task
-      -- (M.mixed_owners, in the same pass.)
-      local owner = protocol.value(task.owner) or ""
-      if first_owner == nil then
-        first_owner = owner
-      elseif owner ~= first_owner then
-        show_owner = true
-      end
-    end
-    local current = protocol.value(state.current)
-    current_id = type(current) == "table" and current.id or nil
-    tree = M.tree(all)
-    shown = filtering and filtered[state.session] or nil
-    if shown and next(shown) == nil and #all > 0 then
-      local msg = INDENT_PHASE .. "(no task matches the filter)"
-      row = add(msg, { kind = "message", session = state.session }, 1)
-      mark(row, #INDENT_PHASE, #msg, M.hl.note)
-    end
-    local seen_phase = {}
-    for _, phase in ipairs(state.phases or {}) do
-      -- With a filter, a phase none of whose tasks is shown is not drawn.
-      local skip = shown ~= nil
-      for _, task in ipairs(shown and phase.tasks or {}) do
-        skip = skip and not shown[task.id]
-      end
-      if not skip then
-        add_phase(state, phase, seen_phase)
-      end
-    end
-    sfold.finish = n
+    b:add_session(state, filtering and filtered[state.session] or nil)
   end
   return view
 end

@@ -4,9 +4,14 @@
 ---closed, and it never moves focus: window work goes through `nvim_win_call`.
 local client = require("plansight.client")
 local config = require("plansight.config")
+local patch = require("plansight.patch")
 local render = require("plansight.render")
 
 local M = {}
+
+---Whether a live update redraws only what changed (`plansight.patch`); false redraws the
+---whole view each time (the benchmark times both in one run).
+M.patching = true
 
 M.ns = vim.api.nvim_create_namespace("plansight")
 M.spinner_ns = vim.api.nvim_create_namespace("plansight_spinner")
@@ -226,6 +231,42 @@ local function same_fold_ranges(a, b)
   return true
 end
 
+---Opens or closes only the folds whose state changed between `old` and `view` (the window
+---still has `old`'s folds, over the same ranges): a live update that starts or ends a task
+---touches its fold, not the other hundreds. False, having changed nothing, when one of them
+---is inside a closed fold: its state cannot be read, so every fold is set again.
+---@param view plansight.View
+---@param old plansight.View
+---@return boolean done
+local function set_changed_folds(view, old)
+  local overrides = M.state.overrides
+  local todo = {}
+  -- Children come after their parent: in reverse, the inner ones first.
+  for i = #view.folds, 1, -1 do
+    local fold, before = view.folds[i], old.folds[i]
+    local want, had = overrides[fold.key], overrides[before.key]
+    if want == nil then
+      want = fold.closed
+    end
+    if had == nil then
+      had = before.closed
+    end
+    if want ~= had then
+      local fc = vim.fn.foldclosed(fold.start)
+      if fc ~= -1 and fc ~= fold.start then
+        return false
+      end
+      if (fc == fold.start) ~= want then
+        todo[#todo + 1] = { fold.start, want }
+      end
+    end
+  end
+  for _, step in ipairs(todo) do
+    vim.api.nvim_cmd({ cmd = step[2] and "foldclose" or "foldopen", range = { step[1] } }, {})
+  end
+  return true
+end
+
 ---Rebuilds the folds of the current (sidebar) window from `view` (unless they are still
 ---the same ranges), each open or closed as the user left it, else as its default.
 ---@param view plansight.View
@@ -234,7 +275,11 @@ end
 local function apply_folds(view, old, keep)
   local overrides = M.state.overrides
   local cmd = vim.api.nvim_cmd
-  if not (keep and old and same_fold_ranges(old, view)) then
+  local same = keep and old and same_fold_ranges(old, view)
+  if same and set_changed_folds(view, old --[[@as plansight.View]]) then
+    return
+  end
+  if not same then
     pcall(vim.cmd, "normal! zE")
     -- Children first (they come after their parent): a new fold is closed, and a range
     -- that touches a closed fold grows to cover it, so a parent made first would swallow
@@ -315,6 +360,26 @@ function M.changed_runs(old, new)
         i = i + 1
       end
       runs[#runs + 1] = { from, i, i }
+    end
+  end
+  return runs
+end
+
+---The runs of changed lines of a view patched from `old` (`plansight.patch`): only the
+---lines it wrote again are compared, not the whole buffer.
+---@param old plansight.View
+---@param new plansight.View
+---@return {[1]: integer, [2]: integer, [3]: integer}[]
+local function patched_runs(old, new)
+  local runs = {}
+  for _, l in ipairs(new.patched) do
+    if not same_line(old, new, l, l) then
+      local last = runs[#runs]
+      if last and last[2] == l - 1 then
+        last[2], last[3] = l, l
+      else
+        runs[#runs + 1] = { l - 1, l, l }
+      end
     end
   end
   return runs
@@ -524,7 +589,8 @@ function M.apply_view(view)
   -- The window's folds stay valid when every run of lines was rewritten in place.
   local in_place = win ~= nil and st.folds_win == win and old ~= nil
   if old and vim.api.nvim_buf_line_count(buf) == #old.lines then
-    for _, run in ipairs(M.changed_runs(old, view)) do
+    local runs = view.base == old and view.patched and patched_runs(old, view) or M.changed_runs(old, view)
+    for _, run in ipairs(runs) do
       in_place = in_place and run[2] == run[3] and run[3] - run[1] <= M.IN_PLACE_MAX
       write_lines(buf, view, run[1], run[2], run[3])
     end
@@ -532,6 +598,8 @@ function M.apply_view(view)
     in_place = false
     write_lines(buf, view, 0, -1, 0, true)
   end
+  -- Let go of the view it was patched from (each would keep the one before alive).
+  view.base = nil
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
 
@@ -620,14 +688,21 @@ function M.render()
   local win = visible_win()
   local width = win and vim.api.nvim_win_get_width(win) or opts.sidebar.width
   st.width = width
-  local view = render.view(client.states(st.root), {
+  local states = client.states(st.root)
+  ---@type plansight.RenderOpts
+  local ropts = {
     icons = opts.icons,
     bar_width = opts.sidebar.bar_width,
     message = status_message(st.root),
     width = width,
     checkouts = client.checkouts(st.root),
     filter = st.filter,
-  })
+  }
+  -- A live update writes again only the lines of what changed (`plansight.patch`); what
+  -- moves lines or touches many (a task added or moved, a session moved up, a filter, a
+  -- new width) is rendered whole.
+  local view = (M.patching and patch.view(st.view, states, ropts)) or render.view(states, ropts)
+  view.states, view.opts = states, ropts
   M.apply_view(view)
 end
 
