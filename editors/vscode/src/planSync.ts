@@ -4,9 +4,10 @@
  * and the markdown documents redraw from its `onDidUpdate`.
  */
 import * as vscode from 'vscode';
+import { ChangeReader } from './changeDeltas';
 import type { PlansightClient } from './client';
 import { PlanState } from './planState';
-import type { TodoState } from './protocol';
+import type { DidChangeParams, TodoState } from './protocol';
 
 const CHOSEN_SESSION_KEY = 'plansight.chosenSession';
 const FOLLOW_LATEST_SETTING = 'plansight.followLatestSession';
@@ -26,11 +27,17 @@ export class PlanSync implements vscode.Disposable {
   readonly plans: PlanState;
   private readonly updateEmitter = new vscode.EventEmitter<PlanUpdate>();
   private readonly listedEmitter = new vscode.EventEmitter<void>();
-  private readonly disposables: vscode.Disposable[] = [this.updateEmitter, this.listedEmitter];
+  private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams>();
+  private readonly disposables: vscode.Disposable[] = [this.updateEmitter, this.listedEmitter, this.changeEmitter];
+  /** Makes whole states of the server's pushes, deltas included. */
+  private readonly reader: ChangeReader;
   private refreshing: Promise<void> | undefined;
   private listing: Promise<void> | undefined;
 
   readonly onDidUpdate = this.updateEmitter.event;
+
+  /** Every committed change pushed by the server, as a whole state (the extension's API). */
+  readonly onDidChange = this.changeEmitter.event;
 
   /**
    * After the listing that follows each (re)start, done or failed: what else asks the
@@ -44,6 +51,15 @@ export class PlanSync implements vscode.Disposable {
     private readonly memento: vscode.Memento,
   ) {
     this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY), followLatest());
+    this.reader = new ChangeReader({
+      held: (session) => this.plans.get(session),
+      accept: (change) => {
+        this.accept(change);
+        this.changeEmitter.fire(change);
+      },
+      get: (session) => client.request('plansight/get', { session }),
+      logError: (message, error) => client.logError(message, error),
+    });
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(FOLLOW_LATEST_SETTING)) {
@@ -51,7 +67,7 @@ export class PlanSync implements vscode.Disposable {
           this.updateEmitter.fire({ currentChanged: false });
         }
       }),
-      client.onDidChange((state) => this.accept(state)),
+      client.onDidChange((push) => void this.reader.receive(push)),
       client.onDidPrune((sessions) => this.prune(sessions)),
       client.onDidBecomeReady(() => {
         const began = Date.now();
