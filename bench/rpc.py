@@ -19,6 +19,10 @@ READ_LIMIT = 64 * 1024 * 1024
 DEVNULL = asyncio.subprocess.DEVNULL
 # The CPUs spawned servers may run on (empty: any); see `run.py --placement`.
 SERVER_CPUS: set[int] = set()
+# What every Peer's `initialize` says the client can do (`bench/run.py --deltas`: a client
+# that asks for change deltas, docs/protocol.md).
+CLIENT_CAPABILITIES: Json = {}
+DELTA_CAPABILITIES: Json = {"experimental": {"plansight": {"changeDeltas": True}}}
 
 
 class Peer:
@@ -95,7 +99,11 @@ class Peer:
     # ------------------------------------------------------------ life cycle
 
     async def initialize(self, options: Json | None = None) -> Json:
-        params: Json = {"processId": os.getpid(), "rootUri": None, "capabilities": {}}
+        params: Json = {
+            "processId": os.getpid(),
+            "rootUri": None,
+            "capabilities": dict(CLIENT_CAPABILITIES),
+        }
         if options is not None:
             params["initializationOptions"] = options
         response = await self.request("initialize", params)

@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/run.py            # the full run (under a minute), writes docs/performance.md
     .venv/bin/python bench/run.py --quick    # a smoke run in seconds; writes nothing
+    .venv/bin/python bench/run.py --deltas --rows round-trips,scaling --no-write
+        # a client that asks for change deltas; only the rows named (each with its floor)
 
 Everything goes over stdio to spawned processes, with the real SQLite store in a temp
 folder. Figures are compared as ratios measured side by side in the same run, in
@@ -382,9 +384,61 @@ def place(placement: str) -> str:
     return f"client on CPU {cpus[0]}, servers on CPU {cpus[1]}"
 
 
+async def measure_rows(
+    wanted: set[str],
+    db: Path,
+    folder: Path,
+    big: list[Path],
+    versions: list[stored.Version],
+    sizes: Sizes,
+    rows: list[Row],
+    log: Any,
+) -> None:
+    """The rows `wanted` (all of `ROWS` in a whole run), each beside its floor."""
+    quick = sizes is QUICK
+    if "round-trips" in wanted:
+        await round_trips(db, sizes, rows, log)
+        if len(versions) > 1:
+            log("`apply` of this checkout and the one before, side by side")
+            await stored.apply_side_by_side(versions, folder, sizes.sequential, sizes.block, rows)
+    if "push" in wanted:
+        await push_latency(db, sizes, rows, log)
+    if "cold-start" in wanted:
+        await cold_starts(db, sizes, versions, rows, log)
+    if "mcp" in wanted:
+        mcp_sizes = mcp_bench.QUICK if quick else mcp_bench.IN_RUN
+        (folder / "mcp").mkdir()
+        rows += await mcp_bench.measure(folder / "mcp", mcp_sizes, log)
+    if "scaling" in wanted:
+        await scaling(db, sizes, rows, log)
+    if "history" in wanted:
+        for version, path in zip(versions, big, strict=True):
+            log(f"history of {sizes.history:,} changes ({version.label})")
+            await stored.long_history(version, path, sizes.history, sizes.scaling, rows)
+    if "big-store" in wanted:
+        for version, path in zip(versions, big, strict=True):
+            log(f"the big store ({version.label})")
+            await stored.big_store(
+                version, path, sizes.big_sessions, sizes.big_tasks, sizes.big_applies, rows
+            )
+    if "memory" in wanted:
+        await memory(db, sizes, rows, log)
+
+
+ROWS = ("round-trips", "push", "cold-start", "mcp", "scaling", "history", "big-store", "memory")
+
+
 async def main(args: argparse.Namespace) -> int:
     sizes = QUICK if args.quick else FULL
     placement = place(args.placement)
+    wanted = set(args.rows.split(",")) if args.rows else set(ROWS)
+    if wanted - set(ROWS):
+        raise SystemExit(f"bench: --rows names {sorted(wanted - set(ROWS))}; rows: {ROWS}")
+    if wanted != set(ROWS):
+        args.write = False  # the document holds whole runs
+    if args.deltas:
+        rpc.CLIENT_CAPABILITIES.update(rpc.DELTA_CAPABILITIES)
+        placement += "; clients ask for change deltas"
     if args.server_path:
         os.environ["PYTHONPATH"] = str(Path(args.server_path).resolve())
         args.write = False  # the document is about this checkout
@@ -404,37 +458,18 @@ async def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="plansight-bench-") as folder:
         db = Path(folder) / "plans.sqlite3"
         big = [Path(folder) / f"big{i}.sqlite3" for i in range(len(versions))]
-        log(
-            f"filling stores: {sizes.big_sessions} sessions of {sizes.big_tasks} tasks, "
-            f"a session of {sizes.history:,} changes"
-        )
-        await asyncio.gather(
-            *(
-                stored.build(v, path, sizes.big_sessions, sizes.big_tasks, sizes.history)
-                for v, path in zip(versions, big, strict=True)
+        if wanted & {"history", "big-store"}:
+            log(
+                f"filling stores: {sizes.big_sessions} sessions of {sizes.big_tasks} tasks, "
+                f"a session of {sizes.history:,} changes"
             )
-        )
-        await round_trips(db, sizes, rows, log)
-        if len(versions) > 1:
-            log("`apply` of this checkout and the one before, side by side")
-            await stored.apply_side_by_side(
-                versions, Path(folder), sizes.sequential, sizes.block, rows
+            await asyncio.gather(
+                *(
+                    stored.build(v, path, sizes.big_sessions, sizes.big_tasks, sizes.history)
+                    for v, path in zip(versions, big, strict=True)
+                )
             )
-        await push_latency(db, sizes, rows, log)
-        await cold_starts(db, sizes, versions, rows, log)
-        mcp_sizes = mcp_bench.QUICK if args.quick else mcp_bench.IN_RUN
-        (Path(folder) / "mcp").mkdir()
-        rows += await mcp_bench.measure(Path(folder) / "mcp", mcp_sizes, log)
-        await scaling(db, sizes, rows, log)
-        for version, path in zip(versions, big, strict=True):
-            log(f"history of {sizes.history:,} changes ({version.label})")
-            await stored.long_history(version, path, sizes.history, sizes.scaling, rows)
-        for version, path in zip(versions, big, strict=True):
-            log(f"the big store ({version.label})")
-            await stored.big_store(
-                version, path, sizes.big_sessions, sizes.big_tasks, sizes.big_applies, rows
-            )
-        await memory(db, sizes, rows, log)
+        await measure_rows(wanted, db, Path(folder), big, versions, sizes, rows, log)
     elapsed = time.perf_counter() - started
     report = "\n".join(
         [
@@ -474,6 +509,16 @@ def parse_args() -> argparse.Namespace:
         "--server-path",
         metavar="DIR",
         help="import plansight from DIR (another checkout's server/) to compare versions",
+    )
+    parser.add_argument(
+        "--deltas",
+        action="store_true",
+        help="clients ask for change deltas at initialize (docs/protocol.md)",
+    )
+    parser.add_argument(
+        "--rows",
+        metavar="NAMES",
+        help=f"only these rows, comma-separated (each with its floor; writes nothing): {','.join(ROWS)}",
     )
     return parser.parse_args()
 

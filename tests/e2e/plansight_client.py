@@ -65,14 +65,18 @@ async def start_client(
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     server: list[str] | None = None,
+    deltas: bool = False,
 ) -> PlansightClient:
+    """A client of a real server; `deltas`: it asks for change deltas (docs/protocol.md)."""
     client = PlansightClient()
     register_lsp_features(client)
     command = (server or SERVER) + (["--db", str(db)] if db is not None else [])
     await client.start_io(*command, cwd=str(cwd) if cwd else None, env=env)
     client.initialize_result = await client.initialize_session(
         types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
+            capabilities=types.ClientCapabilities(
+                experimental={"plansight": {"changeDeltas": True}} if deltas else None
+            ),
             root_uri=root.as_uri() if root else None,
             initialization_options={"plansight": options} if options is not None else None,
         )

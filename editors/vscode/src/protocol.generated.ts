@@ -36,6 +36,13 @@ export interface Notifications {
   "plansight/didPrune": DidPruneParams;
 }
 
+/** What each extension a client asked for at `initialize` sends instead (docs/protocol.md). */
+export interface ExtensionNotifications {
+  "changeDeltas": {
+    "plansight/didChange": DidChangeDelta;
+  };
+}
+
 export interface ApplyParams {
   /** Length 1 to 200. Default: "default". */
   session?: string;
@@ -366,4 +373,30 @@ export interface DidChangeParams {
 /** Sessions that left the store (pruned by any process): editors drop them. */
 export interface DidPruneParams {
   sessions: string[];
+}
+
+/** `plansight/didChange` to a client that asked for change deltas (docs/protocol.md):
+what changed since `baseVersion`. A client holding another version asks `get`. */
+export interface DidChangeDelta {
+  session: string;
+  title: string | null;
+  version: number;
+  baseVersion: number;
+  updatedAt: string | null;
+  progress: ProgressModel;
+  current: TaskModel | null;
+  origin: "agent" | "user";
+  completedTasks: Completion[];
+  removedTasks: Completion[];
+  phases: DeltaPhase[];
+  tasks: TaskModel[];
+  removedIds: string[];
+}
+
+/** A phase of a change delta, in the state's order. */
+export interface DeltaPhase {
+  name: string;
+  progress: ProgressModel;
+  /** The phase's task ids in document order: present only when the phase is new or its tasks or their order changed; absent, the phase keeps the ids the client holds. */
+  taskIds?: string[];
 }

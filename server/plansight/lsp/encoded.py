@@ -89,6 +89,19 @@ def extend(obj: bytes, members: Json) -> bytes:
     return obj[:-1] + b"," + tail[1:]
 
 
+class Layout:
+    """What one encoded state is made of, for a change delta (`lsp/deltas.py`): its
+    version, the encoded tree (`state_json` with each task's `Encoded` bytes) and the
+    task ids in the order `state_json` encoded them (the phases' tasks, then `current`)."""
+
+    __slots__ = ("order", "tree", "version")
+
+    def __init__(self, version: int, tree: Json, order: list[str]) -> None:
+        self.version = version
+        self.tree = tree
+        self.order = order
+
+
 class StateEncoder:
     """Encodes TodoStates, reusing what was encoded before.
 
@@ -102,6 +115,13 @@ class StateEncoder:
     def __init__(self) -> None:
         self._tasks: OrderedDict[str, dict[str, tuple[tuple[Any, ...], Encoded]]] = OrderedDict()
         self._states: dict[str, tuple[Plan, int, bytes]] = {}
+        # Each session's last encoded state's make-up (for change deltas).
+        self._layouts: dict[str, Layout] = {}
+
+    def layout(self, session: str, version: int) -> Layout | None:
+        """The make-up of the session's state encoded last, if it was at `version`."""
+        layout = self._layouts.get(session)
+        return layout if layout is not None and layout.version == version else None
 
     def cached(self, plan: Plan) -> bytes | None:
         """The state encoded at this version of this plan object, if it was."""
@@ -119,11 +139,15 @@ class StateEncoder:
                 oldest = next(iter(self._tasks))
                 del self._tasks[oldest]
                 self._states.pop(oldest, None)
+                self._layouts.pop(oldest, None)
         else:
             self._tasks.move_to_end(plan.session)
 
+        order: list[str] = []
+
         def fragment(task: Task, waiting: bool) -> Encoded:
             # Every field of the task (the model's one list) and what is derived from it.
+            order.append(task.id)
             key = (task.values(), waiting)
             entry = tasks.get(task.id)
             if entry is not None and entry[0] == key:
@@ -132,7 +156,9 @@ class StateEncoder:
             tasks[task.id] = (key, encoded)
             return encoded
 
-        data = encode_tree(state_json(plan, fragment))
+        tree = state_json(plan, fragment)
+        data = encode_tree(tree)
+        self._layouts[plan.session] = Layout(plan.version, tree, order)
         if len(tasks) > 2 * plan.task_count() + 16:  # drop the tasks removed since
             present = {task.id for task in plan.tasks()}
             for task_id in [task_id for task_id in tasks if task_id not in present]:

@@ -23,6 +23,7 @@ from pygls.protocol import lsp_method
 from pygls.uris import to_fs_path
 
 from plansight import __version__
+from plansight.lsp.deltas import DeltaPushes
 from plansight.lsp.encoded import Encoded, StateEncoder, extend
 from plansight.lsp.pygls_private import FencedProtocol
 from plansight.lsp.rpc_errors import request_failed, to_rpc_error
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
     from plansight.bindings import Bound
     from plansight.core.settings import Settings
     from plansight.service import Outcome, PlanService
-    from plansight.wire import Json
+
+Json = dict[str, Any]
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +87,15 @@ class PlansightProtocol(FencedProtocol):
             # pygls would answer with the traceback (and so the paths) in `data`.
             log.exception("initialize failed")
             raise JsonRpcInternalError(message=f"Cannot initialize: {_kind(exc)}") from None
-        result.capabilities.experimental = {
-            "plansight": {
-                "protocolVersion": PROTOCOL_VERSION,
-                "methods": list(METHODS),
-                "formats": list(FORMATS),
-            }
+        plansight: dict[str, Any] = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "methods": list(METHODS),
+            "formats": list(FORMATS),
         }
+        if _asks_for_deltas(params) and isinstance(self.owner, PlansightServer):
+            self.owner.deltas = DeltaPushes()
+            plansight["changeDeltas"] = True
+        result.capabilities.experimental = {"plansight": plansight}
         return result
 
 
@@ -114,6 +118,8 @@ class PlansightServer(LanguageServer):
         self.watcher: asyncio.Task[None] | None = None
         self.states = StateEncoder()
         self.pushes: list[Encoded] = []  # didChange of changes being answered
+        # What a client that asked for change deltas was pushed (None: whole states).
+        self.deltas: DeltaPushes | None = None
         self.answering = False  # a request is running in PlansightProtocol.answer_request
         # Work that waits until the answer being sent has left, and runs before the next
         # message is read (the transport runs it): see `initialize`.
@@ -196,9 +202,24 @@ class PlansightServer(LanguageServer):
             "completedTasks": notice.completed,
             "removedTasks": notice.removed,
         }
-        self.protocol.notify(DID_CHANGE, Encoded(extend(state, members)))
+        self.protocol.notify(DID_CHANGE, self.push_params(notice.session, current, state, members))
+
+    def push_params(self, session: str, version: int, state: bytes, members: Json) -> Encoded:
+        """A didChange's params: the whole state `state` (the session's at `version`,
+        encoded last) with `members`, or to a client that asked, the change delta."""
+        if self.deltas is None:
+            return Encoded(extend(state, members))
+        layout = self.states.layout(session, version)
+        if layout is None:  # encoded since at another version: encode this one again
+            state = self.states.state(self.require_service().load(session), keep=True)
+            layout = self.states.layout(session, version)
+        if layout is None:  # moved on meanwhile: the whole state encoded, as to anyone
+            return Encoded(extend(state, members))
+        return self.deltas.params(session, layout, state, members)
 
     def push_prune(self, sessions: list[str]) -> None:
+        if self.deltas is not None:
+            self.deltas.forget(sessions)
         self.protocol.notify(DID_PRUNE, {"sessions": sessions})
 
     def answer_change(self, outcome: Outcome) -> Encoded:
@@ -214,7 +235,8 @@ class PlansightServer(LanguageServer):
                 "completedTasks": outcome.completed,
                 "removedTasks": outcome.removed,
             }
-            self.pushes.append(Encoded(extend(encoded, members)))
+            plan = outcome.plan
+            self.pushes.append(self.push_params(plan.session, plan.version, encoded, members))
             if not self.answering:  # not run by our request path: push once it is done
                 asyncio.get_running_loop().call_soon(self.send_pushes)
         return Encoded(extend(encoded, outcome.members()))
@@ -234,6 +256,16 @@ class PlansightServer(LanguageServer):
             log.error("%s", error.message)
         else:
             log.error("server error: %s", error.__class__.__name__)
+
+
+def _asks_for_deltas(params: types.InitializeParams) -> bool:
+    """Whether the client asked for change deltas: `capabilities.experimental.plansight
+    .changeDeltas: true` (docs/protocol.md)."""
+    experimental = params.capabilities.experimental if params.capabilities else None
+    if not isinstance(experimental, dict):
+        return False
+    plansight = experimental.get("plansight")
+    return isinstance(plansight, dict) and plansight.get("changeDeltas") is True
 
 
 def _kind(exc: Exception) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # Re-exported: the names every face imports with the models.
 from plansight.protocol.methods import DID_CHANGE as DID_CHANGE
@@ -155,6 +155,40 @@ class DidChangeParams(TodoState):
     removed_tasks: list[Completion]
 
 
+class DeltaPhase(WireModel):
+    """A phase of a change delta, in the state's order."""
+
+    name: str
+    progress: ProgressModel
+    task_ids: list[str] = Field(
+        default_factory=list,
+        description="The phase's task ids in document order: present only when the phase "
+        "is new or its tasks or their order changed; absent, the phase keeps the ids the "
+        "client holds.",
+    )
+
+
+class DidChangeDelta(WireModel):
+    """`plansight/didChange` to a client that asked for change deltas (docs/protocol.md):
+    what changed since `baseVersion`. A client holding another version asks `get`."""
+
+    session: str
+    title: str | None
+    version: int
+    base_version: int
+    updated_at: str | None
+    progress: ProgressModel
+    current: TaskModel | None
+    origin: Origin
+    completed_tasks: list[Completion]
+    removed_tasks: list[Completion]
+    # Every phase, in order; a phase the client holds that is not listed has gone.
+    phases: list[DeltaPhase]
+    # Every task added or changed since baseVersion, whole; a task not listed is unchanged.
+    tasks: list[TaskModel]
+    removed_ids: list[str]
+
+
 def _result_model(name: str) -> type[WireModel]:
     model = globals().get(name)
     if not (isinstance(model, type) and issubclass(model, WireModel)):
@@ -177,6 +211,12 @@ class DidPruneParams(WireModel):
 NOTIFICATIONS: dict[str, type[WireModel]] = {
     DID_CHANGE: DidChangeParams,
     DID_PRUNE: DidPruneParams,
+}
+
+# Plansight's own extensions of PROTOCOL.md, each asked for by a client at `initialize`
+# (`capabilities.experimental.plansight.<name>: true`): what they send instead.
+EXTENSION_NOTIFICATIONS: dict[str, dict[str, type[WireModel]]] = {
+    "changeDeltas": {DID_CHANGE: DidChangeDelta},
 }
 
 
@@ -204,5 +244,16 @@ def json_schema() -> dict[str, Any]:
         "notifications": {
             method: {"params": params.model_json_schema(by_alias=True, mode="serialization")}
             for method, params in NOTIFICATIONS.items()
+        },
+        "extensions": {
+            name: {
+                "notifications": {
+                    method: {
+                        "params": params.model_json_schema(by_alias=True, mode="serialization")
+                    }
+                    for method, params in notifications.items()
+                }
+            }
+            for name, notifications in EXTENSION_NOTIFICATIONS.items()
         },
     }
