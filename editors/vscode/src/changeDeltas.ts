@@ -6,22 +6,10 @@
  * applied only on exactly the version it was made from; on any other (a push lost or
  * late, a restart, a session never held) the session's whole state is asked for.
  */
-import type { DidChangeParams, Phase, Progress, Task, TodoState } from './protocol';
+import type { DidChangeDelta, DidChangeParams, Phase, Task, TodoState } from './protocol';
 
-/** A phase of a delta: `taskIds` only when its tasks or their order changed. */
-export interface DeltaPhase {
-  readonly name: string;
-  readonly progress: Progress;
-  readonly taskIds?: readonly string[];
-}
-
-/** A `didChange` that carries the change since `baseVersion`. */
-export interface ChangeDelta extends Omit<DidChangeParams, 'phases'> {
-  readonly baseVersion: number;
-  readonly phases: readonly DeltaPhase[];
-  readonly tasks: readonly Task[];
-  readonly removedIds: readonly string[];
-}
+/** A `didChange` that carries the change since `baseVersion` (generated from `plansight schema`). */
+export type ChangeDelta = DidChangeDelta;
 
 /** A push: a whole state, or (to a client that asked for them) a delta. */
 export type ChangePush = DidChangeParams | ChangeDelta;
