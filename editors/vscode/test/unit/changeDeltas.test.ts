@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { applyDelta, ChangeReader, type ChangeDelta, type ChangePush } from '../../src/changeDeltas';
+import { applyDelta, ChangeReader, isDelta, type ChangeDelta, type ChangePush } from '../../src/changeDeltas';
 import type { DidChangeParams, Task, TodoState } from '../../src/protocol';
-import { phase, state, task } from './fixtures';
+import { EXTENSION_ROOT, phase, state, task } from './fixtures';
 
 const members = { origin: 'agent' as const, completedTasks: [], removedTasks: [] };
 
@@ -149,5 +151,26 @@ describe('reading pushes', () => {
     await Promise.all([first, second]);
     assert.deepEqual(window.asked, ['default', 'default']);
     assert.deepEqual(window.heldStates.get('default'), whole(v4));
+  });
+});
+
+describe('the pushes of a real server (test/fixtures/changeDeltas.json)', () => {
+  // Recorded from `plansight serve` by scripts/recordChangeDeltas.py: adds, subtasks, a
+  // status, a note, a new phase, a move between phases, a removal, an update, a new list.
+  const recorded = JSON.parse(fs.readFileSync(path.join(EXTENSION_ROOT, 'test', 'fixtures', 'changeDeltas.json'), 'utf8')) as {
+    pushes: ChangePush[];
+    states: TodoState[];
+  };
+
+  it('laid one after another, each makes plansight/get’s state at its version, field by field', async () => {
+    const window = windowOn(new Map());
+    assert.ok(recorded.pushes.filter(isDelta).length >= recorded.pushes.length - 1, 'the server sent deltas');
+    for (const [index, push] of recorded.pushes.entries()) {
+      await window.receive(push);
+      const held = window.heldStates.get(push.session);
+      const { session, title, version, phases, progress, current, updatedAt } = held ?? assert.fail('no state held');
+      assert.deepEqual({ session, title, version, phases, progress, current, updatedAt }, recorded.states[index], `version ${push.version}`);
+    }
+    assert.deepEqual(window.asked, []);
   });
 });
