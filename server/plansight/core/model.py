@@ -209,12 +209,13 @@ class Plan:
         """The task in progress started most recently (the first on a tie); (v4) always a
         leaf: a parent is in progress only because a subtask is."""
         current: Task | None = None
+        started = [task for task in self.tasks() if task.status == "in_progress"]
+        if not started:
+            return None
         parents = {task.parent for task in self.tasks() if task.parent is not None}
-        for task in self.tasks():
-            if (
-                task.status == "in_progress"
-                and task.id not in parents
-                and (current is None or task.started_rank > current.started_rank)
+        for task in started:
+            if task.id not in parents and (
+                current is None or task.started_rank > current.started_rank
             ):
                 current = task
         return current

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from plansight.core.model import Phase, Plan, Task, TaskStatus
-from plansight.core.tree import PhaseTree, in_document_order
+from plansight.core.tree import PhaseTree, in_document_order, in_order
 
 
 def parent_ids(tasks: Iterable[Task]) -> set[str]:
@@ -26,9 +26,12 @@ def leaves(tasks: Iterable[Task]) -> list[Task]:
 def settle(plan: Plan, now: str) -> None:
     """Subtasks in their parents' phases, each phase in document order, each parent's
     status (and its times) from its subtasks'."""
+    if all(task.parent is None for task in plan.tasks()):
+        return  # a flat plan is settled: no subtask, no parent (most plans, every change)
     _gather_subtrees(plan)
     for phase in plan.phases:
-        phase.tasks = in_document_order(phase.tasks)
+        if not in_order(phase.tasks):
+            phase.tasks = in_document_order(phase.tasks)
     derive_parent_statuses(plan, now)
 
 
@@ -39,16 +42,23 @@ def _gather_subtrees(plan: Plan) -> None:
     by_id = {task.id: task for task in plan.tasks()}
     phase_of = {task.id: phase for phase, task in plan.tasks_with_phase()}
     moving: dict[int, Phase] = {}
+    # Each task's top-level ancestor, as found: in document order a parent comes first,
+    # so most tasks' root is their parent's (one look-up, not a walk to the top).
+    roots: dict[str, Task] = {}
     for phase, task in plan.tasks_with_phase():
         if task.parent is None:
+            roots[task.id] = task
             continue
         if task.parent not in by_id or task.parent == task.id:
             task.parent = None
+            roots[task.id] = task
             continue
-        root = _root(task, by_id)
+        root = roots.get(task.parent) or _root(task, by_id)
         if root is None:  # a cycle: break it here
             task.parent = None
+            roots[task.id] = task
             continue
+        roots[task.id] = root
         home = phase_of[root.id]
         if home is not phase:
             moving[id(task)] = home
@@ -78,26 +88,38 @@ def _root(task: Task, by_id: dict[str, Task]) -> Task | None:
 
 def status_of_subtasks(statuses: list[TaskStatus]) -> TaskStatus:
     """A parent's status from its subtasks' (the contract's order of rules)."""
-    if all(s in ("completed", "abandoned") for s in statuses) and "completed" in statuses:
+    present = set(statuses)
+    if "completed" in present and present <= _FINISHED:
         return "completed"
-    if all(s == "abandoned" for s in statuses):
+    if present == _ABANDONED:
         return "abandoned"
-    if "in_progress" in statuses:
+    if "in_progress" in present:
         return "in_progress"
-    if "blocked" in statuses:
+    if "blocked" in present:
         return "blocked"
     return "pending"
+
+
+_FINISHED = frozenset(("completed", "abandoned"))
+_ABANDONED = frozenset(("abandoned",))
 
 
 def derive_parent_statuses(plan: Plan, now: str) -> None:
     """Deepest first: in document order a task's subtasks follow it, so walking a phase
     backwards settles every subtask before its parent."""
     for phase in plan.phases:
-        tree = PhaseTree(phase.tasks)
+        if all(task.parent is None for task in phase.tasks):
+            continue  # a flat phase has no parent to derive
+        ids = {task.id for task in phase.tasks}
+        # The statuses of each parent's subtasks, gathered as the walk passes them.
+        below: dict[str, list[TaskStatus]] = {}
         for task in reversed(phase.tasks):
-            children = tree.children(task)
-            if children:
-                task.set_status(status_of_subtasks([c.status for c in children]), now)
+            statuses = below.pop(task.id, None)
+            if statuses:
+                task.set_status(status_of_subtasks(statuses), now)
+            parent = task.parent
+            if parent is not None and parent != task.id and parent in ids:
+                below.setdefault(parent, []).append(task.status)
 
 
 def depth_problem(plan: Plan, max_depth: int) -> tuple[Task, str] | None:

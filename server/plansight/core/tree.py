@@ -80,6 +80,26 @@ class PhaseTree:
         return task.id == ancestor.id or self._below(task, ancestor)
 
 
+def in_order(tasks: Sequence[Task]) -> bool:
+    """Whether `in_document_order(tasks)` is `tasks` as they are: each task's parent is
+    one of the tasks it follows the subtree of (the path from the top down to the task
+    before it), or none of the others (the top level). One pass,
+    without the dictionaries of a reordering: most changes leave the order as it was."""
+    ids = {task.id for task in tasks}
+    path: list[str] = []  # the ids from the top level down to the task before
+    for task in tasks:
+        parent = task.parent
+        if parent is None or parent == task.id or parent not in ids:
+            path.clear()  # at the top level
+        else:
+            while path and path[-1] != parent:
+                path.pop()
+            if not path:  # its parent comes later, or is in a cycle
+                return False
+        path.append(task.id)
+    return True
+
+
 def in_document_order(tasks: Iterable[Task]) -> list[Task]:
     """The tasks with each one's subtasks right after it (pre-order), siblings keeping
     the order they have in `tasks`. A `parent` naming no task of the list, or a cycle,

@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from plansight.bindings import Bound
     from plansight.core.settings import Settings
     from plansight.service import Outcome, PlanService
-
-Json = dict[str, Any]
+    from plansight.wire import Json
 
 log = logging.getLogger(__name__)
 
@@ -211,9 +210,9 @@ class PlansightServer(LanguageServer):
             return Encoded(extend(state, members))
         layout = self.states.layout(session, version)
         if layout is None:  # encoded since at another version: encode this one again
-            state = self.states.state(self.require_service().load(session), keep=True)
+            self.states.state(self.require_service().load(session), keep=True)
             layout = self.states.layout(session, version)
-        if layout is None:  # moved on meanwhile: the whole state encoded, as to anyone
+        if layout is None:  # moved on meanwhile: this version's whole state, as to anyone
             return Encoded(extend(state, members))
         return self.deltas.params(session, layout, state, members)
 
