@@ -15,7 +15,11 @@ export interface PlansightApi {
   write(params: WriteParams): Promise<ApplyResult>;
   /** Sends `plansight/get`: a session's state (`"default"` when not given). */
   get(session?: string): Promise<TodoState>;
-  /** Fires on every committed change of any session, whoever made it. */
+  /**
+   * Fires on every committed change of any session, whoever made it, as a whole state
+   * (pushed as a delta or not). After a push was missed, the state read in its place
+   * lists completed and removed tasks only when it is the pushed version's.
+   */
   readonly onDidChange: vscode.Event<DidChangeParams>;
 }
 
@@ -32,6 +36,6 @@ export function createApi(client: PlansightClient, sync: PlanSync): PlansightApi
       return result;
     },
     get: (session) => client.request('plansight/get', session === undefined ? {} : { session }),
-    onDidChange: client.onDidChange,
+    onDidChange: sync.onDidChange,
   };
 }

@@ -14,18 +14,20 @@ import {
   ResponseError,
   RevealOutputChannelOn,
   State,
+  type ClientCapabilities,
   type CloseHandlerResult,
   type ErrorHandler,
   type ErrorHandlerResult,
   type LanguageClientOptions,
   type ServerOptions,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
+import type { ChangePush } from './changeDeltas';
 import {
   DID_CHANGE,
   DID_PRUNE,
   ErrorCodes,
   PROTOCOL_VERSION,
-  type DidChangeParams,
   type DidPruneParams,
   type ParamsOf,
   type RequestMethod,
@@ -60,6 +62,22 @@ const WRITE_METHODS: ReadonlySet<RequestMethod> = new Set(['plansight/apply', 'p
 const PROCESS_SETTINGS = ['plansight.server.command', 'plansight.server.python', 'plansight.store.path'];
 
 /** vscode-languageclient pops up a message for some errors; this client reports them itself. */
+/**
+ * Asks at `initialize` for pushes that carry the change (docs/protocol.md, "Change
+ * deltas"): `capabilities.experimental.plansight.changeDeltas`. A server without the
+ * extension ignores it and pushes whole states, which are read as before.
+ */
+const CHANGE_DELTAS: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    const plansight = (experimental.plansight ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, plansight: { ...plansight, changeDeltas: true } };
+  },
+  initialize(): void {},
+  getState: () => ({ kind: 'static' }),
+  clear(): void {},
+};
+
 class QuietLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown): void {
     super.error(message, data, false);
@@ -84,12 +102,15 @@ export class PlansightClient implements vscode.Disposable {
   /** Why writes are refused now (PlanSync draws the last plan seen until the server's listing). */
   private writesHeld: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams>();
+  private readonly changeEmitter = new vscode.EventEmitter<ChangePush>();
   private readonly pruneEmitter = new vscode.EventEmitter<readonly string[]>();
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly readyEmitter = new vscode.EventEmitter<void>();
 
-  /** Every committed change of any session, from this window or any other process. */
+  /**
+   * Every committed change of any session, from this window or any other process: a whole
+   * state, or a delta (PlanSync's ChangeReader makes whole states of both).
+   */
   readonly onDidChange = this.changeEmitter.event;
   /** Sessions pruned from the store (by any process): drop them. */
   readonly onDidPrune = this.pruneEmitter.event;
@@ -257,7 +278,8 @@ export class PlansightClient implements vscode.Disposable {
 
     const client = new QuietLanguageClient('plansight', 'Plansight', this.serverOptions(server, folder), this.clientOptions());
     this.client = client;
-    client.onNotification(DID_CHANGE, (params: DidChangeParams) => this.changeEmitter.fire(params));
+    client.registerFeature(CHANGE_DELTAS);
+    client.onNotification(DID_CHANGE, (params: ChangePush) => this.changeEmitter.fire(params));
     client.onNotification(DID_PRUNE, (params: DidPruneParams) => {
       if (Array.isArray(params.sessions)) {
         this.pruneEmitter.fire(params.sessions.filter((session) => typeof session === 'string'));
@@ -310,6 +332,8 @@ export class PlansightClient implements vscode.Disposable {
         `Plansight: the server speaks protocol version ${String(advertised)}, this extension expects ${PROTOCOL_VERSION}. Update one of them.`,
       );
     }
+    const deltas = (client.initializeResult?.capabilities.experimental as { plansight?: { changeDeltas?: unknown } } | undefined)?.plansight?.changeDeltas;
+    this.output.appendLine(`The server pushes ${deltas === true ? 'change deltas' : 'whole states'}`);
     this.output.appendLine(`Server ready in ${Date.now() - began} ms (finding plansight ${found - began} ms, starting it and its initialize ${Date.now() - found} ms)`);
     this.setState('running');
     this.readyEmitter.fire();

@@ -4,10 +4,11 @@
  * and the markdown documents redraw from its `onDidUpdate`.
  */
 import * as vscode from 'vscode';
+import { ChangeReader } from './changeDeltas';
 import type { PlansightClient } from './client';
 import { lastListing, ListingKeeper } from './lastListing';
 import { PlanState } from './planState';
-import type { SessionInfo, TodoState } from './protocol';
+import type { DidChangeParams, SessionInfo, TodoState } from './protocol';
 
 /** Why a write is refused while the last plan seen is drawn (client.holdWrites). */
 const NOT_LIVE = 'not done: the plan on screen was the one last seen here, not yet confirmed by the server. Try again in a moment';
@@ -30,7 +31,10 @@ export class PlanSync implements vscode.Disposable {
   readonly plans: PlanState;
   private readonly updateEmitter = new vscode.EventEmitter<PlanUpdate>();
   private readonly listedEmitter = new vscode.EventEmitter<void>();
-  private readonly disposables: vscode.Disposable[] = [this.updateEmitter, this.listedEmitter];
+  private readonly changeEmitter = new vscode.EventEmitter<DidChangeParams>();
+  private readonly disposables: vscode.Disposable[] = [this.updateEmitter, this.listedEmitter, this.changeEmitter];
+  /** Makes whole states of the server's pushes, deltas included. */
+  private readonly reader: ChangeReader;
   private refreshing: Promise<void> | undefined;
   private listing: Promise<void> | undefined;
   /** The `plansight/sessions` entries last listed: kept with the states for the next window. */
@@ -39,6 +43,9 @@ export class PlanSync implements vscode.Disposable {
   private lastSeenValue = false;
 
   readonly onDidUpdate = this.updateEmitter.event;
+
+  /** Every committed change pushed by the server, as a whole state (the extension's API). */
+  readonly onDidChange = this.changeEmitter.event;
 
   /**
    * After the listing that follows each (re)start, done or failed: what else asks the
@@ -53,6 +60,15 @@ export class PlanSync implements vscode.Disposable {
   ) {
     this.plans = new PlanState(memento.get<string>(CHOSEN_SESSION_KEY), followLatest());
     this.keeper = new ListingKeeper(memento);
+    this.reader = new ChangeReader({
+      held: (session) => this.plans.get(session),
+      accept: (change) => {
+        this.accept(change);
+        this.changeEmitter.fire(change);
+      },
+      get: (session) => client.request('plansight/get', { session }),
+      logError: (message, error) => client.logError(message, error),
+    });
     this.disposables.push(
       this.keeper,
       this.updateEmitter.event(() => {
@@ -66,7 +82,7 @@ export class PlanSync implements vscode.Disposable {
           this.updateEmitter.fire({ currentChanged: false });
         }
       }),
-      client.onDidChange((state) => this.accept(state)),
+      client.onDidChange((push) => void this.reader.receive(push)),
       client.onDidPrune((sessions) => this.prune(sessions)),
       client.onDidBecomeReady(() => {
         const began = Date.now();

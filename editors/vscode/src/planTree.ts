@@ -204,6 +204,11 @@ export class PlanTree {
     return { shown: this.shown, total: this.total };
   }
 
+  /** How many rows the tree holds, drawn or under a folded row. */
+  get size(): number {
+    return this.nodes.size;
+  }
+
   getNode(id: string): PlanNode | undefined {
     return this.nodes.get(id);
   }

@@ -5,9 +5,10 @@
  * and which session rows the person expanded or collapsed, nothing else.
  */
 import * as vscode from 'vscode';
-import { filterMessage, filtering, type TaskFilter, type ViewFilter } from './planFilter';
+import { filterMessage, type TaskFilter, type ViewFilter } from './planFilter';
 import type { PlanSync, PlanUpdate } from './planSync';
 import { workspaceFile } from './taskFiles';
+import { treeRefresh } from './treeRefresh';
 import { PlanTree, remainingTasks, sessionNodeId, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
@@ -28,13 +29,16 @@ const COLLAPSIBLE = {
 
 export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Disposable {
   private tree = PlanTree.build([]);
-  private readonly changeEmitter = new vscode.EventEmitter<PlanNode | undefined>();
+  private readonly changeEmitter = new vscode.EventEmitter<PlanNode | PlanNode[] | undefined>();
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
   readonly treeView: vscode.TreeView<PlanNode>;
-  /** The session rows as VS Code got them: a targeted refresh must name the same object. */
-  private drawnSessions = new Map<string, PlanNode>();
-  /** The root ids last drawn: when they change, the whole tree is redrawn. */
-  private drawnRoots: readonly string[] = [];
+  /**
+   * The rows as VS Code got them, by id: VS Code knows a row by the object it was given, so
+   * a redraw of a row, a reveal and a parent must name that object, not a newer one.
+   */
+  private drawn = new Map<string, PlanNode>();
+  /** What the view shows besides the rows, as last set: set again only when it changes. */
+  private shown: { badge?: string; title?: string; description?: string; message?: string; hasPlan?: boolean } = {};
   /**
    * The ids of rows the person opened or closed: a row drawn anew (a task that moved under
    * a session row when a second session appeared) starts as they left it.
@@ -127,23 +131,27 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   getChildren(node?: PlanNode): PlanNode[] {
     const children = [...this.tree.childrenOf(node === undefined ? undefined : this.tree.getNode(node.id))];
     for (const child of children) {
-      if (child.kind === 'session') {
-        this.drawnSessions.set(child.id, child);
-      }
+      this.drawn.set(child.id, child);
     }
     return children;
   }
 
   getParent(node: PlanNode): PlanNode | undefined {
     const known = this.tree.getNode(node.id);
-    return known === undefined ? undefined : this.tree.parentOf(known);
+    const parent = known === undefined ? undefined : this.tree.parentOf(known);
+    return parent === undefined ? undefined : this.drawnNode(parent);
+  }
+
+  /** The object VS Code knows a row by, else the tree's (a row it has not fetched yet). */
+  private drawnNode<T extends PlanNode>(node: T): T {
+    return (this.drawn.get(node.id) as T | undefined) ?? node;
   }
 
   /** Shows a task's row, its parents opened (a task just moved under another, or added as a subtask). */
   async revealTask(session: string, taskId: string): Promise<void> {
     const node = this.tree.taskNode(session, taskId);
     if (node !== undefined) {
-      await this.treeView.reveal(node, { select: true, focus: false });
+      await this.treeView.reveal(this.drawnNode(node), { select: true, focus: false });
     }
   }
 
@@ -153,7 +161,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const current = state?.current;
     const node = (current ? this.tree.taskNode(session, current.id) : undefined) ?? this.tree.roots.find((root) => root.session === session);
     if (node !== undefined) {
-      await this.treeView.reveal(node, { select: false, focus: false, expand: true });
+      await this.treeView.reveal(this.drawnNode(node), { select: false, focus: false, expand: true });
     }
   }
 
@@ -193,7 +201,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
 
   /** Draws every row again (a checkbox the server did not follow goes back). */
   redraw(): void {
-    this.drawnSessions = new Map();
+    this.drawn = new Map();
     this.changeEmitter.fire(undefined);
   }
 
@@ -212,7 +220,11 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     // The plans last seen here, drawn before the server answers (issue 33, item 12).
     const lastSeen = this.sync.lastSeen ? 'Connecting… the plan as last seen here, not live yet.' : undefined;
     const lines = [lastSeen, filterMessage(this.viewFilter, shown, total), this.doctorMessage].filter((line) => line !== undefined);
-    this.treeView.message = lines.length === 0 ? undefined : lines.join('\n\n');
+    const message = lines.length === 0 ? undefined : lines.join('\n\n');
+    if (message !== this.shown.message) {
+      this.shown.message = message;
+      this.treeView.message = message;
+    }
   }
 
   private remember(element: PlanNode, open: boolean): void {
@@ -259,8 +271,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
         (!this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session))),
     });
     this.keepDrawnOpen();
-    // A filter changes which rows exist: the whole tree is drawn again.
-    this.refresh(filtering(this.viewFilter) ? undefined : update.session);
+    this.refresh(previous);
     this.showMessage();
     const order = plans.order();
     if (order.length > 0) {
@@ -269,14 +280,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     }
 
     const state = plans.activeState();
-    const remaining = remainingTasks(state);
-    this.treeView.badge =
-      remaining > 0 ? { value: remaining, tooltip: remaining === 1 ? '1 task remaining' : `${remaining} tasks remaining` } : undefined;
     const checkout = state === undefined ? null : (plans.checkouts.get(state.session) ?? null);
-    const header = viewHeader(state, plans.sessionsWithTasks().length > 1, checkout);
-    this.treeView.title = header.title;
-    this.treeView.description = header.description;
-    void vscode.commands.executeCommand('setContext', 'plansight.hasPlan', !this.tree.isEmpty);
+    this.showHeader(remainingTasks(state), viewHeader(state, plans.sessionsWithTasks().length > 1, checkout));
 
     if (update.session !== undefined && update.currentChanged) {
       this.revealCurrent(update.session);
@@ -284,20 +289,56 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   }
 
   /**
-   * Redraws only the changed session's row and what is under it when the rows at the top
-   * stay the same; else the whole tree. Stable ids keep what the person expanded either way.
+   * Redraws the rows that changed since `previous` (`treeRefresh`), by the objects VS Code
+   * holds; the whole tree when the top rows changed. Stable ids keep what the person
+   * opened, selected and checked either way.
    */
-  private refresh(session: string | undefined): void {
-    const roots = this.tree.roots.map((root) => root.id);
-    const same = roots.length === this.drawnRoots.length && roots.every((id, index) => id === this.drawnRoots[index]);
-    this.drawnRoots = roots;
-    const drawn = session === undefined ? undefined : this.drawnSessions.get(sessionNodeId(session));
-    if (same && drawn !== undefined && this.tree.getNode(drawn.id) !== undefined) {
-      this.changeEmitter.fire(drawn);
+  private refresh(previous: PlanTree): void {
+    const change = treeRefresh(previous, this.tree);
+    if (change.whole) {
+      this.drawn = new Map();
+      this.changeEmitter.fire(undefined);
       return;
     }
-    this.drawnSessions = new Map();
-    this.changeEmitter.fire(undefined);
+    const rows: PlanNode[] = [];
+    for (const id of change.ids) {
+      const row = this.drawn.get(id);
+      if (row !== undefined) {
+        rows.push(row); // a row VS Code has not fetched is drawn new when it is
+      }
+      // VS Code fetches the rows under it again: it will know them by the new objects.
+      const was = previous.getNode(id);
+      const under = was === undefined ? [] : [...previous.childrenOf(was)];
+      for (let child = under.pop(); child !== undefined; child = under.pop()) {
+        this.drawn.delete(child.id);
+        under.push(...previous.childrenOf(child));
+      }
+    }
+    if (rows.length > 0) {
+      this.changeEmitter.fire(rows);
+    }
+  }
+
+  /** The badge (tasks remaining), title and description, each set only when it changes. */
+  private showHeader(remaining: number, header: { title: string; description: string | undefined }): void {
+    const badge = remaining > 0 ? String(remaining) : undefined;
+    if (badge !== this.shown.badge) {
+      this.shown.badge = badge;
+      this.treeView.badge = remaining > 0 ? { value: remaining, tooltip: remaining === 1 ? '1 task remaining' : `${remaining} tasks remaining` } : undefined;
+    }
+    if (header.title !== this.shown.title) {
+      this.shown.title = header.title;
+      this.treeView.title = header.title;
+    }
+    if (header.description !== this.shown.description) {
+      this.shown.description = header.description;
+      this.treeView.description = header.description;
+    }
+    const hasPlan = !this.tree.isEmpty;
+    if (hasPlan !== this.shown.hasPlan) {
+      this.shown.hasPlan = hasPlan;
+      void vscode.commands.executeCommand('setContext', 'plansight.hasPlan', hasPlan);
+    }
   }
 
   private revealCurrent(session: string): void {
@@ -316,7 +357,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
           shown = above;
         }
       }
-      this.treeView.reveal(shown, { select: false, focus: false }).then(undefined, () => undefined);
+      this.treeView.reveal(this.drawnNode(shown), { select: false, focus: false }).then(undefined, () => undefined);
     }
   }
 }

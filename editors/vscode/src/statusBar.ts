@@ -13,6 +13,8 @@ import type { StoreInfo } from './storeInfo';
 export class PlanStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[];
+  /** What the item shows, as last set: a change elsewhere that leaves it alone sets nothing. */
+  private drawn: string | undefined;
 
   constructor(
     private readonly sync: PlanSync,
@@ -39,24 +41,38 @@ export class PlanStatusBar implements vscode.Disposable {
   }
 
   private update(): void {
-    const failure = this.client.failure;
-    if (failure !== undefined) {
-      this.item.text = '$(debug-disconnect) Plansight: disconnected';
-      const help = failure.kind === 'notFound' ? 'Locate plansight… and Install plansight… are there' : 'Restart Server is there';
-      this.item.tooltip = `The Plansight server ${failure.kind === 'notFound' ? 'was not found' : 'stopped'}: ${failure.reason}.\nThe plan is not live. Click to show the panel (${help}).`;
-      this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-      this.item.show();
+    const shown = this.shown();
+    const key = JSON.stringify(shown ?? null);
+    if (key === this.drawn) {
       return;
     }
-    this.item.backgroundColor = undefined;
-    const view = this.client.state === 'running' ? statusBarView(this.sync.plans.activeState()) : undefined;
-    if (view === undefined) {
+    this.drawn = key;
+    if (shown === undefined) {
       this.item.hide();
       return;
     }
-    const store = this.store.describe();
-    this.item.text = view.text;
-    this.item.tooltip = store === undefined ? view.tooltip : `${view.tooltip}\n\n${store}`;
+    this.item.text = shown.text;
+    this.item.tooltip = shown.tooltip;
+    this.item.backgroundColor = shown.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.item.show();
+  }
+
+  /** What the item shows now (undefined: hidden). */
+  private shown(): { text: string; tooltip: string; error: boolean } | undefined {
+    const failure = this.client.failure;
+    if (failure !== undefined) {
+      const help = failure.kind === 'notFound' ? 'Locate plansight… and Install plansight… are there' : 'Restart Server is there';
+      return {
+        text: '$(debug-disconnect) Plansight: disconnected',
+        tooltip: `The Plansight server ${failure.kind === 'notFound' ? 'was not found' : 'stopped'}: ${failure.reason}.\nThe plan is not live. Click to show the panel (${help}).`,
+        error: true,
+      };
+    }
+    const view = this.client.state === 'running' ? statusBarView(this.sync.plans.activeState()) : undefined;
+    if (view === undefined) {
+      return undefined;
+    }
+    const store = this.store.describe();
+    return { text: view.text, tooltip: store === undefined ? view.tooltip : `${view.tooltip}\n\n${store}`, error: false };
   }
 }

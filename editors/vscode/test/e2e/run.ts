@@ -17,6 +17,7 @@ import { sessionTitle } from '../../src/sessionTitles';
 import { CodeServer } from './codeServer';
 import { connectionStories } from './connection';
 import { isolatedEnv } from './isolation';
+import { largePlanStories } from './largePlan';
 import { treeKeyStories } from './treeKeys';
 import { treeStories } from './treeStories';
 import { until } from './wait';
@@ -95,6 +96,28 @@ function pruneTo(kept: number, store: string, session: string, env: NodeJS.Proce
     'service.apply(ApplyParams.validate(raw), raw)',
   ].join('\n');
   execFileSync(python, ['-c', script, store, String(kept), session], { encoding: 'utf8', timeout: 30_000, env });
+}
+
+/**
+ * Writes a plan of `count` tasks to `session` through the server's own service, in a
+ * process that lets a plan hold them (200 by default); returns when it committed.
+ */
+function writeLargePlan(store: string, session: string, count: number, env: NodeJS.ProcessEnv): number {
+  const python = path.join(path.dirname(PLANSIGHT), 'python');
+  const script = [
+    'import sys, time',
+    'from plansight.core.settings import Settings',
+    'from plansight.protocol.requests import ApplyParams',
+    'from plansight.service import PlanService',
+    'from plansight.store import open_store',
+    'count = int(sys.argv[3])',
+    "service = PlanService(open_store(sys.argv[1]), Settings.validate({'maxTasks': count}))",
+    "items = [f'Large plan task {n}' for n in range(1, count + 1)]",
+    "raw = {'session': sys.argv[2], 'ops': [{'op': 'init', 'list': [{'phase': 'Todos', 'items': items}]}]}",
+    'service.apply(ApplyParams.validate(raw), raw)',
+    'print(int(time.time() * 1000))',
+  ].join('\n');
+  return Number(execFileSync(python, ['-c', script, store, session, String(count)], { encoding: 'utf8', timeout: 60_000, env }).trim());
 }
 
 function find(rows: Row[], label: string): Row | undefined {
@@ -794,18 +817,26 @@ async function main(): Promise<void> {
     page.setDefaultTimeout(15_000);
     // PLANSIGHT_E2E_ONLY=tree: only the tree stories (a quicker round while working on them).
     // PLANSIGHT_E2E_ONLY=keys: only the stories of the tree's keys, filter and checkboxes.
+    // PLANSIGHT_E2E_ONLY=large: only the 1,000-task plan's first paint and live update.
     const only = process.env.PLANSIGHT_E2E_ONLY;
-    if (only === 'tree' || only === 'keys') {
+    if (only === 'tree' || only === 'keys' || only === 'large') {
       await page.goto(server.folderUrl(workspace));
       await new Workbench(page).openPlansight();
       defaultSidebarWidth = await new Workbench(page).sidebarWidth();
     } else {
       await scenario(page, cli, store, workspace, server, launcher);
     }
-    if (only !== 'keys') {
-      await treeStories({ page, cli, workspace, artifacts: ARTIFACTS, defaultSidebarWidth, step });
+    const stories = { page, cli, workspace, artifacts: ARTIFACTS, defaultSidebarWidth, step };
+    if (only !== 'keys' && only !== 'large') {
+      await treeStories(stories);
     }
-    await treeKeyStories({ page, cli, workspace, artifacts: ARTIFACTS, defaultSidebarWidth, step });
+    if (only !== 'large') {
+      await treeKeyStories(stories);
+    }
+    if (only === undefined || only === 'large') {
+      // Last on this code-server: it clears the other sessions.
+      await largePlanStories({ ...stories, store, writeLargePlan: (session, count) => writeLargePlan(store, session, count, cli.env) });
+    }
     if (only === undefined) {
       await connectionStories(browser);
     }
