@@ -175,25 +175,9 @@ def _import(args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"cannot read {args.file}: {exc.__class__.__name__}") from None
-    params = session_args(args, markdown=_checklist(args.file, text), origin=args.origin)
+    # A Taskmaster tasks.json goes as it is: the server reads it (agents/taskmaster.py).
+    params = session_args(args, markdown=text, origin=args.origin)
     return _change(args, "plansight/import", _stale_edit(args, params))
-
-
-def _checklist(name: str, text: str) -> str:
-    """The markdown to import: the text itself, or a Taskmaster tasks.json as the checklist
-    of its tasks and subtasks (a JSON object: markdown never starts with `{`)."""
-    if not text.lstrip().startswith("{"):
-        return text
-    from plansight.core.taskmaster import NotTaskmaster, taskmaster_markdown
-
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text  # not JSON: the import reads it, and says which lines it cannot
-    try:
-        return taskmaster_markdown(data)
-    except NotTaskmaster as exc:
-        raise BadInput(f"{name}: {exc}") from None
 
 
 IMPORT = Command(
