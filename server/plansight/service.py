@@ -263,8 +263,11 @@ class PlanService:
         settings = self._settings_for(params.origin)
         markdown = checklist_of(params.markdown)  # a Taskmaster tasks.json, or markdown
 
+        # A person's document: a line edited where it stands keeps its task (its id, notes).
+        in_place = params.origin == "user"
+
         def replace(plan: Plan, now: str) -> list[str]:
-            return replace_from_markdown(plan, markdown, settings, now)
+            return replace_from_markdown(plan, markdown, settings, now, edits_in_place=in_place)
 
         call = ChangeCall(
             params.session, params.origin, request, params.base_version, merge=params.merge
