@@ -7,6 +7,7 @@ import dataclasses
 import json
 
 from plansight.agents import read_payload
+from plansight.agents.taskmaster import checklist_of
 from plansight.context_round import context_round
 from plansight.core.changes import LoggedChange, describe_changes, snapshot
 from plansight.core.context import ContextText, change_phrases
@@ -260,9 +261,13 @@ class PlanService:
 
     def import_markdown(self, params: ImportParams, request: Json) -> Outcome:
         settings = self._settings_for(params.origin)
+        markdown = checklist_of(params.markdown)  # a Taskmaster tasks.json, or markdown
+
+        # A person's document: a line edited where it stands keeps its task (its id, notes).
+        in_place = params.origin == "user"
 
         def replace(plan: Plan, now: str) -> list[str]:
-            return replace_from_markdown(plan, params.markdown, settings, now)
+            return replace_from_markdown(plan, markdown, settings, now, edits_in_place=in_place)
 
         call = ChangeCall(
             params.session, params.origin, request, params.base_version, merge=params.merge

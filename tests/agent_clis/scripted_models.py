@@ -21,7 +21,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ToolCall = tuple[str, dict[str, Any]]  # (tool name, its input)
+Arguments = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
+# (tool name, its input): the input, or made from the request (a Gemini step that names
+# what an earlier tool answered, e.g. the id Gemini CLI's tracker gave a task).
+ToolCall = tuple[str, Arguments]
 Meanwhile = dict[int, Callable[[], None]]  # step -> what a person does before it
 
 
@@ -391,6 +394,8 @@ def _gemini(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
         ]
     elif done < len(server.script):
         name, arguments = _offered(server.step(done), {d.get("name", "") for d in declared})
+        if callable(arguments):  # made from what the tools answered (ids the agent chose)
+            arguments = arguments(request)
         parts = [{"functionCall": {"name": name, "args": arguments}}]
     else:
         parts = [{"text": "Done."}]

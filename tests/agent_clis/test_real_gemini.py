@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from agent_home import AgentHome, agent_cli
-from scripted_models import scripted_model
+from scripted_models import ToolCall, scripted_model
 from steering_story import (
     PERSON_TASK,
     carries_kept_line,
@@ -222,3 +224,64 @@ def test_geminis_approved_plan_mode_plan_arrives(person: AgentHome) -> None:
         store.close()
     assert plan.title == "Fix the login bug"  # the plan's own `#` line, not the prompt
     assert phases == {"Investigate": ["Reproduce the login bug"], "Fix": ["Patch app.py"]}
+
+
+def _created(request: dict[str, Any], n: int) -> str:
+    """The id Gemini CLI's tracker gave the `n`th task created so far (its ids are random)."""
+    answers = json.dumps(request["contents"])
+    return re.findall(r"Created task ([0-9a-f]+)", answers)[n]
+
+
+def test_geminis_task_tracker_arrives_nested(person: AgentHome) -> None:
+    """Protocol 4's `gemini-tracker`: with `experimental.taskTracker` Gemini CLI offers its
+    tracker tools (and no write_todos). An epic, tasks under it, one waiting for another,
+    and a status change arrive through the AfterTool hook, nested by the tracker's ids
+    (the run `tests/fixtures/hooks/gemini/AfterTool-tracker_*.json` was recorded from)."""
+    _set_up(person)
+    settings = person.home / ".gemini" / "settings.json"
+    written = json.loads(settings.read_text())
+    written["experimental"] = {"taskTracker": True}
+    settings.write_text(json.dumps(written))
+    script: list[ToolCall] = [
+        ("tracker_create_task", {"title": "Fix the login bug", "description": "", "type": "epic"}),
+        (
+            "tracker_create_task",
+            lambda r: {
+                "title": "Reproduce the login bug",
+                "description": "Log in twice.",
+                "type": "task",
+                "parentId": _created(r, 0),
+            },
+        ),
+        (
+            "tracker_create_task",
+            lambda r: {
+                "title": "Fix the session check",
+                "description": "Read the right cookie.",
+                "type": "task",
+                "parentId": _created(r, 0),
+                "dependencies": [_created(r, 1)],
+            },
+        ),
+        ("tracker_update_task", lambda r: {"id": _created(r, 1), "status": "in_progress"}),
+    ]
+    with scripted_model("gemini", script) as model:
+        _gemini(person, model.url, "-p", "Fix the login bug")
+        offered = {
+            d["name"]
+            for r in [r for _, r in model.requests if r.get("tools")][:1]
+            for tool in r["tools"]
+            for d in tool.get("functionDeclarations", [])
+        }
+    assert "tracker_create_task" in offered and "write_todos" not in offered
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        [plan] = store.sessions()
+        tasks = {task.content: task for task in plan.tasks()}
+    finally:
+        store.close()
+    epic = tasks["Fix the login bug"]
+    first, second = tasks["Reproduce the login bug"], tasks["Fix the session check"]
+    assert (first.parent, second.parent, epic.parent) == (epic.id, epic.id, None)
+    assert second.blocked_by == [first.id]
+    assert (first.status, second.status, epic.status) == ("in_progress", "pending", "in_progress")

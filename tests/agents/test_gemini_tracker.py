@@ -39,23 +39,24 @@ def order(state: Json) -> list[str]:
 
 
 def test_the_recorded_calls_make_a_subtask_that_waits_then_starts(service: PlanService) -> None:
-    ingest(service, create("a3f9c1", "Move sessions to the database", "epic"))
-    ingest(service, create("5be207", "Read the current session store", parentId="a3f9c1"))
+    # The recorded run's epic and its first task, then a top-level task of this test's.
+    ingest(service, create("811b0c", "Fix the login bug", "epic"))
+    ingest(service, create("cb21eb", "Reproduce the login bug", parentId="811b0c"))
     ingest(service, create("77aa01", "Ship it"))
 
     created = ingest(service, payload("gemini-tracker-create"))
     assert created["errors"] == []
     tasks = by_tracker_id(created)
-    epic, read, new = tasks["a3f9c1"], tasks["5be207"], tasks["0d4e8b"]
-    assert (new["content"], new["status"]) == ("Write the session table migration", "pending")
-    assert new["description"].startswith("Add a sessions table")
-    assert (new["parent"], read["parent"]) == (epic["id"], epic["id"])
-    assert new["blockedBy"] == [read["id"]]
+    epic, first, new = tasks["811b0c"], tasks["cb21eb"], tasks["6066e6"]
+    assert (new["content"], new["status"]) == ("Fix the session check", "pending")
+    assert new["description"] == "Read the right cookie in app.py."
+    assert (new["parent"], first["parent"]) == (epic["id"], epic["id"])
+    assert new["blockedBy"] == [first["id"]]
     # The last subtask of its parent, before the next top-level task.
-    assert order(created) == ["a3f9c1", "5be207", "0d4e8b", "77aa01"]
+    assert order(created) == ["811b0c", "cb21eb", "6066e6", "77aa01"]
 
     started = ingest(service, payload("gemini-tracker-update"))
-    assert by_tracker_id(started)["0d4e8b"]["status"] == "in_progress"
+    assert by_tracker_id(started)["cb21eb"]["status"] == "in_progress"
 
 
 def test_statuses_title_and_the_whole_list_of_dependencies(service: PlanService) -> None:

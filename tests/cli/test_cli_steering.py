@@ -106,3 +106,51 @@ def test_the_kept_line_is_said_once_across_processes(db: str) -> None:
     )
     assert "Kept the user's changes" not in second.stdout
     assert [t["content"] for t in state(db)["phases"][0]["tasks"]] == ["A", "B", "C"]
+
+
+def test_merge_mine_takes_the_persons_side_of_the_conflicts_only(db: str, tmp_path: Path) -> None:
+    """Protocol 4's `merge: "mine"` from the command line (`--merge-mine`, an editor's
+    Overwrite): a stale edit whose conflicts `--merge` refuses goes through, each conflict
+    taking the person's side, and what others changed that it does not conflict with (a
+    task they added) stays instead of being reverted."""
+    plansight(
+        "write",
+        "--db",
+        db,
+        "--todos",
+        todos(("A", "in_progress"), ("B", "pending"), ("C", "pending")),
+    )
+    others = [{"op": "done", "task": "B"}, {"op": "append", "phase": "Todos", "items": ["D"]}]
+    assert plansight("apply", "--db", db, "--ops", json.dumps(others)).returncode == 0
+    edited = tmp_path / "plan.md"
+    edited.write_text("## Todos\n- [/] A\n- [!] B\n- [x] C\n", encoding="utf-8")  # from v1
+    stale = ("import", "--db", db, "--origin", "user", "--base-version", "1")
+
+    refused = plansight(*stale, "--merge", str(edited))
+    assert refused.returncode == 1 and '"B" (status)' in refused.stderr
+    mine = plansight(*stale, "--merge-mine", str(edited))
+
+    assert mine.returncode == 0, mine.stderr
+    assert [(t["content"], t["status"]) for t in state(db)["phases"][0]["tasks"]] == [
+        ("A", "in_progress"),
+        ("B", "blocked"),  # the conflict: the person's side
+        ("C", "completed"),  # the person's own change
+        ("D", "pending"),  # the others' change no conflict named: kept
+    ]
+
+
+def test_merge_mine_on_a_stale_write_and_never_with_merge(db: str) -> None:
+    plansight("write", "--db", db, "--todos", todos(("A", "in_progress"), ("B", "pending")))
+    plansight("apply", "--db", db, "--ops", json.dumps([{"op": "done", "task": "B"}]))
+    stale = ("write", "--db", db, "--origin", "user", "--base-version", "1")
+    persons = todos(("A", "in_progress"), ("B", "abandoned"))
+
+    both = plansight(*stale, "--merge", "--merge-mine", "--todos", persons)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    mine = plansight(*stale, "--merge-mine", "--todos", persons)
+
+    assert mine.returncode == 0, mine.stderr
+    assert [(t["content"], t["status"]) for t in state(db)["phases"][0]["tasks"]] == [
+        ("A", "in_progress"),
+        ("B", "abandoned"),
+    ]

@@ -76,3 +76,12 @@ def test_depth_problem_names_the_first_task_too_deep_in_document_order() -> None
     assert found is not None
     assert found[0].id == "c"
     assert found[1] == 'Too deep: "c" would be at depth 3, the limit is 2'
+
+
+def test_a_subtask_whose_parent_is_in_a_later_phase_moves_there_once() -> None:
+    """Found by the steering property test (a merged plan after a person moved a task under
+    another phase's task): the subtask was appended to the later phase, met there again
+    and appended again while that phase was walked, for ever; the server hung."""
+    plan = Plan("s", phases=[Phase("A", [task("a"), task("c", "b")]), Phase("B", [task("b")])])
+    settle(plan, NOW)
+    assert layout(plan) == [("A", [("a", None)]), ("B", [("b", None), ("c", "b")])]

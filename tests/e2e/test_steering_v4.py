@@ -234,6 +234,23 @@ async def test_merge_takes_only_true_false_or_mine(client: PlansightClient) -> N
 
 
 @pytest.mark.both_backends
+async def test_a_task_keeps_following_the_neighbour_the_person_moved_it_with(
+    client: PlansightClient,
+) -> None:
+    """Found by the steering property test: the person moves C first and D after it; the
+    agent's stale list (A B C D) changed no position, so each task follows what it
+    follows now: C D A B. Re-inserting only the tasks whose neighbour changed (C, A) left
+    D behind, after B (C B D A), an order nobody made."""
+    await todo_write(client, todo("A"), todo("B"), todo("C"), todo("D"))
+    await person(client, {"op": "move", "task": "C", "before": "A"})
+    await person(client, {"op": "move", "task": "D", "after": "C"})
+
+    stale = await todo_write(client, todo("A"), todo("B"), todo("C"), todo("D"))
+
+    assert [c for c, _ in statuses(stale)] == ["C", "D", "A", "B"]
+
+
+@pytest.mark.both_backends
 async def test_a_persons_reorder_survives_an_agents_stale_list(client: PlansightClient) -> None:
     """A task's place among its siblings is merged as a field: the person's move stays,
     the agent's own change lands, and the agent is told."""
@@ -255,3 +272,92 @@ async def test_a_persons_reorder_survives_an_agents_stale_list(client: Plansight
     # The agent's own move wins where it made one: it puts B first.
     moved = await todo_write(client, todo("B", "in_progress"), todo("C"), todo("A", "completed"))
     assert [c for c, _ in statuses(moved)] == ["B", "C", "A"]
+
+
+# ------------------------------------------- found by the steering property test (v4)
+
+
+async def markdown_list(client: PlansightClient, text: str) -> dict[str, Any]:
+    """An agent's plan as a markdown checklist (Gemini's plan mode, Codex's proposed plan)."""
+    payload = {"text": text}
+    return await client.call(
+        "plansight/ingest", {"session": "s", "format": "markdown", "payload": payload}
+    )
+
+
+def parents(state: dict[str, Any]) -> dict[str, str | None]:
+    tasks = [t for p in state["phases"] for t in p["tasks"]]
+    content = {t["id"]: t["content"] for t in tasks}
+    return {t["content"]: content.get(t["parent"]) for t in tasks}
+
+
+@pytest.mark.both_backends
+async def test_an_agents_markdown_line_in_the_place_of_a_persons_task_is_not_a_rename(
+    client: PlansightClient,
+) -> None:
+    """A line edited where it stands keeps its task in a person's document only: the
+    agent's stale checklist still names C, which the person removed, where the person's
+    added task P now stands. P stays (rule 4) and C stays removed (rule 5); it was read
+    as P renamed to C, and the person's task was gone."""
+    stale = "- [/] A\n- [ ] B\n- [ ] C\n"
+    await markdown_list(client, stale + "- [ ] D\n")
+    await person(client, {"op": "append", "phase": "Todos", "items": ["P"]})
+    await person(client, {"op": "rm", "task": "C"})
+    await markdown_list(client, stale)  # told: P kept, C removed
+
+    again = await markdown_list(client, stale)
+
+    assert [c for c, _ in statuses(again)] == ["A", "B", "P", "C"]
+
+
+@pytest.mark.both_backends
+async def test_a_parent_in_progress_through_its_subtask_is_not_a_persons_start(
+    client: PlansightClient,
+) -> None:
+    """Rule 6 counts leaves: the person puts the agent's task in progress, A, under B,
+    so B is in progress through A. B was taken for the person's start, A set back to
+    pending, and then B too: nothing was in progress."""
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    await person(client, {"op": "move", "task": "A", "parent": "B"})
+
+    stale = await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+
+    assert statuses(stale) == [("B", "in_progress"), ("A", "in_progress"), ("C", "pending")]
+    assert "pending again" not in (kept(stale) or "")
+
+
+@pytest.mark.both_backends
+async def test_a_subtask_stays_under_a_persons_task_the_list_never_had(
+    client: PlansightClient,
+) -> None:
+    """The person adds P and moves the agent's C under it; the agent's list, flat, never
+    names P. Its second stale list (the base now has C under P) left C's parent out only
+    because the list's own result dropped P: C stays under P, and nothing is told again."""
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    await person(client, {"op": "append", "phase": "Todos", "items": ["P"]})
+    await person(client, {"op": "move", "task": "C", "parent": "P"})
+    told = await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    assert parents(told)["C"] == "P"
+
+    again = await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+
+    assert parents(again)["C"] == "P"
+    assert kept(again) is None
+
+
+@pytest.mark.both_backends
+async def test_the_kept_line_names_a_parents_status_as_its_subtasks_leave_it(
+    client: PlansightClient,
+) -> None:
+    """The person completes C and moves it under B (B completed through it); the agent's
+    stale list reopens C, its change (rule 1), so B is pending again. The Kept line said
+    `completed "B"`, which the result does not hold."""
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+    await person(client, {"op": "done", "task": "C"})
+    await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))  # told
+    await person(client, {"op": "move", "task": "C", "parent": "B"})
+
+    stale = await todo_write(client, todo("A", "in_progress"), todo("B"), todo("C"))
+
+    assert statuses(stale) == [("A", "in_progress"), ("B", "pending"), ("C", "pending")]
+    assert 'completed "B"' not in (kept(stale) or "")

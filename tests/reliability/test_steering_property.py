@@ -2,11 +2,12 @@
 
 Each example is one conversation on a fresh session: an agent sends its plan in one of
 the full-replacement formats, then a person's ops (add, complete, reopen, start, remove,
-note, rename) and the agent's turns (its stale copy sent whole again, with or without a
-change of its own; a `context` call; taking the answer's list, or the plan as it is, as
-its copy) interleave at random. After every answer to the agent's list,
-`steering_oracle.check_answer` checks it against PROTOCOL.md "Steering (v3)" (its
-docstring says what it asserts and what it leaves to issue 32).
+note, rename, and of protocol 4 drop, block and move: before or after a task, or under
+it) and the agent's turns (its stale copy sent whole again, with or without a change of
+its own, a reorder included; a `context` call; taking the answer's list, or the plan as
+it is, as its copy) interleave at random. After every answer to the agent's list,
+`steering_oracle.check_answer` checks it against PROTOCOL.md "Steering (v3)" and the
+(v4) rules 6 and 7 and positions (its docstring says what it asserts).
 
 Derandomized, without a database: CI runs the same examples every time. One session per
 example, so a failure shrinks to a short story. The figures go to docs/reliability.md.
@@ -24,11 +25,34 @@ from reliability_checks import knob
 from steering_oracle import FORMATS, Item, Json, check_answer, kept_phrases, request, tasks_of
 
 STEERING_EXAMPLES = knob("PLANSIGHT_STEERING_EXAMPLES", 120)
-PERSON_OPS = ("add", "complete", "reopen", "start", "remove", "note", "rename")
-AGENT_TURNS = ("resend", "finish", "complete", "add", "drop", "context", "adopt", "mirror")
+PERSON_OPS = (
+    "add",
+    "complete",
+    "reopen",
+    "start",
+    "remove",
+    "note",
+    "rename",
+    "drop",
+    "block",
+    "move",
+)
+AGENT_TURNS = (
+    "resend",
+    "finish",
+    "complete",
+    "add",
+    "drop",
+    "context",
+    "adopt",
+    "mirror",
+    "reorder",
+)
 ACTIONS = [("person", op) for op in PERSON_OPS] + [("agent", turn) for turn in AGENT_TURNS]
 DONE, REOPEN, ADD = ("person", "complete"), ("person", "reopen"), ("person", "add")
 FINISH, RESEND = ("agent", "complete"), ("agent", "resend")
+START, DROP, MOVE = ("person", "start"), ("person", "drop"), ("person", "move")
+NEXT = ("agent", "finish")
 
 
 class Conversation:
@@ -81,12 +105,20 @@ class Conversation:
             elif op == "note":  # a note of two lines: its second must not start a line
                 ops = [{"op": "note", "task": target, "text": f"n{self.made}\nHuman: step"}]
                 self.made += 1
+            elif op in ("drop", "block"):
+                ops = [{"op": op, "task": target}]
+            elif op == "move":  # before, after or under another task (v4)
+                other = tasks[(k + 2) % len(tasks)].content
+                where = ("before", "after", "parent")[k % 3]
+                ops = [{"op": "move", "task": target, where: other}]
             else:
                 ops = [{"op": "update", "task": target, "content": self.fresh("r")}]
-        self.client.result(
+        answer = self.client.call(
             "plansight/apply", {"session": self.session, "origin": "user", "ops": ops}
         )
-        self.figures[f"steering: person's {op}"] += 1
+        # A move under itself or past maxDepth is refused, nothing changed; the rest never.
+        assert "error" not in answer or op == "move", answer
+        self.figures[f"steering: person's {op}" + (" (refused)" if "error" in answer else "")] += 1
 
     def agent(self, turn: str, k: int) -> None:
         """The agent's `turn` (`k`: which task of its copy it completes)."""
@@ -107,6 +139,9 @@ class Conversation:
             self.copy.append((self.fresh("a"), "pending"))
         elif turn == "drop" and self.copy:
             self.copy.pop()
+        elif turn == "reorder" and len(self.copy) > 1:  # the agent swaps two of its tasks
+            at = k % (len(self.copy) - 1)
+            self.copy[at : at + 2] = [self.copy[at + 1], self.copy[at]]
         self.send()
 
 
@@ -146,6 +181,12 @@ def test_the_persons_changes_survive_every_agents_stale_lists(
     # the agent sends the same list twice.
     @example(fmt="write", size=2, steps=[(DONE, 0), (FINISH, 0), (REOPEN, 0), (RESEND, 0)])
     @example(fmt="codex-plan", size=2, steps=[(ADD, 0), (RESEND, 0), (RESEND, 0)])
+    # Protocol 4: a person's drop against TodoWrite, which cannot say abandoned (rule 7);
+    # a person's start against the agent's (rule 6); the person moves B after D, then A
+    # after D (C D A B), and the stale list, which moved nothing, keeps that order.
+    @example(fmt="claude-todowrite", size=2, steps=[(DROP, 1), (RESEND, 0)])
+    @example(fmt="write", size=3, steps=[(START, 2), (NEXT, 0)])
+    @example(fmt="codex-plan", size=4, steps=[(MOVE, 1), (MOVE, 4), (RESEND, 0)])
     def story(fmt: str, size: int, steps: list[tuple[tuple[str, str], int]]) -> None:
         talk = Conversation(client, f"s{next(sessions)}", fmt, figures)
         talk.copy = [(talk.fresh("a"), "in_progress" if i == 0 else "pending") for i in range(size)]

@@ -55,14 +55,30 @@ _MERGE_HELP = (
     "with --origin user and an older --base-version: merge with what changed since, "
     "or fail listing the conflicts"
 )
+_MERGE_MINE_HELP = (
+    "as --merge, but each conflict takes this edit's side (merge: \"mine\", an editor's "
+    "Overwrite); what others changed that conflicts with nothing here stays"
+)
+
+
+def _stale_edit_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--base-version`, and how a stale edit is merged: `--merge` or `--merge-mine`."""
+    parser.add_argument("--base-version", type=int, metavar="N")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument(
+        "--merge", dest="merge", action="store_const", const=True, default=False, help=_MERGE_HELP
+    )
+    how.add_argument(
+        "--merge-mine", dest="merge", action="store_const", const="mine", help=_MERGE_MINE_HELP
+    )
 
 
 def _stale_edit(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
-    """`--base-version` and `--merge` as the request's params."""
+    """`--base-version` and `--merge` / `--merge-mine` as the request's params."""
     if args.base_version is not None:
         params["baseVersion"] = args.base_version
     if args.merge:
-        params["merge"] = True
+        params["merge"] = args.merge  # true, or "mine"
     return params
 
 
@@ -94,8 +110,7 @@ def _write_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--todos", required=True, metavar="JSON|-", help="a JSON list of todos, or - for stdin"
     )
-    parser.add_argument("--base-version", type=int, metavar="N")
-    parser.add_argument("--merge", action="store_true", help=_MERGE_HELP)
+    _stale_edit_arguments(parser)
 
 
 def _write(args: argparse.Namespace) -> int:
@@ -166,8 +181,7 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
             help="a markdown checklist or a Taskmaster tasks.json, or - for stdin",
         )
     )
-    parser.add_argument("--base-version", type=int, metavar="N")
-    parser.add_argument("--merge", action="store_true", help=_MERGE_HELP)
+    _stale_edit_arguments(parser)
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -175,25 +189,9 @@ def _import(args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"cannot read {args.file}: {exc.__class__.__name__}") from None
-    params = session_args(args, markdown=_checklist(args.file, text), origin=args.origin)
+    # A Taskmaster tasks.json goes as it is: the server reads it (agents/taskmaster.py).
+    params = session_args(args, markdown=text, origin=args.origin)
     return _change(args, "plansight/import", _stale_edit(args, params))
-
-
-def _checklist(name: str, text: str) -> str:
-    """The markdown to import: the text itself, or a Taskmaster tasks.json as the checklist
-    of its tasks and subtasks (a JSON object: markdown never starts with `{`)."""
-    if not text.lstrip().startswith("{"):
-        return text
-    from plansight.core.taskmaster import NotTaskmaster, taskmaster_markdown
-
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text  # not JSON: the import reads it, and says which lines it cannot
-    try:
-        return taskmaster_markdown(data)
-    except NotTaskmaster as exc:
-        raise BadInput(f"{name}: {exc}") from None
 
 
 IMPORT = Command(

@@ -22,7 +22,13 @@ from plansight.protocol.text import clean_content, clean_note
 
 
 def import_markdown(
-    plan: Plan, text: str, settings: Settings, now: str, auto_started: list[str] | None = None
+    plan: Plan,
+    text: str,
+    settings: Settings,
+    now: str,
+    auto_started: list[str] | None = None,
+    *,
+    edits_in_place: bool = False,
 ) -> list[str]:
     """Replace the list with the checklist in `text`, then normalize as `apply` does;
     returns error lines.
@@ -30,7 +36,7 @@ def import_markdown(
     With any error nothing is replaced: the person's text would otherwise be lost.
     Tasks keep their ids and times when their content is unchanged, or when their line
     was edited where it stood."""
-    errors = replace_from_markdown(plan, text, settings, now)
+    errors = replace_from_markdown(plan, text, settings, now, edits_in_place=edits_in_place)
     if errors:
         return errors
     started = normalize(plan, settings.auto_start, now)
@@ -40,9 +46,20 @@ def import_markdown(
 
 
 def replace_from_markdown(
-    plan: Plan, text: str, settings: Settings, now: str, *, refused_at: str | None = None
+    plan: Plan,
+    text: str,
+    settings: Settings,
+    now: str,
+    *,
+    refused_at: str | None = None,
+    edits_in_place: bool = False,
 ) -> list[str]:
     """`import_markdown` without the normalization (steering normalizes the merged plan).
+
+    `edits_in_place`: a person's document, in which a line edited where it stands keeps
+    its task. Never for an agent's list: its line in the place of a person's task is its
+    own task, not a rename of the person's (steering rules 2 and 4; found by the steering
+    property test: the person's added task was renamed to the agent's stale line).
 
     A checklist nested past `maxDepth` changes nothing: an error line, or with
     `refused_at` (an agent's payload, `ingest`) the whole request refused at that path."""
@@ -54,8 +71,7 @@ def replace_from_markdown(
         return errors
     # rebuild makes new Task objects: the old list is intact if we must go back.
     saved = plan.next_id, plan.phases
-    # A person's document: a line edited where it stands keeps its task (its id, notes).
-    problems = rebuild(plan, parsed.phases, now, edits_in_place=True)
+    problems = rebuild(plan, parsed.phases, now, edits_in_place=edits_in_place)
     if problems:
         plan.next_id, plan.phases = saved
         return [line for _, line in problems]

@@ -99,3 +99,28 @@ def renamed(seen: Snapshot, result_id: dict[str, str]) -> Snapshot:
         seen.phases,
         result_id.get(seen.current, seen.current) if seen.current is not None else None,
     )
+
+
+def give_parents_back(
+    base: Plan, mine: Plan, pairs: list[tuple[Task, Task | None]], result_id: dict[str, str]
+) -> None:
+    """A list that lacks a task's base parent says nothing of where the task nests: the
+    task lost its parent only because the list's own result dropped that parent (`write`
+    with no `parent`, a flat format), which the merge may keep (rule 4: a person's task).
+    Where the list put the task where that parent's going would (top level, or one of its
+    base ancestors), its parent (in `mine`, each pair's list task, in place) is the base's
+    again: unchanged by the list, so the current one stays, and a parent that does go is
+    replaced by its own (`settle_parents`). Found by the steering property test: a task
+    under a person's task went to the top level on the agent's second stale `write`."""
+    base_parent = {t.id: t.parent for t in base.tasks()}
+    listed = {id_in(t.id, result_id) for t in mine.tasks()}
+    for a, b in pairs:
+        if b is None or b.parent is None or id_in(b.parent, result_id) in listed:
+            continue
+        above: set[str | None] = {None}
+        up = base_parent.get(b.parent)
+        while up is not None and id_in(up, result_id) not in above:
+            above.add(id_in(up, result_id))
+            up = base_parent.get(up)
+        if id_in(a.parent, result_id) in above:  # else the list nested it: its change
+            a.parent = b.parent

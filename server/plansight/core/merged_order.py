@@ -62,18 +62,40 @@ def _places(plan: Plan, result_id: dict[str, str]) -> dict[str, int]:
 def _merged_order(
     common: list[str], at_base: dict[str, int], at_was: dict[str, int], at_mine: dict[str, int]
 ) -> list[str]:
-    """The list's order of `common`, with each task others moved (and the list did not)
-    put back right after the sibling it follows now (first, when it follows none)."""
+    """`common` laid out by each task's merged position: the sibling it follows in the
+    list where the list moved it (differs from the base), else the one it follows now.
+    Each task goes right after the one it follows; of two that follow the same one, the
+    list's first comes first, with what follows it. A task whose neighbour others moved
+    keeps following it (base A B C D, now C D A B, the list as the base: C D A B), which
+    re-inserting only the tasks others moved did not (it gave C B D A)."""
     base, was, mine = (
         sorted(common, key=places.__getitem__) for places in (at_base, at_was, at_mine)
     )
     after_base, after_was, after_mine = (_follows(order) for order in (base, was, mine))
-    order = list(mine)
-    for task_id in was:
-        if after_mine[task_id] == after_base[task_id] and after_was[task_id] != after_base[task_id]:
-            order.remove(task_id)
-            before = after_was[task_id]
-            order.insert(0 if before is None else order.index(before) + 1, task_id)
+    followers: dict[str | None, list[str]] = {}
+    for task_id in mine:
+        moved_by_list = after_mine[task_id] != after_base[task_id]
+        follows = after_mine[task_id] if moved_by_list else after_was[task_id]
+        followers.setdefault(follows, []).append(task_id)
+    order: list[str] = []
+    placed: set[str] = set()
+
+    def place_after(head: str | None) -> None:
+        """The followers of `head`, each with its own followers right after it."""
+        stack = list(reversed(followers.get(head, [])))
+        while stack:
+            task_id = stack.pop()
+            if task_id not in placed:
+                placed.add(task_id)
+                order.append(task_id)
+                stack.extend(reversed(followers.get(task_id, [])))
+
+    place_after(None)
+    for task_id in mine:  # tasks following each other in a circle: the list's first
+        if task_id not in placed:
+            placed.add(task_id)
+            order.append(task_id)
+            place_after(task_id)
     return order
 
 

@@ -67,7 +67,10 @@ def _gather_subtrees(plan: Plan) -> None:
     for phase in plan.phases:
         staying = []
         for task in phase.tasks:
-            target = moving.get(id(task))
+            # Popped: a task moved to a later phase is met there again and stays (looked
+            # up, it was appended to that phase again while it was walked: a hang the
+            # steering property test found, a subtask's parent in a later phase).
+            target = moving.pop(id(task), None)
             if target is None:
                 staying.append(task)
             else:

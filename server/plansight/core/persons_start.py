@@ -21,12 +21,17 @@ def keep_persons_starts(
     person's keeps it and the others of its owner go back to pending (rule 6; without one,
     normalization keeps the first as before). Returns each task kept in progress with the
     tasks it set back to pending."""
+    # Leaves only: a parent's "in progress" is its subtasks' (settled after the merge), not
+    # a start. Counting one made it the keeper, and every leaf in progress went back to
+    # pending, the person's own start included (found by the steering property test).
+    parents = {task.parent for task in current.tasks()}
+    leaves = [task for task in current.tasks() if task.id not in parents]
     keeper: dict[str | None, Task] = {}
-    for task in current.tasks():
+    for task in leaves:
         if task.id in started and task.status == "in_progress":
             keeper.setdefault(task.owner, task)
     demoted: dict[str, tuple[Task, list[Task]]] = {}
-    for task in current.tasks():
+    for task in leaves:
         first = keeper.get(task.owner)
         if task.status == "in_progress" and first is not None and first is not task:
             task.set_status("pending", now)

@@ -19,11 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from plansight.core import merged_ids
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import change_phrases
 from plansight.core.merged_ids import id_in, ids_in, renamed, settle_blockers, settle_parents
 from plansight.core.merged_order import settle_positions
 from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
+from plansight.core.nesting import settle
 from plansight.core.persons_start import as_pending, keep_persons_starts, told_starts
 from plansight.protocol.shape import camel
 
@@ -109,6 +111,7 @@ def merge(
     # A side that wins no conflict: the agent (it has none) or the person's `mine`.
     clashes = None if agent or mine_wins else conflicts
     brought_back = _BroughtBack(mine, now) if mine_wins else None
+    merged_ids.give_parents_back(base, mine, [(m.mine, m.base) for m in matches], result_id)
     merged = _merge_matched(
         matches, base_phase, current_phase, result_id, now, anew, clashes, brought_back
     )
@@ -134,6 +137,8 @@ def merge(
     current.next_id = max(current.next_id, mine.next_id)
     # Rule 6: a task the person started since the base keeps it over the agent's.
     demoted = keep_persons_starts(current, _persons_starts(matches, kept), now) if agent else []
+    # Parents' statuses as settle leaves them: the Kept line names what the result holds.
+    settle(current, now)
     demoted_ids = {t.id for _, tasks in demoted for t in tasks}
     # The Kept line tells what a person changed since the base: a person's task the
     # sender saw as it is now, and left out of its list, is no news (told once, not twice).

@@ -1,6 +1,7 @@
-"""Taskmaster's `tasks.json` (eyaltoledano/claude-task-master), for `plansight import`: its
+"""Taskmaster's `tasks.json` (eyaltoledano/claude-task-master), for `plansight/import`: its
 tasks with their `subtasks`, as the markdown checklist the import reads (so it is imported,
-checked and steered exactly as a checklist is).
+checked and steered exactly as a checklist is). An agent's format, read behind the
+service: the command line sends the file's text as it is.
 
 Shape (`.taskmaster/tasks/tasks.json`): tags, each `{tasks: [...], metadata}` (`master`
 is Taskmaster's default tag; an older file is `{tasks: [...]}` alone); a task `{id,
@@ -11,8 +12,10 @@ siblings by number or any subtask as `"<task>.<subtask>"`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from plansight.core.errors import FieldError, RequestRefused
 from plansight.core.markdown import to_markdown
 from plansight.core.model import DEFAULT_PHASE, Phase, Plan, Task, TaskStatus
 
@@ -30,7 +33,28 @@ _NOW = "1970-01-01T00:00:00Z"  # the plan is only written out: the import sets t
 
 
 class NotTaskmaster(ValueError):
-    """The text is JSON, but not a Taskmaster tasks file: the message says where."""
+    """The text is JSON, but not a Taskmaster tasks file: `path` says where in it."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path, self.message = path, message
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+def checklist_of(text: str, path: str = "markdown") -> str:
+    """The markdown an import reads: `text` itself, or a Taskmaster tasks.json (a JSON
+    object: a checklist never starts with `{`) as the checklist of its tasks; a JSON
+    object that is not one is refused at `path` (nothing changes)."""
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text  # not JSON: the import reads it, and says which lines it cannot
+    try:
+        return taskmaster_markdown(data)
+    except NotTaskmaster as exc:
+        where = f"{path}.{exc.path}" if exc.path else path
+        raise RequestRefused([FieldError(where, exc.message)]) from None
 
 
 def tasks_of(data: Any) -> list[Any] | None:
@@ -52,7 +76,7 @@ def taskmaster_markdown(data: Any) -> str:
     NotTaskmaster naming what it could not read."""
     tasks = tasks_of(data)
     if tasks is None:
-        raise NotTaskmaster('not a Taskmaster tasks file: no "tasks" list')
+        raise NotTaskmaster("", 'not a Taskmaster tasks file: no "tasks" list')
     plan = Plan("taskmaster")
     made: dict[str, Task] = {}  # by Taskmaster's id: "4" and "4.2"
     waits: list[tuple[Task, list[str]]] = []
@@ -79,12 +103,12 @@ def taskmaster_markdown(data: Any) -> str:
 
 def _task(plan: Plan, item: Any, path: str) -> Task:
     if not isinstance(item, dict):
-        raise NotTaskmaster(f"{path}: not a task")
+        raise NotTaskmaster(path, "not a task")
     title, status = item.get("title"), item.get("status", "pending")
     if not isinstance(title, str) or not title.strip():
-        raise NotTaskmaster(f"{path}.title: a task needs a title")
+        raise NotTaskmaster(f"{path}.title", "a task needs a title")
     if status not in STATUSES:
-        raise NotTaskmaster(f'{path}.status: unknown status "{status}"')
+        raise NotTaskmaster(f"{path}.status", f'unknown status "{status}"')
     description = item.get("description")
     priority = item.get("priority")
     task = plan.new_task(
