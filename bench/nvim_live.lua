@@ -11,7 +11,7 @@
 -- alike. Target: the redraw of what changed at most 5 ms. Prints the figures; asserts
 -- nothing about time.
 local here = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h")
--- PLANSIGHT_NVIM_PLUGIN: another copy of the plugin (bench/nvim_live_compare.sh times an
+-- PLANSIGHT_NVIM_PLUGIN: another copy of the plugin (bench/nvim_compare.sh live times an
 -- older commit's beside this one); one without `plansight.patch` draws every change whole.
 local plugin = vim.env.PLANSIGHT_NVIM_PLUGIN
 vim.opt.rtp:prepend((plugin and plugin ~= "") and plugin or (here .. "/../editors/nvim"))

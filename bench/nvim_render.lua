@@ -1,14 +1,14 @@
 -- Render benchmark of the Neovim sidebar: a 500-task plan, drawn again after each change.
 --
 --   nvim --headless --clean -l bench/nvim_render.lua
---   bench/nvim_render_compare.sh [REV]   # REV's plugin and this one, side by side
+--   bench/nvim_compare.sh render [REV]   # REV's plugin and this one, side by side
 --
 -- Times the whole redraw a live `plansight/didChange` causes (the pure view, the buffer
 -- lines, the extmarks, the folds and the cursor), with the sidebar visible. No server:
 -- the states go straight into the plugin's cache. Target: under 10 ms per render.
 -- Prints the figures; asserts nothing about time.
 local here = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h")
--- PLANSIGHT_NVIM_PLUGIN: another copy of the plugin (bench/nvim_render_compare.sh times an
+-- PLANSIGHT_NVIM_PLUGIN: another copy of the plugin (bench/nvim_compare.sh render times an
 -- older commit's beside this one).
 local plugin = vim.env.PLANSIGHT_NVIM_PLUGIN
 vim.opt.rtp:prepend((plugin and plugin ~= "") and plugin or (here .. "/../editors/nvim"))
