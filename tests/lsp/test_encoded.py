@@ -59,3 +59,12 @@ def test_splicing_keeps_members_and_escapes() -> None:
     assert json.loads(data) == {"x": {"a": 1}, "y": ["\u00e9", None, True, 3], "z": "\u2028"}
     assert json.loads(extend(b'{"a":1}', {"b": [1]})) == {"a": 1, "b": [1]}
     assert extend(b"{}", {"b": 2}) == b'{"b":2}'
+
+
+def test_a_key_that_is_no_string_encodes_as_json_would() -> None:
+    """The dict path looks at each key as it goes: a key that is not a string, after some
+    that are (seen before or not), still gives what `json.dumps` gives for the whole."""
+    value = {"session": "s", "new key \u00e9": [1], 7: None, "progress": {"total": 2}}
+    assert encode_tree(value) == json.dumps(value, separators=(",", ":")).encode()
+    assert encode_tree({1: {"a": 2}}) == b'{"1":{"a":2}}'
+    assert encode_tree({"x": {}, "y": [{}]}) == b'{"x":{},"y":[{}]}'

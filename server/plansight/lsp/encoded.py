@@ -56,13 +56,18 @@ def encode_tree(value: Any) -> bytes:
     if kind is list:
         items = [item.data if type(item) is Encoded else encode_tree(item) for item in value]
         return b"[" + b",".join(items) + b"]"
-    if kind is dict and all(type(key) is str for key in value):
+    if kind is dict:
         keys = _keys
-        members = [
-            (keys.get(key) or _key(key))
-            + (item.data if type(item) is Encoded else encode_tree(item))
-            for key, item in value.items()
-        ]
+        members = []
+        for key, item in value.items():
+            # A key seen before is a string (only strings are kept); a new one is looked
+            # at once, instead of a pass over every key of every dict first.
+            name = keys.get(key) if type(key) is str else None
+            if name is None:
+                if type(key) is not str:
+                    return encode(value)
+                name = _key(key)
+            members.append(name + (item.data if type(item) is Encoded else encode_tree(item)))
         return b"{" + b",".join(members) + b"}"
     return encode(value)
 
