@@ -239,6 +239,9 @@ async def test_a_client_that_does_not_ask_gets_whole_states(db: Path) -> None:
         assert "changeDeltas" not in experimental["plansight"]
         await apply(whole, {"op": "init", "list": [{"phase": "P", "items": ["a", "b"]}]})
         await apply(whole, {"op": "done", "task": "a"})
+        # The other server's changes reach this one through its store watcher: once it has
+        # pushed them (whole: the session is new to it), its own change comes as a delta.
+        await opted.change_where(lambda c: c["version"] == 2)
         started = await apply(opted, {"op": "update", "task": "b", "content": "B"})
         change = await whole.change_where(lambda c: c["version"] == started["version"])
         await opted.change_where(lambda c: c["version"] == started["version"])
@@ -248,7 +251,7 @@ async def test_a_client_that_does_not_ask_gets_whole_states(db: Path) -> None:
             assert list(push) == [*STATE_KEYS, *members]  # today's whole state, in its order
         assert {key: change[key] for key in STATE_KEYS} == got
         assert [c["version"] for c in whole.changes] == [1, 2, 3]
-        # The other server's changes may come as one push (the newest), whole: new to it.
+        # The other server's changes may come as one push (the newest), whole.
         assert "baseVersion" not in opted.changes[0] and "baseVersion" in opted.changes[-1]
     finally:
         await stop_client(whole)
