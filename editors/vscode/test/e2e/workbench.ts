@@ -37,24 +37,24 @@ export class Workbench {
     const shownByIcon = this.page.locator('.part.activitybar .action-item.checked .action-label[aria-label^="Plansight"]');
     // After a reload the workbench restores the sidebar it had on its own, late on a loaded
     // machine, and a click on the icon of the container already shown closes it: click only
-    // while it is not shown, then give it a while to come.
+    // while it is not shown, and again only after a click has had time to take effect (a
+    // second click before the first has opened it would close it).
+    let clicked = 0;
     await until(
       'the Plansight panel',
       async () => {
         if (await container.isVisible()) {
           return true;
         }
-        if ((await shownByIcon.count()) === 0) {
+        if ((await shownByIcon.count()) === 0 && Date.now() - clicked > 15_000) {
+          clicked = Date.now();
           // Its top left: the badge (tasks remaining, drawn before the view opens) covers
           // the bottom right and would take the click.
           await button.click({ position: { x: 8, y: 8 }, timeout: 5_000 }).catch(() => undefined);
         }
-        return container.waitFor({ timeout: 5_000 }).then(
-          () => true,
-          () => false,
-        );
+        return false;
       },
-      60_000,
+      90_000,
     );
   }
 
