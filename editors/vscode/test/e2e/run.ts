@@ -635,6 +635,9 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
   await step('a server that cannot start: one message with Open Settings and Show Log; Restart Server recovers', async () => {
     // The extension runs the CLI through a link the test controls: now it points at a
     // "server" that dies at once, as `python -m plansight` does without the package.
+    // The toasts of earlier steps go first (a warning stays until its timeout), so that what
+    // is counted below is this failure's.
+    await wb.runCommand('Notifications: Clear All Notifications');
     fs.rmSync(launcher);
     fs.writeFileSync(launcher, '#!/bin/sh\necho "python3: No module named plansight" >&2\nexit 1\n', { mode: 0o755 });
     await wb.runCommand('Plansight: Restart Server');
