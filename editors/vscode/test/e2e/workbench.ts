@@ -28,29 +28,25 @@ const QUICK_INPUT = '.quick-input-widget';
 export class Workbench {
   constructor(readonly page: Page) {}
 
-  /** Waits for the workbench and opens the Plansight panel from the activity bar. */
+  /** Waits for the workbench and its Plansight icon, and opens the Plansight panel. */
   async openPlansight(): Promise<void> {
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     const button = this.page.locator('.part.activitybar .action-label[aria-label^="Plansight"]');
     await button.waitFor({ timeout: 60_000 });
     const container = this.page.locator(PLAN_CONTAINER);
-    const shownByIcon = this.page.locator('.part.activitybar .action-item.checked .action-label[aria-label^="Plansight"]');
-    // After a reload the workbench restores the sidebar it had on its own, late on a loaded
-    // machine, and a click on the icon of the container already shown closes it: click only
-    // while it is not shown, and again only after a click has had time to take effect (a
-    // second click before the first has opened it would close it).
-    let clicked = 0;
+    // "View: Show Plansight" opens the panel and never closes it. A click on the activity bar
+    // icon toggles: after a reload the workbench restores its sidebar late, on a loaded
+    // machine, and a click that lands on the container being restored closes it.
+    let asked = 0;
     await until(
       'the Plansight panel',
       async () => {
         if (await container.isVisible()) {
           return true;
         }
-        if ((await shownByIcon.count()) === 0 && Date.now() - clicked > 15_000) {
-          clicked = Date.now();
-          // Its top left: the badge (tasks remaining, drawn before the view opens) covers
-          // the bottom right and would take the click.
-          await button.click({ position: { x: 8, y: 8 }, timeout: 5_000 }).catch(() => undefined);
+        if (Date.now() - asked > 10_000) {
+          asked = Date.now();
+          await this.runCommand('View: Show Plansight').catch(() => this.page.keyboard.press('Escape'));
         }
         return false;
       },
