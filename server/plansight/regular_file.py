@@ -44,7 +44,13 @@ def read_head(path: str | os.PathLike[str], most: int) -> bytes | None:
     return _read(path, most)
 
 
-def _read(path: str | os.PathLike[str], most: int) -> bytes | None:
+def read_tail(path: str | os.PathLike[str], most: int) -> bytes | None:
+    """At most the last `most` bytes of the regular file at `path` (a log read from its
+    end), None when nothing is there; NotRegular and OSError as `read_bounded`."""
+    return _read(path, most, from_end=True)
+
+
+def _read(path: str | os.PathLike[str], most: int, from_end: bool = False) -> bytes | None:
     try:
         # Looked at before it is opened; non-blocking all the same, since what is there may
         # change between the look and the open.
@@ -58,6 +64,8 @@ def _read(path: str | os.PathLike[str], most: int) -> bytes | None:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegular(kind_of(mode))
+        if from_end:
+            os.lseek(fd, max(os.fstat(fd).st_size - most, 0), os.SEEK_SET)
         chunks: list[bytes] = []
         size = 0
         while size < most and (chunk := os.read(fd, min(1024 * 1024, most - size))):

@@ -19,9 +19,11 @@ class Agent:
     __slots__ = (
         "after_tool",
         "clear_reads_context",
+        "clear_starts_new",
         "compression",
         "compression_told_at_prompt",
         "edit_tools",
+        "fork_source",
         "frames_context",
         "label",
         "lost_context_sources",
@@ -47,6 +49,8 @@ class Agent:
         compression: tuple[str, str] | None = None,
         compression_told_at_prompt: bool = False,
         clear_reads_context: bool = True,
+        clear_starts_new: bool = False,
+        fork_source: str = "fork",
         model_request: str | None = None,
         frames_context: bool = False,
         turn_end: str | None = None,
@@ -71,6 +75,14 @@ class Agent:
         # Whether the session start of a `/clear` reads the hook's context back; if not,
         # the plan a cleared conversation carries on is told whole at the next prompt.
         self.clear_reads_context = clear_reads_context
+        # Whether the agent's `/clear` starts its new conversation as a fresh start does
+        # (SessionStart `new`, no `clear`): then a conversation that starts in the agent
+        # process whose hooks last heard another conversation of the folder is that one's
+        # successor (`hook/run.py`, `_cleared_in_process`).
+        self.clear_starts_new = clear_starts_new
+        # The SessionStart `source` of a fork's first event: "fork", or Copilot CLI's
+        # "resume", which its fork's log tells from a plain resume (`hook/resume.py`).
+        self.fork_source = fork_source
         # The event before each model request whose payload shows the request's messages:
         # where an automatic compression the agent tells no hook about can be seen.
         self.model_request = model_request
@@ -190,6 +202,12 @@ COPILOT = Agent(
     edit_tools=frozenset({"Edit", "Write"}),
     # SessionStart's `source`: new | startup | resume (the SDK's SessionStartHookInput).
     lost_context_sources=frozenset({"resume"}),
+    # 1.0.102's `/clear` and `/new` start a new session (a new id) in the same process,
+    # its SessionStart `new` with the next prompt, as a fresh `copilot` does
+    # (`SessionStart-clear.json`); `/branch` (`/fork`) copies the conversation into a new
+    # session and resumes it, its SessionStart `resume` (`SessionStart-branch.json`).
+    clear_starts_new=True,
+    fork_source="resume",
     # 1.0.102's `/compact` runs `PreCompact` (trigger "manual"), its own compaction near
     # the prompt limit `PreCompact` (trigger "auto", as it starts, in the background,
     # mid-turn), and no SessionStart after either; nothing is read back

@@ -1,14 +1,16 @@
 """A conversation forked from another goes on from the plan it forked, in a session of its
 own: Claude Code's `--fork-session` and Codex's `fork` start a new conversation, a new
-session id, whose SessionStart says `source: "fork"`.
+session id, whose SessionStart says `source: "fork"`; Copilot CLI's `/branch` starts one
+whose SessionStart says `source: "resume"`.
 
 Which conversation was forked: Codex 0.171 writes the fork's rollout (`transcript_path`)
 before the event, its first line the `session_meta` whose `payload.forked_from_id` names
-it. Claude Code's event names none: its command line does (`hook/fork_parent.py`:
-`--resume <id>`, or `--continue`'s newest transcript). Where neither names it (no
-`/proc`, a fork picked interactively), the hook takes the plan of the conversation
-heard from last in the same folder (`FolderPlan`, as a `/clear` does), which is the one
-forked when a person forks the one they just worked in.
+it. Copilot CLI's fork log names it (`hook/copilot_fork.py`); a resume whose log names no
+fork is a resume, not a fork. Claude Code's event names none: its command line does
+(`hook/fork_parent.py`: `--resume <id>`, or `--continue`'s newest transcript). Where
+nothing names it (no `/proc`, a fork picked interactively), the hook takes the plan of
+the conversation heard from last in the same folder (`FolderPlan`, as a `/clear` does),
+which is the one forked when a person forks the one they just worked in.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def carry_on_after_fork(
     """Copy the forked conversation's plan into this one's session `own`, titled
     "<title> (fork)", and return the whole plan to tell the forked conversation (its
     context holds the plan as it was when forked, not as a person may have changed it
-    since). None: there was no plan to fork, or the store could not take it now."""
+    since). None: there was no plan to fork, it is no fork (a Copilot CLI resume), or the
+    store could not take it now."""
     from plansight.hook.plan_calls import NotStoredYet, context_for_agent, fork_plan, is_planned
 
     named = forked_from(event)
@@ -50,6 +53,12 @@ def carry_on_after_fork(
         from plansight.hook.fork_parent import claude_fork_parent
 
         named = claude_fork_parent(event, agent_process)
+    if named is None and agent == "copilot":
+        from plansight.hook.copilot_fork import copilot_fork_parent
+
+        named = copilot_fork_parent(str(event.get("session_id")))
+    if named is None and event.get("source") != FORK_SOURCE:
+        return None  # a resume that is no fork: its conversation had no plan to go on
     # The folder's last planned conversation only where nothing names the one forked.
     parent = folder_plan.read() if named is None else _plan_of(memory, f"{agent}:{named}")
     if parent is None or parent == own or not is_planned(cwd, parent):
@@ -100,15 +109,15 @@ def carry_on_after_clear(
     own: str,
     conversation: Conversation,
     memory: ConversationFile,
-    folder_plan: FolderPlan,
+    cleared: str | None,
 ) -> str | None:
     """A `/clear` starts a new conversation (a new session id) in the same folder: when
-    the plan of the one it cleared (the agent's last planned conversation here) has tasks
-    not finished, this one carries it on in the same Plansight session, so the editor
-    keeps one plan and the person's changes keep reaching the agent. Returns the whole
-    plan to tell now, or None: nothing to carry on, or told at the next prompt (an agent
-    whose `/clear` reads no context back)."""
-    cleared = folder_plan.read()
+    the plan of the one it cleared (`cleared`: the agent's last planned conversation here,
+    or the one the same agent process was in) has tasks not finished, this one carries it
+    on in the same Plansight session, so the editor keeps one plan and the person's
+    changes keep reaching the agent. Returns the whole plan to tell now, or None: nothing
+    to carry on, or told at the next prompt (an agent whose `/clear` reads no context
+    back)."""
     if cleared is None or cleared == own:
         return None
     from plansight.hook.plan_calls import context_for_agent, unfinished_plan

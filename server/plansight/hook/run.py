@@ -223,13 +223,14 @@ def _session_start(heard: _Heard) -> Reply:
 
     note = plan_tool_note(agent.name)  # which tool keeps the plan (setup's MCP server)
     told: str | None = None
-    if not conversation.planned and source == "clear":
+    cleared = heard.folder_plan.read() if source == "clear" else _cleared_in_process(heard)
+    if not conversation.planned and cleared is not None:
         told = carry_on_after_clear(
-            agent, heard.cwd, heard.own, conversation, heard.memory, heard.folder_plan
+            agent, heard.cwd, heard.own, conversation, heard.memory, cleared
         )
-        if told is not None:
-            heard.facts["session"] = str(conversation.continues)
-    elif not conversation.planned and source == FORK_SOURCE:
+        if conversation.continues is not None:
+            heard.facts["session"] = conversation.continues
+    elif not conversation.planned and source in (FORK_SOURCE, agent.fork_source):
         told = carry_on_after_fork(
             agent.name,
             heard.event,
@@ -246,6 +247,25 @@ def _session_start(heard: _Heard) -> Reply:
         whole = source in agent.lost_context_sources
         told = _context(heard.cwd, heard.session, True, whole)
     return _reply(agent, agent.session_start, "\n".join(filter(None, (note, told))))
+
+
+def _cleared_in_process(heard: _Heard) -> str | None:
+    """The plan of the conversation this new one cleared, for an agent whose `/clear`
+    starts as a fresh start does (`Agent.clear_starts_new`): the session of the other
+    conversation of this folder the same agent process was in last (its link, written
+    after each event), or None: a fresh start (another process), or nothing to tell by."""
+    if not heard.agent.clear_starts_new or heard.event.get("source") != "new":
+        return None
+    if heard.agent_process is None:
+        return None
+    from plansight.conversation_link import link_folder, read_link
+
+    link = read_link(link_folder(state_folder()), heard.agent_process)
+    if link is None or link.shared or link.agent != heard.agent.name:
+        return None
+    if link.conversation == heard.own or link.folder != heard.cwd:
+        return None
+    return link.session
 
 
 def _compression_asked(heard: _Heard) -> Reply:
