@@ -1,0 +1,206 @@
+"""The agents' slash commands, typed into their real interactive CLIs (issue 31 item 3):
+Copilot CLI 1.0.102's `/branch`, `/clear` and `/new`, Gemini CLI 0.61's `/compress`.
+`-p "/clear"` sends the words to the model as a prompt: only the interactive UI runs
+them, so each CLI runs on a pseudo-terminal (`terminal.py`) against its scripted model,
+and every step waits for what shows it happened (a text drawn, the CLI's window title,
+a request the model received), never for a time."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from agent_home import AgentHome, agent_cli
+from copilot_model import copilot_model
+from scripted_models import _ScriptedServer, scripted_model
+from steering_story import statuses
+from terminal import ENTER, Terminal
+from test_real_copilot import INSERT, _env
+from test_real_gemini import TODOS, _set_up
+
+from plansight.paths import default_store_path
+from plansight.store.sqlite import SqliteStore
+
+# Copilot's footer: while it works, and once it waits for the person.
+COPILOT_BUSY = re.compile(r"esc esc (?:interrupt|edit prompt)")
+COPILOT_IDLE = "/ commands · ? help"
+PERSON_TASK = "Check the logout too"
+
+
+@contextmanager
+def _copilot(person: AgentHome, model: _ScriptedServer) -> Iterator[Terminal]:
+    """Copilot CLI, interactive, in the project the person trusts when it asks."""
+    command = [agent_cli("copilot"), "--allow-all-tools", "--no-auto-update"]
+    command.append("--disable-client-telemetry")
+    with Terminal(command, person.project, person.env(**_env(model.url))) as terminal:
+        terminal.expect("Do you trust the files in this folder")
+        terminal.type(ENTER.decode())  # "1. Yes"
+        terminal.expect(re.escape(COPILOT_IDLE))
+        yield terminal
+
+
+def _copilot_turn(terminal: Terminal, model: _ScriptedServer, prompt: str) -> None:
+    """Submit `prompt`; wait until the model gave its closing answer (the script done)
+    and Copilot's footer, drawn last, is its idle one again. (Its text may be drawn in
+    pieces, cell by cell: the closing "Done." is not waited for on the screen.)"""
+    asked = len(model.requests)
+    terminal.submit(prompt)
+
+    def over() -> bool:
+        answered = any(
+            _tool_results(request) >= len(model.script) for _, request in model.requests[asked:]
+        )
+        text = terminal.text
+        busy = max((m.end() for m in COPILOT_BUSY.finditer(text)), default=-1)
+        return answered and text.rfind(COPILOT_IDLE) > busy
+
+    terminal.wait_until(over, f"Copilot done with {prompt!r}")
+
+
+def _tool_results(request: dict[str, Any]) -> int:
+    """As `copilot_model` counts the steps of the script a request has done."""
+    return sum(
+        1
+        for item in request.get("input") or []
+        if isinstance(item, dict)
+        and item.get("type") in ("function_call_output", "custom_tool_call_output")
+    )
+
+
+def _first_request_with(model: _ScriptedServer, prompt: str) -> str:
+    """The first model request of the turn `prompt` began (no tool result after it)."""
+    for _, request in model.requests:
+        items = request.get("input") or []
+        texts = [json.dumps(item, ensure_ascii=False) for item in items]
+        asked = [n for n, text in enumerate(texts) if prompt in text and "message" in text]
+        if asked and not any("function_call_output" in text for text in texts[asked[-1] :]):
+            return json.dumps(request, ensure_ascii=False)
+    raise AssertionError(f"no request began with {prompt!r}")
+
+
+def _person(person: AgentHome, session: str, ops: list[dict[str, Any]]) -> None:
+    done = person.plansight(
+        *("apply", "--session", session, "--origin", "user", "--ops", json.dumps(ops))
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def _copilot_sessions(person: AgentHome) -> dict[str, str | None]:
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        return {p.session: p.title for p in store.sessions() if p.session.startswith("copilot:")}
+    finally:
+        store.close()
+
+
+def test_copilots_branch_forks_the_plan_titled_as_a_fork_and_tells_it_whole(
+    person: AgentHome,
+) -> None:
+    """`/branch` copies the conversation into a new session and resumes it: the fork gets
+    a session of its own, a copy of the plan (with the person's task), titled as a fork,
+    and its first prompt is told the plan whole; the forked plan stays as it was."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    script = [("sql", {"description": "Insert login todos", "query": INSERT})]
+    with copilot_model(script) as model, _copilot(person, model) as terminal:
+        _copilot_turn(terminal, model, "Fix the login bug")
+        [parent] = _copilot_sessions(person)
+        _person(person, parent, [{"op": "append", "phase": "Todos", "items": [PERSON_TASK]}])
+        before = statuses(person, parent)
+        terminal.submit("/branch")
+        terminal.expect(r"Forked from")
+        _copilot_turn(terminal, model, "Carry on")
+        told = _first_request_with(model, "Carry on")
+    sessions = _copilot_sessions(person)
+    [fork] = [session for session in sessions if session != parent]
+    assert sessions[fork] == "Fix the login bug (fork)"
+    assert statuses(person, fork) == before == statuses(person, parent)
+    for line in ("[>] Reproduce the login bug", "[ ] Fix the session check", PERSON_TASK):
+        assert f"{line}" in told, told
+
+
+def test_copilots_clear_carries_an_unfinished_plan_on_and_new_leaves_a_finished_one(
+    person: AgentHome,
+) -> None:
+    """`/clear` starts a new conversation in the same Copilot: it carries the unfinished
+    plan on, in the same session, told whole with its first prompt. Once the person has
+    finished that plan, `/new` starts a conversation that plans on its own."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    script = [("sql", {"description": "Insert login todos", "query": INSERT})]
+    with copilot_model(script) as model, _copilot(person, model) as terminal:
+        _copilot_turn(terminal, model, "Fix the login bug")
+        [session] = _copilot_sessions(person)
+        terminal.submit("/clear")
+        terminal.expect("Started a fresh session")
+        _person(person, session, [{"op": "append", "phase": "Todos", "items": [PERSON_TASK]}])
+        _copilot_turn(terminal, model, "Carry on")
+        told = _first_request_with(model, "Carry on")
+        assert list(_copilot_sessions(person)) == [session]
+        for line in ("[>] Reproduce the login bug", "[ ] Fix the session check", PERSON_TASK):
+            assert line in told, told
+        assert PERSON_TASK in statuses(person, session)  # the new list kept it
+
+        tasks = ["Reproduce the login bug", "Fix the session check", PERSON_TASK]
+        _person(person, session, [{"op": "done", "task": task} for task in tasks])
+        terminal.submit("/new")
+        terminal.expect("Started a new session")
+        _copilot_turn(terminal, model, "Something else")
+        told = _first_request_with(model, "Something else")
+    sessions = _copilot_sessions(person)
+    assert len(sessions) == 2 and sessions[session] == "Fix the login bug"
+    assert PERSON_TASK not in told
+    [new] = [other for other in sessions if other != session]
+    assert sessions[new] == "Something else"
+
+
+# Gemini CLI's window title when it waits for the person (`computeTerminalTitle`).
+GEMINI_READY = "◇  Ready"
+
+
+def _gemini_turn(terminal: Terminal, prompt: str) -> None:
+    """Submit `prompt`; wait until Gemini CLI has worked on it and is ready again."""
+    seen = len(terminal.titles)
+
+    def over() -> bool:
+        titles = terminal.titles[seen:]
+        busy = [n for n, title in enumerate(titles) if GEMINI_READY not in title]
+        return bool(busy) and any(GEMINI_READY in title for title in titles[busy[0] :])
+
+    terminal.submit(prompt)
+    terminal.wait_until(over, f"Gemini CLI done with {prompt!r}")
+
+
+def test_geminis_compress_is_answered_with_the_whole_plan_at_the_next_prompt(
+    person: AgentHome,
+) -> None:
+    """`/compress` in Gemini CLI's own UI: it runs PreCompress (trigger manual), replaces
+    the history with a summary, and reads nothing back; the next prompt (BeforeAgent)
+    carries the whole plan."""
+    _set_up(person)
+    with scripted_model("gemini", [("write_todos", TODOS)]) as model:
+        env = person.env(GEMINI_API_KEY="scripted", GOOGLE_GEMINI_BASE_URL=model.url)
+        command = [agent_cli("gemini"), "-m", "gemini-2.5-pro", "--yolo"]
+        with Terminal(command, person.project, env) as terminal:
+            terminal.wait_until(
+                lambda: any(GEMINI_READY in title for title in terminal.titles),
+                "Gemini CLI ready",
+            )
+            _gemini_turn(terminal, "Fix the login bug")
+            # A second turn, whose answer reports a long history: `/compress` summarizes
+            # what comes before the newest turn, and only when that makes it smaller.
+            model.tokens_once = 50_000
+            _gemini_turn(terminal, "Go on")
+            terminal.submit("/compress")
+            terminal.expect(r"Chat history compressed from 50000 to \d+ tokens")
+            _gemini_turn(terminal, "Carry on")
+    requests = [r for _, r in model.requests if r.get("tools")]
+    [told] = [
+        json.dumps(r["contents"], ensure_ascii=False)
+        for r in requests
+        if re.search(r'"Carry on"', json.dumps(r["contents"][-1]))
+    ]
+    assert "Got it. Thanks for the additional context!" in told  # the compressed history
+    # Gemini CLI escapes > in what a hook adds.
+    assert "[&gt;] Reproduce the login bug" in told and "[ ] Fix the session check" in told
