@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from typing import Any
 
 from agent_home import AgentHome, agent_cli
 from codex_trust import trust_every_hook
+from copilot_model import copilot_model
 from editor import contents, watching_editor
 from scripted_models import PLAN_TOOL, TOOL_SEARCH, scripted_model
+from test_real_copilot import _copilot, _env
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
@@ -304,3 +307,21 @@ async def test_gemini_default_model_plans_with_plansights_tool(person: AgentHome
     assert "The user changed the todo list" in told and TASKS[1] in told
     # Resumed, its context lost the plan: the hooks tell it whole.
     assert f"[-] {TASKS[1]}" in told and f"[ ] {TASKS[0]}" in told
+
+
+def test_copilot_names_no_default_model_offline(person: AgentHome) -> None:
+    """Copilot CLI picks its default model from GitHub's Copilot service, after a GitHub
+    sign-in (`isGptDefaultModelEnabled`, `Auto`: its runtime's feature flags and model
+    catalog); offline (`COPILOT_OFFLINE`, which turns the sign-in off) it runs only with
+    its own provider (`COPILOT_PROVIDER_BASE_URL`), and that provider takes no default:
+    "A model is required for BYOK" (`copilot help providers`). So its tests name one
+    (`COPILOT_MODEL`): this one shows the refusal, with no request sent to the model, and
+    fails the day Copilot picks a model by itself (then its tests can drop the name)."""
+    assert person.plansight("setup", "copilot").returncode == 0
+    with copilot_model([]) as model:
+        env = {key: value for key, value in _env(model.url).items() if key != "COPILOT_MODEL"}
+        ran = person.run(_copilot(person, model.url, str(uuid.uuid4())), **env)
+        asked = list(model.requests)
+    assert ran.returncode != 0
+    assert "BYOK providers require an explicit model" in ran.stdout + ran.stderr
+    assert asked == []

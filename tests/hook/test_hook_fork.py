@@ -115,3 +115,30 @@ def test_codexs_fork_starts_from_the_conversation_its_rollout_names(machine: Rep
     assert _statuses(machine, CODEX_FORK) == parent
     assert "Another plan" not in told and "Reproduce the login bug" in told
     assert _title(machine, CODEX_FORK) == f"{_title(machine, CODEX_PARENT)} (fork)"
+
+
+def _opencode(machine: Replay, session: str, name: str, **fields: object) -> dict[str, object]:
+    """An event as Plansight's OpenCode plugin sends it (`hooks/opencode/README.md`)."""
+    event = {"hook_event_name": name, "session_id": session, "cwd": str(machine.project)}
+    return machine.run("opencode", {**event, **fields}).reply
+
+
+def _opencode_plans(machine: Replay, session: str, prompt: str, todo: str) -> None:
+    _opencode(machine, session, "UserPromptSubmit", prompt=prompt)
+    todos = [{"content": todo, "status": "in_progress", "priority": "high"}]
+    _opencode(machine, session, "PostToolUse", tool_name="todowrite", tool_input={"todos": todos})
+
+
+def test_opencodes_fork_starts_from_the_session_its_plugin_names(machine: Replay) -> None:
+    """OpenCode's fork keeps no link to the session forked (`opencode/session.get.fork.json`):
+    the plugin names it from OpenCode's command line (`forked_from`), and that plan is taken
+    even when another conversation of the folder was heard from since."""
+    _opencode_plans(machine, "ses_named", "Fix the login bug", "Reproduce the login bug")
+    _opencode_plans(machine, "ses_later", "Tidy up", "Tidy the docs")
+
+    reply = _opencode(machine, "ses_fork", "SessionStart", source="fork", forked_from="ses_named")
+
+    told = _context(reply, "SessionStart")
+    assert "[>] Reproduce the login bug" in told and "Tidy the docs" not in told
+    assert _statuses(machine, "opencode:ses_fork") == {"Reproduce the login bug": "in_progress"}
+    assert _title(machine, "opencode:ses_fork") == "Fix the login bug (fork)"

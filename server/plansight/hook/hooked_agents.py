@@ -229,7 +229,11 @@ COPILOT = Agent(
 OPENCODE = Agent(
     name="opencode",
     label="OpenCode",
-    session_start="SessionStart",  # not sent: no OpenCode hook reads context back at a start
+    # Sent by the plugin before the first prompt a session has in this OpenCode, for a fork
+    # (`source: "fork"`, `forked_from`: the session its command line forked) or a new
+    # session after another (`"clear"`: the TUI's `/new`, alias `/clear`); no OpenCode hook
+    # reads context back at a start, so its reply goes with that prompt (`chat.message`).
+    session_start="SessionStart",
     prompt="UserPromptSubmit",  # `chat.message`
     after_tool="PostToolUse",  # `tool.execute.after`, with the tool's `args` as tool_input
     plan_tools={"todowrite": "opencode-todos"},

@@ -6,7 +6,9 @@ whose SessionStart says `source: "resume"`.
 Which conversation was forked: Codex 0.171 writes the fork's rollout (`transcript_path`)
 before the event, its first line the `session_meta` whose `payload.forked_from_id` names
 it. Copilot CLI's fork log names it (`hook/copilot_fork.py`); a resume whose log names no
-fork is a resume, not a fork. Claude Code's event names none: its command line does
+fork is a resume, not a fork. OpenCode's plugin names it in the event itself
+(`forked_from`: the session id `opencode run --fork --session <id>` or `--continue`
+forked, `setup/opencode_plugin.js`). Claude Code's event names none: its command line does
 (`hook/fork_parent.py`: `--resume <id>`, or `--continue`'s newest transcript). Where
 nothing names it (no `/proc`, a fork picked interactively), the hook takes the plan of
 the conversation heard from last in the same folder (`FolderPlan`, as a `/clear` does),
@@ -86,8 +88,12 @@ def _plan_of(memory: ConversationFile, conversation: str) -> str | None:
 
 
 def forked_from(event: dict[str, Any]) -> str | None:
-    """The session id of the conversation forked, where the fork's transcript names it
-    (Codex's `session_meta`); None where it does not (Claude Code)."""
+    """The session id of the conversation forked, where the event names it (OpenCode's
+    plugin) or the fork's transcript does (Codex's `session_meta`); None where neither
+    does (Claude Code)."""
+    named = event.get("forked_from")
+    if isinstance(named, str) and named.strip():
+        return named
     path = event.get("transcript_path")
     if not isinstance(path, str):
         return None

@@ -60,9 +60,61 @@ function partID() {
   return `prt_${stamp.slice(-12)}${random}`;
 }
 
-export const PlansightPlan = async ({ directory }) => {
+// OpenCode 1.18 titles a fork "<title> (fork #N)" (`Session.fork`), and keeps no link to
+// the session it was forked from: the fork copies its messages under new ids.
+const FORK_TITLE = / \(fork #\d+\)$/;
+
+// The session this OpenCode was asked to fork on its command line (`run --fork --session
+// <id>`, `--fork --continue`; the TUI takes the same flags): {session} or {continued}.
+function commandLineFork(argv) {
+  if (!argv.includes("--fork")) return undefined;
+  for (let at = 0; at < argv.length; at++) {
+    const word = argv[at];
+    if ((word === "--session" || word === "-s") && argv[at + 1]) return { session: argv[at + 1] };
+    if (word.startsWith("--session=")) return { session: word.slice("--session=".length) };
+  }
+  return argv.includes("--continue") || argv.includes("-c") ? { continued: true } : undefined;
+}
+
+// How a session that has its first prompt in this OpenCode began, as the hook's
+// SessionStart (`source` and, for a fork, `forked_from`), or undefined: a session made
+// before this OpenCode started (resumed: it keeps its plan), a subagent's, or the first
+// new one (a conversation of its own).
+function sessionStarts(client) {
+  const loadedAt = Date.now();
+  let asked = commandLineFork(process.argv); // the first fork made here is the one asked
+  const heard = new Set();
+  const forkedFrom = async (fork) => {
+    const named = asked;
+    asked = undefined;
+    if (named?.session) return named.session;
+    if (!named?.continued) return undefined; // a fork from the TUI or the API: the hook guesses
+    // `--continue` forks the root session updated last (OpenCode's `run`), the fork aside.
+    const sessions = (await client.session.list())?.data ?? [];
+    const root = sessions
+      .filter((session) => !session.parentID && session.id !== fork)
+      .sort((a, b) => (b.time?.updated ?? 0) - (a.time?.updated ?? 0))[0];
+    return root?.id;
+  };
+  return async (sessionID) => {
+    if (heard.has(sessionID)) return undefined;
+    const info = (await client.session.get({ path: { id: sessionID } }))?.data;
+    if (!info || info.parentID) return undefined; // a subagent's session (the task tool)
+    const after = heard.size > 0; // another conversation was heard here before it
+    heard.add(sessionID);
+    if (!(info.time?.created >= loadedAt)) return undefined;
+    if (FORK_TITLE.test(info.title ?? "")) {
+      const parent = await forkedFrom(sessionID);
+      return { source: "fork", ...(parent ? { forked_from: parent } : {}) };
+    }
+    return after ? { source: "clear" } : undefined;
+  };
+}
+
+export const PlansightPlan = async ({ client, directory }) => {
   let queue = Promise.resolve();
   const told = (event) => (queue = queue.then(() => hook(directory, event)));
+  const started = sessionStarts(client);
   return {
     "tool.execute.after": async (input, output) => {
       try {
@@ -82,11 +134,20 @@ export const PlansightPlan = async ({ directory }) => {
           .filter((part) => part.type === "text" && !part.synthetic)
           .map((part) => part.text)
           .join("\n");
-        const context = await told({
+        // A fork or a new conversation is told its plan whole with its first prompt.
+        let start;
+        try {
+          start = await started(input.sessionID);
+        } catch {}
+        const begun = start
+          ? await told({ hook_event_name: "SessionStart", session_id: input.sessionID, ...start })
+          : undefined;
+        const said = await told({
           hook_event_name: "UserPromptSubmit",
           session_id: input.sessionID,
           prompt,
         });
+        const context = [begun, said].filter(Boolean).join("\n\n");
         if (!context) return;
         output.parts.push({
           id: partID(),
