@@ -50,6 +50,9 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   private filterValue: TaskFilter | undefined;
   /** The doctor's finding (AgentsWelcome), shown under the filter's line. */
   private doctorMessage: string | undefined;
+  /** Settles when VS Code first got rows for the top of the view (the start's timings). */
+  readonly firstRows: Promise<void>;
+  private gaveFirstRows: (() => void) | undefined;
 
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
@@ -58,6 +61,9 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     private readonly memento?: vscode.Memento,
     dragAndDropController?: vscode.TreeDragAndDropController<PlanNode>,
   ) {
+    this.firstRows = new Promise((resolve) => {
+      this.gaveFirstRows = resolve;
+    });
     this.openRows = new Set(memento?.get<string[]>(OPEN_ROWS_KEY) ?? []);
     this.closedRows = new Set(memento?.get<string[]>(CLOSED_ROWS_KEY) ?? []);
     this.hideFinishedValue = memento?.get<boolean>(HIDE_FINISHED_KEY) ?? false;
@@ -132,6 +138,10 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const children = [...this.tree.childrenOf(node === undefined ? undefined : this.tree.getNode(node.id))];
     for (const child of children) {
       this.drawn.set(child.id, child);
+    }
+    if (node === undefined && children.length > 0 && this.gaveFirstRows !== undefined) {
+      this.gaveFirstRows();
+      this.gaveFirstRows = undefined;
     }
     return children;
   }
