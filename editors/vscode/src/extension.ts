@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   const client = new PlansightClient(output);
   const sync = new PlanSync(client, context.workspaceState);
   const moves = new TreeMoves(client, sync);
-  const view = new PlanView(sync, context.workspaceState, moves);
+  const view = new PlanView(sync, context.workspaceState, moves, context.extensionUri);
   moves.attach(view);
   const documents = new PlanDocuments(client, sync);
   const store = new StoreInfo(client, output, sync.onDidList);

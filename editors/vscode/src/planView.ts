@@ -27,6 +27,14 @@ const COLLAPSIBLE = {
   expanded: vscode.TreeItemCollapsibleState.Expanded,
 } as const;
 
+/** An agent's own icon, in the grey of VS Code's icons on light and on dark themes. */
+function agentIcon(extensionUri: vscode.Uri, name: string): { light: vscode.Uri; dark: vscode.Uri } {
+  return {
+    light: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'light', `${name}.svg`),
+    dark: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'dark', `${name}.svg`),
+  };
+}
+
 export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Disposable {
   private tree = PlanTree.build([]);
   private readonly changeEmitter = new vscode.EventEmitter<PlanNode | PlanNode[] | undefined>();
@@ -60,6 +68,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     private readonly sync: PlanSync,
     private readonly memento?: vscode.Memento,
     dragAndDropController?: vscode.TreeDragAndDropController<PlanNode>,
+    /** The extension's folder: the agents' icons are in its media/agents. */
+    private readonly extensionUri?: vscode.Uri,
   ) {
     this.firstRows = new Promise((resolve) => {
       this.gaveFirstRows = resolve;
@@ -106,7 +116,10 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     item.id = node.id;
     item.description = view.description;
     item.contextValue = view.contextValue;
-    item.iconPath = new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
+    item.iconPath =
+      view.icon.agent === true && this.extensionUri !== undefined
+        ? agentIcon(this.extensionUri, view.icon.id)
+        : new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
     if (view.decoration !== undefined) {
       item.resourceUri = vscode.Uri.parse(view.decoration);
     }
