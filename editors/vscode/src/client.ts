@@ -6,21 +6,16 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import {
-  CloseAction,
-  DidChangeConfigurationNotification,
-  ErrorAction,
+import type {
+  ClientCapabilities,
+  CloseHandlerResult,
+  ErrorHandler,
+  ErrorHandlerResult,
   LanguageClient,
+  LanguageClientOptions,
   ResponseError,
-  RevealOutputChannelOn,
-  State,
-  type ClientCapabilities,
-  type CloseHandlerResult,
-  type ErrorHandler,
-  type ErrorHandlerResult,
-  type LanguageClientOptions,
-  type ServerOptions,
-  type StaticFeature,
+  ServerOptions,
+  StaticFeature,
 } from 'vscode-languageclient/node';
 import type { ChangePush } from './changeDeltas';
 import {
@@ -34,6 +29,7 @@ import {
   type ResultOf,
 } from './protocol';
 import { installPlaces, isExecutable, resolveServerCommand, type Resolution, type ServerCommand, type ServerSettings } from './serverCommand';
+import { isResponseError, loadLanguageClient, type LanguageClientModule } from './languageClientModule';
 import { cliPrefix, lastErrorLine, SERVER_SETTINGS, shellQuote } from './serverProcess';
 import { moreServerPlaces, recordedServerFolder } from './serverSearch';
 
@@ -78,14 +74,20 @@ const CHANGE_DELTAS: StaticFeature = {
   clear(): void {},
 };
 
-class QuietLanguageClient extends LanguageClient {
-  override error(message: string, data?: unknown): void {
-    super.error(message, data, false);
+/** A LanguageClient that reports its errors in the log only (this client tells the person itself). */
+function quietLanguageClient(lc: LanguageClientModule, serverOptions: ServerOptions, clientOptions: LanguageClientOptions): LanguageClient {
+  class QuietLanguageClient extends lc.LanguageClient {
+    override error(message: string, data?: unknown): void {
+      super.error(message, data, false);
+    }
   }
+  return new QuietLanguageClient('plansight', 'Plansight', serverOptions, clientOptions);
 }
 
 export class PlansightClient implements vscode.Disposable {
-  private client: QuietLanguageClient | undefined;
+  private client: LanguageClient | undefined;
+  /** vscode-languageclient, once the first start loaded it (languageClientModule.ts). */
+  private lc: LanguageClientModule | undefined;
   private starting: Promise<void> | undefined;
   private stateValue: ServerState = 'stopped';
   private stderrTail = '';
@@ -276,7 +278,15 @@ export class PlansightClient implements vscode.Disposable {
     this.stderrTail = '';
     this.lastExit = undefined;
 
-    const client = new QuietLanguageClient('plansight', 'Plansight', this.serverOptions(server, folder), this.clientOptions());
+    let lc: LanguageClientModule;
+    try {
+      lc = loadLanguageClient();
+    } catch (error) {
+      this.fail({ kind: 'startFailed', reason: `the extension's language client could not load (${describeError(error)}): reinstall the extension` });
+      return;
+    }
+    this.lc = lc;
+    const client = quietLanguageClient(lc, this.serverOptions(server, folder), this.clientOptions(lc));
     this.client = client;
     client.registerFeature(CHANGE_DELTAS);
     client.onNotification(DID_CHANGE, (params: ChangePush) => this.changeEmitter.fire(params));
@@ -287,7 +297,7 @@ export class PlansightClient implements vscode.Disposable {
     });
     client.onDidChangeState((event) => {
       // After a crash languageclient restarts the server itself: notifications may be lost.
-      if (event.newState === State.Running && this.client === client && this.stateValue === 'running') {
+      if (event.newState === lc.State.Running && this.client === client && this.stateValue === 'running') {
         this.readyEmitter.fire();
       }
     });
@@ -304,7 +314,7 @@ export class PlansightClient implements vscode.Disposable {
     // the close arrives before the failed initialize): ask it whether it runs.
     if (failure !== undefined || !client.isRunning()) {
       this.client = undefined;
-      if (failure instanceof ResponseError && !isTransportError(failure)) {
+      if (isResponseError(failure) && !isTransportError(failure)) {
         // The server answered `initialize` with why it cannot serve (a damaged store): its
         // own sentence is the cause; the process it leaves waiting is ended. (A write to a
         // process that died is jsonrpc's own error: the exit and stderr say more then.)
@@ -344,11 +354,11 @@ export class PlansightClient implements vscode.Disposable {
    * `synchronize`, which sends the whole `plansight` section, keys the server ignores too).
    */
   private sendSettings(): void {
-    const client = this.client;
-    if (client === undefined || this.stateValue !== 'running') {
+    const { client, lc } = this;
+    if (client === undefined || lc === undefined || this.stateValue !== 'running') {
       return; // the next start sends them in initializationOptions
     }
-    client.sendNotification(DidChangeConfigurationNotification.type, { settings: { plansight: settingsForServer() } }).catch((error: unknown) => {
+    client.sendNotification(lc.DidChangeConfigurationNotification.type, { settings: { plansight: settingsForServer() } }).catch((error: unknown) => {
       this.logError('Sending the settings failed', error);
     });
   }
@@ -377,34 +387,34 @@ export class PlansightClient implements vscode.Disposable {
       });
   }
 
-  private clientOptions(): LanguageClientOptions {
+  private clientOptions(lc: LanguageClientModule): LanguageClientOptions {
     const errorHandler: ErrorHandler = {
       error: (_error, _message, count): ErrorHandlerResult => ({
-        action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,
+        action: count !== undefined && count <= 3 ? lc.ErrorAction.Continue : lc.ErrorAction.Shutdown,
         handled: true,
       }),
-      closed: (): CloseHandlerResult => this.onClosed(),
+      closed: (): CloseHandlerResult => this.onClosed(lc),
     };
     return {
       documentSelector: [],
       outputChannel: this.output,
-      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      revealOutputChannelOn: lc.RevealOutputChannelOn.Never,
       initializationOptions: () => ({ plansight: settingsForServer() }),
       initializationFailedHandler: () => false,
       errorHandler,
     };
   }
 
-  private onClosed(): CloseHandlerResult {
+  private onClosed(lc: LanguageClientModule): CloseHandlerResult {
     if (this.stateValue !== 'running') {
       // Never got going: start() rejects and reports it once.
-      return { action: CloseAction.DoNotRestart, handled: true };
+      return { action: lc.CloseAction.DoNotRestart, handled: true };
     }
     const now = Date.now();
     this.crashes = [...this.crashes.filter((at) => now - at < CRASH_WINDOW_MS), now];
     if (this.crashes.length <= MAX_CRASHES) {
       this.output.appendLine('The server stopped; restarting it.');
-      return { action: CloseAction.Restart, handled: true };
+      return { action: lc.CloseAction.Restart, handled: true };
     }
     this.client = undefined;
     // The panel stops looking live now; the cause follows once the process's end is read.
@@ -419,7 +429,7 @@ export class PlansightClient implements vscode.Disposable {
       const reason = this.withStderr(exit === undefined ? times : `${times}; the last time ${exit}`);
       this.fail({ kind: 'crashed', reason, ...(exit === undefined ? {} : { exit }) }, true);
     });
-    return { action: CloseAction.DoNotRestart, handled: true };
+    return { action: lc.CloseAction.DoNotRestart, handled: true };
   }
 
   /** Ends the process this extension started, if it still runs: no server lives on unseen. */
@@ -543,7 +553,7 @@ function isTransportError(error: ResponseError<unknown>): boolean {
 
 /** A readable one-line account of a failed request, with the server's per-field errors. */
 export function describeError(error: unknown): string {
-  if (error instanceof ResponseError) {
+  if (isResponseError(error)) {
     const data = error.data as { errors?: { path?: string; message?: string }[]; currentVersion?: number } | undefined;
     if (error.code === ErrorCodes.invalidParams && Array.isArray(data?.errors) && data.errors.length > 0) {
       const details = data.errors.map((e) => (e.path ? `${e.path}: ${e.message ?? ''}` : (e.message ?? '')));

@@ -3,7 +3,7 @@
  * that lists what conflicts and lets the person compare, overwrite or cancel.
  */
 import * as vscode from 'vscode';
-import { ResponseError } from 'vscode-languageclient/node';
+import { isResponseError } from './languageClientModule';
 import { planUri, sessionOfUri } from './planUris';
 import { ErrorCodes } from './protocol';
 
@@ -22,7 +22,7 @@ export interface Refusal {
 
 /** The refusal a ContentModified error carries, or undefined for any other error. */
 export function refusalOf(error: unknown): Refusal | undefined {
-  if (!(error instanceof ResponseError) || error.code !== ErrorCodes.contentModified) {
+  if (!isResponseError(error) || error.code !== ErrorCodes.contentModified) {
     return undefined;
   }
   const data = error.data as { currentVersion?: number; conflicts?: Conflict[] } | undefined;

@@ -119,12 +119,12 @@ export class PlanSync implements vscode.Disposable {
 
   /**
    * Draws the plans this workspace's window last saw, at once, before the server has
-   * started (issue 33, item 12): the first listing replaces them.
+   * started (issue 33, item 12): the first listing replaces them. Returns whether it drew any.
    */
-  drawLastSeen(): void {
+  drawLastSeen(): boolean {
     const last = lastListing(this.memento);
     if (last === undefined || this.client.state === 'running' || this.client.state === 'failed') {
-      return;
+      return false;
     }
     this.lastSeenValue = true;
     this.client.holdWrites(NOT_LIVE);
@@ -132,6 +132,7 @@ export class PlanSync implements vscode.Disposable {
     this.plans.setCheckouts(last.sessions);
     this.listed = last.sessions;
     this.updateEmitter.fire({ currentChanged: false });
+    return true;
   }
 
   /** The server's answer replaced the last plans seen, or none will: live from now on. */

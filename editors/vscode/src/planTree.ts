@@ -64,10 +64,12 @@ export interface NoteNode extends NodeBase {
   readonly text: string;
 }
 
-/** Codicon id and optional theme colour id. */
+/** Codicon id and optional theme colour id; or (`agent`) one of the agents' own icons. */
 export interface Icon {
+  /** A codicon; with `agent`, the name of `media/agents/{light,dark}/<id>.svg` (sessionAgents.ts). */
   readonly id: string;
   readonly color?: string;
+  readonly agent?: true;
 }
 
 /** How one node is drawn: everything a TreeItem needs, as plain data. */
@@ -468,7 +470,7 @@ function sessionView(node: SessionNode): NodeView {
     label,
     description: [`${state.progress.completed}/${state.progress.total}`, who, where].filter((part) => part !== undefined).join(' · '),
     tooltip: lines.join('\n'),
-    icon: { id: agent?.icon ?? UNKNOWN_AGENT_ICON },
+    icon: { id: agent?.icon ?? UNKNOWN_AGENT_ICON, agent: true },
     contextValue: 'session',
     collapsible: node.expanded ? 'expanded' : 'collapsed',
   };

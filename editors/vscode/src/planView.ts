@@ -27,6 +27,14 @@ const COLLAPSIBLE = {
   expanded: vscode.TreeItemCollapsibleState.Expanded,
 } as const;
 
+/** An agent's own icon, in the grey of VS Code's icons on light and on dark themes. */
+function agentIcon(extensionUri: vscode.Uri, name: string): { light: vscode.Uri; dark: vscode.Uri } {
+  return {
+    light: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'light', `${name}.svg`),
+    dark: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'dark', `${name}.svg`),
+  };
+}
+
 export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Disposable {
   private tree = PlanTree.build([]);
   private readonly changeEmitter = new vscode.EventEmitter<PlanNode | PlanNode[] | undefined>();
@@ -50,6 +58,9 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   private filterValue: TaskFilter | undefined;
   /** The doctor's finding (AgentsWelcome), shown under the filter's line. */
   private doctorMessage: string | undefined;
+  /** Settles when VS Code first got rows for the top of the view (the start's timings). */
+  readonly firstRows: Promise<void>;
+  private gaveFirstRows: (() => void) | undefined;
 
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
@@ -57,7 +68,12 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     private readonly sync: PlanSync,
     private readonly memento?: vscode.Memento,
     dragAndDropController?: vscode.TreeDragAndDropController<PlanNode>,
+    /** The extension's folder: the agents' icons are in its media/agents. */
+    private readonly extensionUri?: vscode.Uri,
   ) {
+    this.firstRows = new Promise((resolve) => {
+      this.gaveFirstRows = resolve;
+    });
     this.openRows = new Set(memento?.get<string[]>(OPEN_ROWS_KEY) ?? []);
     this.closedRows = new Set(memento?.get<string[]>(CLOSED_ROWS_KEY) ?? []);
     this.hideFinishedValue = memento?.get<boolean>(HIDE_FINISHED_KEY) ?? false;
@@ -100,7 +116,10 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     item.id = node.id;
     item.description = view.description;
     item.contextValue = view.contextValue;
-    item.iconPath = new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
+    item.iconPath =
+      view.icon.agent === true && this.extensionUri !== undefined
+        ? agentIcon(this.extensionUri, view.icon.id)
+        : new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
     if (view.decoration !== undefined) {
       item.resourceUri = vscode.Uri.parse(view.decoration);
     }
@@ -132,6 +151,10 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     const children = [...this.tree.childrenOf(node === undefined ? undefined : this.tree.getNode(node.id))];
     for (const child of children) {
       this.drawn.set(child.id, child);
+    }
+    if (node === undefined && children.length > 0 && this.gaveFirstRows !== undefined) {
+      this.gaveFirstRows();
+      this.gaveFirstRows = undefined;
     }
     return children;
   }

@@ -9,23 +9,29 @@ export interface SessionAgent {
   readonly name: string;
   /** A short form for a narrow row. */
   readonly short: string;
-  /** The codicon drawn on the session's row. */
+  /**
+   * The icon drawn on the session's row: the extension's own glyph,
+   * `media/agents/{light,dark}/<icon>.svg` (codicons have no agents' marks).
+   */
   readonly icon: string;
   /** The agent's own session id (the key less its prefix). */
   readonly id: string;
 }
 
 const AGENT_PREFIXES: readonly (Omit<SessionAgent, 'id'> & { readonly prefix: string })[] = [
-  { prefix: 'claude-code', name: 'Claude Code', short: 'Claude', icon: 'sparkle' },
-  { prefix: 'codex', name: 'Codex CLI', short: 'Codex', icon: 'terminal' },
-  { prefix: 'gemini', name: 'Gemini CLI', short: 'Gemini', icon: 'star-full' },
-  { prefix: 'opencode', name: 'OpenCode', short: 'OpenCode', icon: 'code' },
+  { prefix: 'claude-code', name: 'Claude Code', short: 'Claude', icon: 'claude-code' },
+  { prefix: 'codex', name: 'Codex CLI', short: 'Codex', icon: 'codex' },
+  { prefix: 'gemini', name: 'Gemini CLI', short: 'Gemini', icon: 'gemini' },
+  { prefix: 'opencode', name: 'OpenCode', short: 'OpenCode', icon: 'opencode' },
   { prefix: 'copilot', name: 'GitHub Copilot', short: 'Copilot', icon: 'copilot' },
-  { prefix: 'vscode-chat', name: 'VS Code chat', short: 'Chat', icon: 'comment-discussion' },
+  { prefix: 'vscode-chat', name: 'VS Code chat', short: 'Chat', icon: 'vscode-chat' },
 ];
 
-/** The codicon of a session no agent's prefix names (the CLI, an MCP client, a person). */
-export const UNKNOWN_AGENT_ICON = 'hubot';
+/** The icon of a session no agent's prefix names (the CLI, an MCP client, a person): a plain robot. */
+export const UNKNOWN_AGENT_ICON = 'unknown';
+
+/** Every icon a session's row can have: the agents' and the unknown one (each must ship). */
+export const AGENT_ICONS: readonly string[] = [...AGENT_PREFIXES.map((agent) => agent.icon), UNKNOWN_AGENT_ICON];
 
 /** The agent a session key names, if any. */
 export function sessionAgent(session: string): SessionAgent | undefined {

@@ -54,8 +54,62 @@ export function treeRefresh(before: PlanTree, after: PlanTree): TreeRefresh {
     }
   };
   walk(after.roots);
-  if (ids.length > 0 && ids.length * 2 > after.size) {
+  const fired = withMovedRows(before, after, ids);
+  if (fired === undefined || (fired.length > 0 && fired.length * 2 > after.size)) {
     return { whole: true };
   }
-  return { whole: false, ids };
+  return { whole: false, ids: fired };
+}
+
+/**
+ * The rows to fire so that no row is drawn twice (undefined: the whole tree). VS Code
+ * refreshes each fired row on its own and at once (its treeView.ts: `Promise.all` of
+ * `updateChildren`): a row that moved from under one fired row to under another would show
+ * under the new one as soon as that one's children came, before the old one's left. So
+ * for each moved row the row above both its old and its new place is fired in their stead
+ * (none above both, at the top: the whole tree).
+ */
+function withMovedRows(before: PlanTree, after: PlanTree, ids: readonly string[]): readonly string[] | undefined {
+  if (ids.length === 0) {
+    return ids;
+  }
+  const fire = new Set(ids);
+  const above = (tree: PlanTree, id: string | undefined): string[] => {
+    const chain: string[] = [];
+    for (let node = id === undefined ? undefined : tree.getNode(id); node !== undefined; node = tree.parentOf(node)) {
+      chain.push(node.id);
+    }
+    return chain;
+  };
+  for (const id of ids) {
+    const stack = [...after.childrenOf(after.getNode(id))];
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      const was = before.getNode(node.id);
+      if (was !== undefined && was.parentId !== node.parentId) {
+        const old = new Set(above(before, was.parentId));
+        const common = above(after, node.parentId).find((candidate) => old.has(candidate));
+        if (common === undefined) {
+          return undefined;
+        }
+        fire.add(common);
+      }
+      stack.push(...after.childrenOf(node));
+    }
+  }
+  if (fire.size === ids.length) {
+    return ids;
+  }
+  // Top-most first, and no row under another fired one (VS Code redraws it with its parent).
+  const ordered: string[] = [];
+  const walk = (nodes: readonly PlanNode[]): void => {
+    for (const node of nodes) {
+      if (fire.has(node.id)) {
+        ordered.push(node.id);
+      } else {
+        walk(after.childrenOf(node));
+      }
+    }
+  };
+  walk(after.roots);
+  return ordered;
 }

@@ -378,11 +378,19 @@ async function startupStories(browser: Browser): Promise<void> {
         const listed = Date.now();
         const log = serverLog(server);
         const host = extensionHostTimes(server);
+        // The extension's own account (extension.ts): when activate() began, how long it
+        // took, and when VS Code got the first rows from the view's provider.
+        const began = [...log.matchAll(/^Activated in (\d+) ms \(activate\(\) began at (\S+)\)$/gm)].pop();
+        const gave = [...log.matchAll(/^The Plan view got its first rows (\d+) ms after activate\(\) began$/gm)].pop();
+        const activateAt = began?.[2] === undefined ? undefined : Date.parse(began[2]) - opened;
         timings.push({
           round,
           // Before the view opened (negative) or after: the extension host's own start.
           'extension host started, from the view opening (ms)': host.started === undefined ? '' : host.started - opened,
           'plansight activated, from the view opening (ms)': host.activated === undefined ? '' : host.activated - opened,
+          'activate() began, from the view opening (ms)': activateAt ?? '',
+          'activate() took (ms)': began?.[1] === undefined ? '' : Number(began[1]),
+          'first rows given to VS Code, from the view opening (ms)': activateAt === undefined || gave?.[1] === undefined ? '' : activateAt + Number(gave[1]),
           'view open to the first rows (ms)': shown - opened,
           'drawn from the last seen': lastSeen,
           'view open to the live rows (ms)': listed - opened,

@@ -73,8 +73,8 @@ export async function treeKeyStories(ctx: StoryContext): Promise<void> {
     await wb.expand(CLAUDE_ROW);
     const rows = await wb.waitForRows('their tasks', (r) => find(r, 'Review the diff') !== undefined && find(r, 'Tag the release') !== undefined);
     assert.deepEqual(sessionRows(rows), [
-      [CODEX_ROW, 'terminal', '0/1'],
-      [CLAUDE_ROW, 'sparkle', '0/4'],
+      [CODEX_ROW, 'agent:codex', '0/1'],
+      [CLAUDE_ROW, 'agent:claude-code', '0/4'],
     ]);
     // Every task row has a checkbox; the session rows none.
     assert.deepEqual(
@@ -84,6 +84,31 @@ export async function treeKeyStories(ctx: StoryContext): Promise<void> {
     assert.equal(find(rows, CLAUDE_ROW)?.checkbox, '');
     await wb.calmPointer();
     await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-agents-290.png') });
+  });
+
+  await step("tree keys: every agent's session with its own icon, a plain robot for one no agent names (issue 33, item 10)", async () => {
+    const others: [session: string, label: string, icon: string][] = [
+      ['gemini:0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9', 'Gemini CLI 0b1c2d3e', 'agent:gemini'],
+      ['opencode:ses_7f8e9d0c1b2a', 'OpenCode ses_7f8e', 'agent:opencode'],
+      ['copilot:3c4d5e6f-7081-4923-a4b5-c6d7e8f90a1b', 'GitHub Copilot 3c4d5e6f', 'agent:copilot'],
+      ['nightly-script', 'nightly-script', 'agent:unknown'],
+    ];
+    for (const [session] of others) {
+      cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Look around'] }] }], session);
+    }
+    const rows = await wb.waitForRows('six sessions', (r) => r.filter((row) => row.level === 1).length === 6);
+    const icons = new Map(sessionRows(rows).map(([label, icon]) => [label, icon]));
+    for (const [, label, icon] of others) {
+      assert.equal(icons.get(label), icon, `${label}'s icon`);
+    }
+    assert.equal(icons.get(CLAUDE_ROW), 'agent:claude-code');
+    assert.equal(icons.get(CODEX_ROW), 'agent:codex');
+    await wb.calmPointer();
+    await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-agents-all.png') });
+    for (const [session] of others) {
+      cli.run('clear', '--session', session);
+    }
+    await wb.waitForRows('the two sessions again', (r) => r.filter((row) => row.level === 1).length === 2);
   });
 
   await step("tree keys: a task's checkbox completes it and reopens it, as the person's change (issue 33, item 6)", async () => {

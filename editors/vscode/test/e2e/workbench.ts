@@ -63,10 +63,13 @@ export class Workbench {
       elements.map((row) => {
         const icon = row.querySelector<HTMLElement>('.custom-view-tree-node-item-icon');
         const codicon = [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-') && c !== 'codicon-modifier-spin') ?? '';
+        // An agent's own icon is an image: `agent:<name>` from its file, media/agents/<theme>/<name>.svg
+        // (the URL's path percent-encoded in code-server's remote resource URL).
+        const agent = /media\/agents\/(?:light|dark)\/([\w-]+)\.svg/.exec(decodeURIComponent(icon?.style.backgroundImage ?? ''))?.[1];
         return {
           label: row.querySelector('.label-name')?.textContent ?? '',
           description: row.querySelector('.label-description')?.textContent ?? '',
-          icon: codicon.replace(/^codicon-/, ''),
+          icon: agent === undefined ? codicon.replace(/^codicon-/, '') : `agent:${agent}`,
           spinning: icon?.classList.contains('codicon-modifier-spin') ?? false,
           iconColor: icon?.style.color ?? '',
           level: Number(row.getAttribute('aria-level')),

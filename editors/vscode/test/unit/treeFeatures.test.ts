@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { filterMessage, parseFilter, taskShown } from '../../src/planFilter';
 import { PlanState } from '../../src/planState';
 import { PlanTree, viewOf, type PlanNode, type TaskNode } from '../../src/planTree';
 import type { Task } from '../../src/protocol';
-import { sessionAgent, untitledSessionLabel } from '../../src/sessionAgents';
+import { AGENT_ICONS, sessionAgent, untitledSessionLabel } from '../../src/sessionAgents';
 import { taskDetails } from '../../src/taskDetails';
-import { phase, state, task } from './fixtures';
+import { EXTENSION_ROOT, phase, state, task } from './fixtures';
 
 function labels(nodes: readonly PlanNode[]): string[] {
   return nodes.map((node) => viewOf(node).label);
@@ -96,10 +98,22 @@ describe('Hide Finished and the filter (issue 33, item 9)', () => {
 });
 
 describe('numbered and labelled (issue 33, items 10, 11)', () => {
+  it("ships each agent's icon for light and dark themes, each a 16-pixel SVG of its own", () => {
+    const drawn = new Set<string>();
+    for (const icon of AGENT_ICONS) {
+      for (const theme of ['light', 'dark']) {
+        const svg = fs.readFileSync(path.join(EXTENSION_ROOT, 'media', 'agents', theme, `${icon}.svg`), 'utf8');
+        assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="16" height="16" viewBox="0 0 16 16"/, `${theme}/${icon}.svg`);
+        drawn.add(`${theme}:${svg.replace(/#[0-9A-Fa-f]{6}/g, '')}`);
+      }
+    }
+    assert.equal(drawn.size, AGENT_ICONS.length * 2, 'no two agents share a glyph');
+  });
+
   it("names each session's agent, with its icon, and a short label for an untitled agent session", () => {
-    assert.deepEqual(sessionAgent('claude-code:8a3d6b20-9e4f'), { name: 'Claude Code', short: 'Claude', icon: 'sparkle', id: '8a3d6b20-9e4f' });
+    assert.deepEqual(sessionAgent('claude-code:8a3d6b20-9e4f'), { name: 'Claude Code', short: 'Claude', icon: 'claude-code', id: '8a3d6b20-9e4f' });
     assert.equal(sessionAgent('codex:1')?.name, 'Codex CLI');
-    assert.equal(sessionAgent('gemini:1')?.icon, 'star-full');
+    assert.equal(sessionAgent('gemini:1')?.icon, 'gemini');
     assert.equal(sessionAgent('opencode:1')?.short, 'OpenCode');
     assert.equal(sessionAgent('copilot:1')?.icon, 'copilot');
     assert.equal(sessionAgent('default'), undefined);
@@ -113,12 +127,13 @@ describe('numbered and labelled (issue 33, items 10, 11)', () => {
     ]);
     const rows = tree.roots.map((root) => viewOf(root));
     assert.deepEqual(
-      rows.map((row) => [row.label, row.description, row.icon.id]),
+      rows.map((row) => [row.label, row.description, row.icon.id, row.icon.agent]),
       [
-        // Progress first, then who: a narrow sidebar cuts the end.
-        ['Claude Code 8a3d6b20', '1/2', 'sparkle'],
-        ['Fix the login', '0/1 · Codex', 'terminal'],
-        ['reviewer', '0/1', 'hubot'],
+        // Progress first, then who: a narrow sidebar cuts the end. Each agent its own icon,
+        // a plain robot for a session no agent names.
+        ['Claude Code 8a3d6b20', '1/2', 'claude-code', true],
+        ['Fix the login', '0/1 · Codex', 'codex', true],
+        ['reviewer', '0/1', 'unknown', true],
       ],
     );
     assert.match(rows[0]?.tooltip ?? '', /Session claude\\-code:8a3d6b20\\-9e4f\\-4d1a/);

@@ -73,4 +73,29 @@ describe('which rows a change redraws', () => {
     const after = flat(10, (tasks) => tasks.map((t) => ({ ...t, owner: 'alice' })).map((t, i) => (i === 0 ? { ...t, owner: 'bob' } : t)));
     assert.equal(refreshed([flat(10)], [after]), true);
   });
+
+  // VS Code refreshes each fired row on its own, at once (its treeView.ts doRefresh:
+  // Promise.all of updateChildren): a row moved from under one fired row to under another
+  // is drawn under the new one as soon as that one's children come, while the old one's
+  // have not, so the person sees it twice for a moment. The row above both goes instead.
+  const many = (name: string, count: number) => Array.from({ length: count }, (_, i) => task(`${name}${i + 1}`, `${name} task ${i + 1}`));
+
+  it('redraws the row above both when a subtask moves from one task to another, never the two apart', () => {
+    const plan = (under: string) =>
+      state('default', [
+        phase('Build', task('a1', 'Write the parser'), task('a2', 'Run the build'), task('s1', 'Handle the edge cases', 'pending', { parent: under }), ...many('c', 10)),
+        phase('Ship', ...many('b', 10)),
+      ]);
+    assert.deepEqual(refreshed([plan('a1')], [plan('a2')]), [phaseNodeId('default', 'Build')]);
+  });
+
+  it('redraws the whole tree when a task moves from one phase to another at the top (no row above both)', () => {
+    const plan = (moved: boolean) =>
+      state('default', [
+        phase('Build', ...many('a', 10), ...(moved ? [] : [task('m1', 'Tag the release')])),
+        phase('Ship', ...many('b', 10), ...(moved ? [task('m1', 'Tag the release')] : [])),
+        phase('Later', ...many('c', 30)),
+      ]);
+    assert.equal(refreshed([plan(false)], [plan(true)]), true);
+  });
 });
