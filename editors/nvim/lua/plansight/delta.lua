@@ -14,8 +14,12 @@ local protocol = require("plansight.protocol")
 
 local M = {}
 
----The opt-in a client sends at `initialize`, under `capabilities.experimental`.
-M.CAPABILITY = { plansight = { changeDeltas = true } }
+---The opt-in a client sends at `initialize`, under `capabilities.experimental`: pushes
+---that carry the change, and answers of changing requests that carry it too.
+M.CAPABILITY = { plansight = { changeDeltas = true, changeDeltaAnswers = true } }
+
+---The members an ApplyResult adds to its state (a delta answer carries them as they are).
+M.RESULT_MEMBERS = { "summary", "errors", "isError", "completedTasks", "removedTasks", "changed" }
 
 ---@class plansight.DeltaPhase
 ---@field name string
@@ -133,6 +137,23 @@ function M.apply(held, delta)
   end
   state.phases = phases
   return state, nil
+end
+
+---The whole ApplyResult of `state` (the answer's version, or newer when that was held
+---already) with the members of the delta `answer`: what every caller of a changing
+---request gets, whichever way the answer came. A new table: `state` is left as it is.
+---@param state plansight.TodoState
+---@param answer table a delta answer (docs/protocol.md, "Answers that carry the change")
+---@return table
+function M.result_of(state, answer)
+  local result = {}
+  for key, value in pairs(state) do
+    result[key] = value
+  end
+  for _, key in ipairs(M.RESULT_MEMBERS) do
+    result[key] = answer[key]
+  end
+  return result
 end
 
 return M
