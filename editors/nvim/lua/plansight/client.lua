@@ -345,7 +345,7 @@ end
 ---gets a whole ApplyResult, as every caller did before.
 ---@param conn plansight.Connection
 ---@param params table the request's params (its origin is the change's)
----@param answer table
+---@param answer plansight.DeltaAnswer
 ---@param done fun(result: table)
 function M.answer(conn, params, answer, done)
   local session = answer.session

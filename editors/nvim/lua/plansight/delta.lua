@@ -41,6 +41,15 @@ M.RESULT_MEMBERS = { "summary", "errors", "isError", "completedTasks", "removedT
 ---@field tasks plansight.Task[] every task added or changed, whole
 ---@field removedIds string[] the tasks gone
 
+---@class plansight.DeltaAnswer: plansight.Delta
+---The answer of a changing request to a client that asked for `changeDeltaAnswers`: the
+---delta's fields (no `origin`) and the ApplyResult's members (`ApplyResultDelta` of
+---`plansight schema`).
+---@field summary string
+---@field errors string[]
+---@field isError boolean
+---@field changed boolean
+
 ---The fields of a delta that are not the state's own.
 local DELTA_ONLY = { baseVersion = true, phases = true, tasks = true, removedIds = true }
 
@@ -143,7 +152,7 @@ end
 ---already) with the members of the delta `answer`: what every caller of a changing
 ---request gets, whichever way the answer came. A new table: `state` is left as it is.
 ---@param state plansight.TodoState
----@param answer table a delta answer (docs/protocol.md, "Answers that carry the change")
+---@param answer plansight.DeltaAnswer
 ---@return table
 function M.result_of(state, answer)
   local result = {}
