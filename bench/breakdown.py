@@ -93,9 +93,10 @@ def frame_body(message: bytes) -> bytes:
 class Started:
     """A language server fed messages in process, as its transport feeds them."""
 
-    def __init__(self, tasks: int, public: str = "") -> None:
+    def __init__(self, tasks: int, public: str = "", deltas: bool = False) -> None:
         """`public`: "" the fast paths, "request" pygls's public request path (the fast
-        send path kept), "all" pygls's public paths, as its fallback runs."""
+        send path kept), "all" pygls's public paths, as its fallback runs. `deltas`: the
+        client asks for change deltas in pushes and answers (docs/protocol.md)."""
         folder = tempfile.mkdtemp(prefix="plansight-breakdown-")
         self.server: PlansightServer = build_server(str(Path(folder) / "plans.sqlite3"))
         self.protocol = self.server.protocol
@@ -111,7 +112,10 @@ class Started:
         self.methods = frozenset(METHODS)
         self.run = None if public else request_runner(self.protocol)
         options = {"plansight": {"maxTasks": 5000}}
-        init = {"processId": None, "rootUri": None, "capabilities": {}}
+        init: dict[str, Any] = {"processId": None, "rootUri": None, "capabilities": {}}
+        if deltas:
+            asked = {"changeDeltas": True, "changeDeltaAnswers": True}
+            init["capabilities"] = {"experimental": {"plansight": asked}}
         self.send(
             {
                 "jsonrpc": "2.0",
@@ -145,6 +149,7 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
     started = Started(tasks)
     public = Started(tasks, public="all")
     public_request = Started(tasks, public="request")
+    opted = Started(tasks, deltas=True)
     server, sink = started.server, started.sink
     protocol, methods, run = started.protocol, started.methods, started.run
     assert server.service is not None
@@ -208,6 +213,14 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
     )
     rows.append(
         (
+            "`apply` + its push, whole request, to a client of delta answers",
+            best(count, lambda i: opted.dispatch(apply_messages[i % 2])),
+        )
+    )
+    delta_bodies = [frame_body(message) for message in opted.sink.messages[-2:]]
+    assert b"baseVersion" in delta_bodies[0] and b"didChange" in opted.sink.messages[-1]
+    rows.append(
+        (
             "`apply`: params validation (pydantic)",
             best(count, lambda i: ApplyParams.validate(apply_params(i))),
         )
@@ -234,6 +247,19 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
         )
     )
     server.pushes.clear()
+    # The same to a client of delta answers: the delta from the state it was sent before.
+    deltas = opted.server.deltas
+    assert deltas is not None and opted.server.service is not None
+    sent_before = deltas._pushed["b"]
+    raw = apply_params(1)
+    delta_outcome = opted.server.service.apply(ApplyParams.validate(raw), raw)
+
+    def answer_delta(i: int) -> Any:
+        deltas._pushed["b"] = sent_before
+        return opted.server.answer_change(delta_outcome)
+
+    rows.append(("`apply`: its answer and push, encoded as deltas", best(count, answer_delta)))
+    opted.server.pushes.clear()
     plan = outcome.plan
     assert plan is not None
     rows.append(
@@ -252,6 +278,12 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
         (
             "client: decode the `apply` answer and push",
             best(count, lambda i: [json.loads(body) for body in apply_bodies]),
+        )
+    )
+    rows.append(
+        (
+            "client of delta answers: decode the `apply` answer and push",
+            best(count, lambda i: [json.loads(body) for body in delta_bodies]),
         )
     )
     return rows

@@ -20,9 +20,11 @@ DEVNULL = asyncio.subprocess.DEVNULL
 # The CPUs spawned servers may run on (empty: any); see `run.py --placement`.
 SERVER_CPUS: set[int] = set()
 # What every Peer's `initialize` says the client can do (`bench/run.py --deltas`: a client
-# that asks for change deltas, docs/protocol.md).
+# that asks for change deltas in pushes and answers, docs/protocol.md).
 CLIENT_CAPABILITIES: Json = {}
-DELTA_CAPABILITIES: Json = {"experimental": {"plansight": {"changeDeltas": True}}}
+DELTA_CAPABILITIES: Json = {
+    "experimental": {"plansight": {"changeDeltas": True, "changeDeltaAnswers": True}}
+}
 
 
 class Peer:

@@ -438,7 +438,7 @@ async def main(args: argparse.Namespace) -> int:
         args.write = False  # the document holds whole runs
     if args.deltas:
         rpc.CLIENT_CAPABILITIES.update(rpc.DELTA_CAPABILITIES)
-        placement += "; clients ask for change deltas"
+        placement += "; clients ask for change deltas (pushes and answers)"
     if args.server_path:
         os.environ["PYTHONPATH"] = str(Path(args.server_path).resolve())
         args.write = False  # the document is about this checkout
@@ -513,7 +513,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--deltas",
         action="store_true",
-        help="clients ask for change deltas at initialize (docs/protocol.md)",
+        help="clients ask for change deltas in pushes and answers at initialize (docs/protocol.md)",
     )
     parser.add_argument(
         "--rows",

@@ -171,6 +171,9 @@ async def new_plan(peer: Peer, session: str, tasks: int, nested: bool = False) -
     ops = nested_plan_ops(tasks) if nested else plan_ops(tasks, 20 if tasks > 20 else 5)
     response = await peer.request_and_push("plansight/apply", {"session": session, "ops": ops})
     result = check_result(response, "init")
+    if "baseVersion" in result:  # a delta answer (`run.py --deltas`): the whole state
+        state = check_result(await peer.request("plansight/get", {"session": session}), "get")
+        result = {**state, "errors": result["errors"], "isError": result["isError"]}
     # Every task of the state (progress counts only the leaves of a nested plan).
     made = sum(len(phase["tasks"]) for phase in result["phases"])
     if made != tasks or result["isError"]:

@@ -66,8 +66,13 @@ async def start_client(
     env: dict[str, str] | None = None,
     server: list[str] | None = None,
     deltas: bool = False,
+    answers: bool = False,
 ) -> PlansightClient:
-    """A client of a real server; `deltas`: it asks for change deltas (docs/protocol.md)."""
+    """A client of a real server; `deltas`: it asks for change deltas (docs/protocol.md);
+    `answers`: in the answers of its changing requests too."""
+    plansight = {"changeDeltas": True} if deltas else {}
+    if answers:
+        plansight["changeDeltaAnswers"] = True
     client = PlansightClient()
     register_lsp_features(client)
     command = (server or SERVER) + (["--db", str(db)] if db is not None else [])
@@ -75,7 +80,7 @@ async def start_client(
     client.initialize_result = await client.initialize_session(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(
-                experimental={"plansight": {"changeDeltas": True}} if deltas else None
+                experimental={"plansight": plansight} if plansight else None
             ),
             root_uri=root.as_uri() if root else None,
             initialization_options={"plansight": options} if options is not None else None,

@@ -272,6 +272,109 @@ H.test("out of order: a later delta first asks once, the earlier one is then dro
   H.eq(gets, { "s" }, "one get for two gaps")
 end)
 
+---Sends `ops` to session "s" through the plugin's API; waits for its answer.
+---@param ops table[]
+---@return table result what the caller was handed
+local function apply_s(ops)
+  local done, result = false, nil
+  require("plansight").apply(ops, { root = p.root, session = "s" }, function(err, res)
+    H.eq(err, nil, "the apply answered")
+    done, result = true, res
+  end)
+  H.wait(function()
+    return done
+  end, "the answer")
+  return result
+end
+
+---`state` without what a push or an answer adds to the plan's own fields.
+local function plan_of(state)
+  local plan = vim.tbl_extend("force", {}, state)
+  for _, key in ipairs({ "origin", unpack(delta.RESULT_MEMBERS) }) do
+    plan[key] = nil
+  end
+  return plan
+end
+
+---Records the answers of changing requests that came as deltas (and lets them through
+---unless `drop` says to lose one).
+local function watch_answers(drop)
+  local seen = { count = 0 }
+  local answer = client.answer
+  client.answer = function(c, params, res, done)
+    seen.count = seen.count + 1
+    if drop and drop(res) then
+      seen.dropped = res.version
+      return done(res)
+    end
+    return answer(c, params, res, done)
+  end
+  return seen, function()
+    client.answer = answer
+  end
+end
+
+H.test("the plugin asks for delta answers; the server's are laid on the state held, no get", function()
+  local lsp = assert(client.lsp_client(conn))
+  H.eq(vim.tbl_get(lsp.capabilities, "experimental", "plansight", "changeDeltaAnswers"), true, "asked")
+  H.eq(conn.capabilities and conn.capabilities.changeDeltaAnswers, true, "the server answers so")
+  H.wait(function()
+    return conn.states.s.version == stored("s").version
+  end, "up to date")
+  gets = {}
+  local seen, restore = watch_answers()
+  local result = apply_s({ { op = "append", phase = "Ship", items = { "Announce" } } })
+  H.eq(seen.count, 1, "a delta answer")
+  H.eq(plan_of(conn.states.s), stored("s"), "the plan equal to the store's")
+  H.eq(plan_of(result), stored("s"), "the caller handed the whole state")
+  H.eq(result.changed, true, "with the answer's members")
+  H.ok(type(result.summary) == "string" and result.summary ~= "", "its summary")
+  -- An answer that changed nothing: the state held, the caller told why.
+  local version = conn.states.s.version
+  local nothing = apply_s({ { op = "update", task = "t999", content = "x" } })
+  H.eq({ nothing.version, nothing.changed, nothing.isError }, { version, false, true }, "nothing changed")
+  H.eq(plan_of(nothing), stored("s"), "the whole state all the same")
+  -- Undo, through the same path.
+  local done = false
+  client.request(p.root, "plansight/undo", { session = "s", origin = "user" }, function(err, res)
+    H.eq(err, nil, "undo answered")
+    H.eq(plan_of(res), stored("s"), "undo handed the whole state")
+    done = true
+  end)
+  H.wait(function()
+    return done
+  end, "undo")
+  restore()
+  H.eq(seen.count, 3, "every answer a delta")
+  H.eq(plan_of(conn.states.s), stored("s"), "equal to the store's after undo")
+  H.eq(gets, {}, "no get")
+end)
+
+H.test("a delta answer dropped on purpose (and its push): the next answer is a gap, read whole", function()
+  local receive = client.receive
+  local target = conn.states.s.version + 1
+  client.receive = function(c, params)
+    if params.version == target then
+      return -- its push lost too
+    end
+    return receive(c, params)
+  end
+  local seen, restore = watch_answers(function(res)
+    return res.version == target
+  end)
+  gets = {}
+  apply_s({ { op = "note", task = "Configure", text = "lost answer" } })
+  H.eq(seen.dropped, target, "the answer dropped")
+  H.eq(conn.states.s.version, target - 1, "nothing applied")
+  local result = apply_s({ { op = "note", task = "Configure", text = "after the gap" } })
+  restore()
+  client.receive = receive
+  H.eq(gets, { "s" }, "one get")
+  H.eq(plan_of(conn.states.s), stored("s"), "equal to the store's")
+  H.eq(plan_of(result), stored("s"), "the caller handed the state read")
+  H.eq(result.summary ~= nil, true, "with the answer's members")
+end)
+
 H.test("a delta of a pruned session does not bring it back", function()
   local held = conn.states.s
   H.ok(held, "s held")

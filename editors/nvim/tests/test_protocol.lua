@@ -29,6 +29,22 @@ H.test("protocol version", function()
   H.eq(schema.protocolVersion, protocol.VERSION, "protocolVersion")
 end)
 
+H.test("the fields of a delta answer the plugin reads are the schema's, for every change it sends", function()
+  local delta = require("plansight.delta")
+  local results = schema.extensions.changeDeltaAnswers.requests
+  local fields = { "session", "version", "baseVersion", "phases", "tasks", "removedIds" }
+  vim.list_extend(fields, delta.RESULT_MEMBERS)
+  for _, method in ipairs({ "apply", "write", "clear", "import", "restore", "undo" }) do
+    local props = results[protocol.methods[method]].result.properties
+    for _, field in ipairs(fields) do
+      H.ok(props[field], method .. " delta answer field " .. field)
+    end
+  end
+  for name in pairs(delta.CAPABILITY.plansight) do
+    H.ok(schema.extensions[name], "the opt-in " .. name .. " is an extension of the schema")
+  end
+end)
+
 H.test("every request method the plugin uses is in the schema", function()
   for key, method in pairs(protocol.methods) do
     H.ok(schema.requests[method], ("protocol.methods.%s = %q is not a request of the schema"):format(key, method))

@@ -36,7 +36,7 @@ export interface ProtocolSchema {
   requests: Record<string, { params: JsonSchema; result: JsonSchema }>;
   notifications: Record<string, { params: JsonSchema }>;
   /** Plansight's own extensions a client asks for at `initialize`: what they send instead. */
-  extensions?: Record<string, { notifications: Record<string, { params: JsonSchema }> }>;
+  extensions?: Record<string, { notifications?: Record<string, { params: JsonSchema }>; requests?: Record<string, { result: JsonSchema }> }>;
 }
 
 export const GENERATED_PATH = path.join('src', 'protocol.generated.ts');
@@ -91,13 +91,24 @@ export function generateProtocol(schema: ProtocolSchema): string {
   }
 
   const extensionLines: string[] = [];
-  for (const [extension, { notifications }] of Object.entries(schema.extensions ?? {})) {
-    extensionLines.push(`  ${JSON.stringify(extension)}: {`);
-    for (const [method, { params }] of Object.entries(notifications)) {
-      const paramsName = addTopLevel(params, `${method} params of ${extension}`);
-      extensionLines.push(`    ${JSON.stringify(method)}: ${paramsName};`);
+  const extensionResultLines: string[] = [];
+  for (const [extension, { notifications, requests }] of Object.entries(schema.extensions ?? {})) {
+    if (notifications !== undefined) {
+      extensionLines.push(`  ${JSON.stringify(extension)}: {`);
+      for (const [method, { params }] of Object.entries(notifications)) {
+        const paramsName = addTopLevel(params, `${method} params of ${extension}`);
+        extensionLines.push(`    ${JSON.stringify(method)}: ${paramsName};`);
+      }
+      extensionLines.push('  };');
     }
-    extensionLines.push('  };');
+    if (requests !== undefined) {
+      extensionResultLines.push(`  ${JSON.stringify(extension)}: {`);
+      for (const [method, { result }] of Object.entries(requests)) {
+        const resultName = addTopLevel(result, `${method} result of ${extension}`);
+        extensionResultLines.push(`    ${JSON.stringify(method)}: ${resultName};`);
+      }
+      extensionResultLines.push('  };');
+    }
   }
 
   const out: string[] = [
@@ -125,6 +136,11 @@ export function generateProtocol(schema: ProtocolSchema): string {
     '/** What each extension a client asked for at `initialize` sends instead (docs/protocol.md). */',
     'export interface ExtensionNotifications {',
     ...extensionLines,
+    '}',
+    '',
+    '/** What each extension a client asked for at `initialize` answers instead (docs/protocol.md). */',
+    'export interface ExtensionResults {',
+    ...extensionResultLines,
     '}',
   ];
   for (const name of order) {

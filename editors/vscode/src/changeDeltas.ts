@@ -6,7 +6,7 @@
  * applied only on exactly the version it was made from; on any other (a push lost or
  * late, a restart, a session never held) the session's whole state is asked for.
  */
-import type { DidChangeDelta, DidChangeParams, Phase, Task, TodoState } from './protocol';
+import type { ApplyResult, ApplyResultDelta, DidChangeDelta, DidChangeParams, Origin, Phase, Task, TodoState } from './protocol';
 
 /** A `didChange` that carries the change since `baseVersion` (generated from `plansight schema`). */
 export type ChangeDelta = DidChangeDelta;
@@ -16,6 +16,26 @@ export type ChangePush = DidChangeParams | ChangeDelta;
 
 export function isDelta(push: ChangePush): push is ChangeDelta {
   return typeof (push as Partial<ChangeDelta>).baseVersion === 'number';
+}
+
+/** A changing request's answer: whole, or (to a client that asked for delta answers) a delta. */
+export type ChangeAnswer = ApplyResult | ApplyResultDelta;
+
+export function isDeltaAnswer(answer: ChangeAnswer): answer is ApplyResultDelta {
+  return typeof (answer as Partial<ApplyResultDelta>).baseVersion === 'number';
+}
+
+/** The ApplyResult of a state (the answer's version or newer) and an answer's members. */
+export function resultOf(of: TodoState, answer: ApplyResultDelta): ApplyResult {
+  const { session, title, version, phases, progress, current, updatedAt } = of;
+  const { summary, errors, isError, completedTasks, removedTasks, changed } = answer;
+  return { session, title, version, phases, progress, current, updatedAt, summary, errors, isError, completedTasks, removedTasks, changed };
+}
+
+/** A delta answer as the push of the same change would carry it (`origin`: the request's). */
+function asPush(answer: ApplyResultDelta, origin: Origin): ChangeDelta {
+  const { session, title, version, baseVersion, updatedAt, progress, current, completedTasks, removedTasks, phases, tasks, removedIds } = answer;
+  return { session, title, version, baseVersion, updatedAt, progress, current, origin, completedTasks, removedTasks, phases, tasks, removedIds };
 }
 
 /**
@@ -59,8 +79,13 @@ export interface DeltaHost {
   logError(message: string, error: unknown): void;
 }
 
+/** Makes a changing request's answer whole (`ChangeReader.answer`). */
+export interface AnswerReader {
+  answer(answer: ChangeAnswer, origin: Origin): Promise<ApplyResult>;
+}
+
 /** Turns the pushes of `didChange`, deltas or whole, into whole states for the window. */
-export class ChangeReader {
+export class ChangeReader implements AnswerReader {
   /** Each session's `plansight/get` in flight, and the newest delta pushed meanwhile. */
   private readonly asking = new Map<string, { wanted: ChangeDelta }>();
 
@@ -82,6 +107,27 @@ export class ChangeReader {
       return;
     }
     await this.fetch(push);
+  }
+
+  /**
+   * Takes a changing request's answer (docs/protocol.md, "Answers that carry the change"):
+   * a delta is laid on the state held as its push would be (which then comes as a no-op),
+   * and on a gap the whole state is asked for. The caller gets a whole ApplyResult either
+   * way: the state of the answer's version (or newer, when one was held already) with its
+   * summary, errors and the tasks it completed or removed.
+   */
+  async answer(answer: ChangeAnswer, origin: Origin): Promise<ApplyResult> {
+    if (!isDeltaAnswer(answer)) {
+      return answer;
+    }
+    const push = asPush(answer, origin);
+    await this.receive(push);
+    const held = this.host.held(answer.session);
+    if (held !== undefined && held.version >= answer.version) {
+      return resultOf(held, answer);
+    }
+    // Not held even after asking (pruned meanwhile, or the read failed): the server's word.
+    return resultOf(await this.host.get(answer.session), answer);
   }
 
   /** Asks for a session's whole state (once at a time), again if a newer push came meanwhile. */

@@ -17,13 +17,14 @@ import type {
   ServerOptions,
   StaticFeature,
 } from 'vscode-languageclient/node';
-import type { ChangePush } from './changeDeltas';
+import { isDeltaAnswer, resultOf, type AnswerReader, type ChangeAnswer, type ChangePush } from './changeDeltas';
 import {
   DID_CHANGE,
   DID_PRUNE,
   ErrorCodes,
   PROTOCOL_VERSION,
   type DidPruneParams,
+  type Origin,
   type ParamsOf,
   type RequestMethod,
   type ResultOf,
@@ -60,14 +61,15 @@ const PROCESS_SETTINGS = ['plansight.server.command', 'plansight.server.python',
 /** vscode-languageclient pops up a message for some errors; this client reports them itself. */
 /**
  * Asks at `initialize` for pushes that carry the change (docs/protocol.md, "Change
- * deltas"): `capabilities.experimental.plansight.changeDeltas`. A server without the
- * extension ignores it and pushes whole states, which are read as before.
+ * deltas"): `capabilities.experimental.plansight.changeDeltas`, and answers that carry it
+ * (`changeDeltaAnswers`). A server without the extension ignores them and sends whole
+ * states, which are read as before.
  */
 const CHANGE_DELTAS: StaticFeature = {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
     const plansight = (experimental.plansight ?? {}) as Record<string, unknown>;
-    capabilities.experimental = { ...experimental, plansight: { ...plansight, changeDeltas: true } };
+    capabilities.experimental = { ...experimental, plansight: { ...plansight, changeDeltas: true, changeDeltaAnswers: true } };
   },
   initialize(): void {},
   getState: () => ({ kind: 'static' }),
@@ -103,6 +105,10 @@ export class PlansightClient implements vscode.Disposable {
   private serverValue: ServerCommand | undefined;
   /** Why writes are refused now (PlanSync draws the last plan seen until the server's listing). */
   private writesHeld: string | undefined;
+  /** Makes delta answers whole: `readAnswersWith`; till then the state is read with `get`. */
+  private answers: AnswerReader = {
+    answer: async (answer) => (isDeltaAnswer(answer) ? resultOf(await this.request('plansight/get', { session: answer.session }), answer) : answer),
+  };
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<ChangePush>();
   private readonly pruneEmitter = new vscode.EventEmitter<readonly string[]>();
@@ -248,7 +254,21 @@ export class PlansightClient implements vscode.Disposable {
     if (client === undefined || this.stateValue !== 'running') {
       throw new Error('The Plansight server is not running. Run "Plansight: Restart Server" or see "Plansight: Show Server Log".');
     }
-    return client.sendRequest<ResultOf<M>>(method, params);
+    const result = await client.sendRequest<ResultOf<M>>(method, params);
+    if (WRITE_METHODS.has(method) && isDeltaAnswer(result as ChangeAnswer)) {
+      // Every caller gets a whole ApplyResult: the reader lays the delta on the state held.
+      const origin = (params as { origin?: Origin }).origin ?? 'agent';
+      return (await this.answers.answer(result as ChangeAnswer, origin));
+    }
+    return result;
+  }
+
+  /**
+   * Who makes whole the answers that carry only the change (the window's ChangeReader,
+   * which holds the states); until one is set, the answer's state is read with `get`.
+   */
+  readAnswersWith(reader: AnswerReader): void {
+    this.answers = reader;
   }
 
   dispose(): void {

@@ -69,6 +69,8 @@ export class PlanSync implements vscode.Disposable {
       get: (session) => client.request('plansight/get', { session }),
       logError: (message, error) => client.logError(message, error),
     });
+    // Answers that carry only the change are laid on the states held here, as pushes are.
+    client.readAnswersWith(this.reader);
     this.disposables.push(
       this.keeper,
       this.updateEmitter.event(() => {

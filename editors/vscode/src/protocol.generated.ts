@@ -43,6 +43,19 @@ export interface ExtensionNotifications {
   };
 }
 
+/** What each extension a client asked for at `initialize` answers instead (docs/protocol.md). */
+export interface ExtensionResults {
+  "changeDeltaAnswers": {
+    "plansight/apply": ApplyResultDelta;
+    "plansight/write": ApplyResultDelta;
+    "plansight/clear": ApplyResultDelta;
+    "plansight/import": ApplyResultDelta;
+    "plansight/restore": ApplyResultDelta;
+    "plansight/ingest": ApplyResultDelta;
+    "plansight/undo": ApplyResultDelta;
+  };
+}
+
 export interface ApplyParams {
   /** Length 1 to 200. Default: "default". */
   session?: string;
@@ -399,4 +412,27 @@ export interface DeltaPhase {
   progress: ProgressModel;
   /** The phase's task ids in document order: present only when the phase is new or its tasks or their order changed; absent, the phase keeps the ids the client holds. */
   taskIds?: string[];
+}
+
+/** The answer of a changing request to a client that asked for change deltas in
+answers too (docs/protocol.md, "Change deltas"): the ApplyResult's members and the
+plan as what changed since `baseVersion`, shaped as `DidChangeDelta`. A client
+holding another version asks `get`. */
+export interface ApplyResultDelta {
+  session: string;
+  title: string | null;
+  version: number;
+  baseVersion: number;
+  updatedAt: string | null;
+  progress: ProgressModel;
+  current: TaskModel | null;
+  summary: string;
+  errors: string[];
+  isError: boolean;
+  completedTasks: Completion[];
+  removedTasks: Completion[];
+  changed: boolean;
+  phases: DeltaPhase[];
+  tasks: TaskModel[];
+  removedIds: string[];
 }

@@ -1,12 +1,17 @@
 """Change deltas: the `didChange` a client that opted in is sent (docs/protocol.md, "Change
-deltas"), what changed since the version this client was pushed before.
+deltas"), what changed since the version this client was sent before, and (to a client
+that asked for them too) the answers of its changing requests made the same way.
 
 One server serves one client, so one `DeltaPushes` per server remembers, per session, the
-version it last pushed and what that state was made of: each phase's task ids and each
-task's encoded bytes (the same `Encoded` objects the encoder keeps, so remembering them
-costs references, not copies). A delta lists the tasks whose bytes differ, the ids gone,
-and each phase with its ids where they differ. A session it holds nothing of (never
-pushed, forgotten to bound memory, pruned, made again from version 1) is pushed whole.
+version it last sent this client (by a push or an answer) and what that state was made
+of: each phase's task ids and each task's encoded bytes (the same `Encoded` objects the
+encoder keeps, so remembering them costs references, not copies). A delta lists the tasks
+whose bytes differ, the ids gone, and each phase with its ids where they differ. A session
+it holds nothing of (never sent, forgotten to bound memory, pruned, made again from
+version 1) is sent whole.
+
+A change's delta is built once (`Delta`) and sent twice: in the answer, with the
+ApplyResult's members, and in the push, with the push's (origin, completed, removed).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ REMEMBERED_SESSIONS = 64
 
 
 class _Pushed:
-    """A state as pushed: its version, phases (name -> task ids) and tasks' bytes."""
+    """A state as sent: its version, phases (name -> task ids) and tasks' bytes."""
 
     __slots__ = ("phases", "tasks", "version")
 
@@ -37,16 +42,39 @@ class _Pushed:
             self.tasks.update(zip(ids, encoded, strict=True))
 
 
+class Delta:
+    """One change delta, encoded once: the state's scalars (`head`, an object missing its
+    end) and what changed (`tail`, the members after the caller's), joined around the
+    members of the message it goes in."""
+
+    __slots__ = ("base_version", "empty", "head", "tail", "version")
+
+    def __init__(self, head: bytes, tail: bytes, base_version: int, version: int) -> None:
+        self.head = head
+        self.tail = tail
+        self.base_version = base_version
+        self.version = version
+        self.empty = False  # nothing changed: no task, no id gone, no phase's ids
+
+    def with_members(self, members: Json) -> Encoded:
+        """The delta with `members` between the scalars and what changed (their order in
+        `DidChangeDelta`)."""
+        if not members:
+            return Encoded(self.head + b"," + self.tail)
+        return Encoded(self.head + b"," + encode_tree(members)[1:-1] + b"," + self.tail)
+
+
 class DeltaPushes:
-    """The `didChange` params for one opted-in client, session by session."""
+    """What one opted-in client was sent, session by session, and the deltas from it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, answers: bool = False) -> None:
         self._pushed: OrderedDict[str, _Pushed] = OrderedDict()
+        # The client asked for the answers of its changing requests as deltas too.
+        self.answers = answers
 
-    def params(self, session: str, layout: Layout, whole: bytes, members: Json) -> Encoded:
-        """The push of the state `layout` describes (encoded whole as `whole`) with the
-        change's `members` (origin, completedTasks, removedTasks): a delta from the state
-        this client was pushed last, else the whole state."""
+    def change(self, session: str, layout: Layout) -> Delta | None:
+        """The delta from the state this client was sent last to the one `layout`
+        describes, which it is sent next (so remembered as sent); None: send it whole."""
         now = _Pushed(layout)
         before = self._pushed.pop(session, None)
         self._pushed[session] = now
@@ -54,11 +82,26 @@ class DeltaPushes:
             self._pushed.popitem(last=False)
         if (
             before is None
-            or before.version >= now.version  # made again since: not a state it holds
+            or before.version > now.version  # made again since: not a state it holds
             or len(now.phases) != len(layout.tree["phases"])  # two phases of one name
         ):
+            return None
+        delta = _delta(layout.tree, before, now)
+        # At the version it holds: only an answer that changed nothing (or a push of what
+        # an answer carried). A state of that version with other contents (made again,
+        # versions counted up to the same number) is not one it holds: whole.
+        if before.version == now.version and not delta.empty:
+            return None
+        return delta
+
+    def params(self, session: str, layout: Layout, whole: bytes, members: Json) -> Encoded:
+        """The push of the state `layout` describes (encoded whole as `whole`) with the
+        change's `members` (origin, completedTasks, removedTasks): a delta from the state
+        this client was sent last, else the whole state."""
+        delta = self.change(session, layout)
+        if delta is None:
             return Encoded(extend(whole, members))
-        return Encoded(encode_tree(_delta(layout.tree, before, now, members)))
+        return delta.with_members(members)
 
     def forget(self, sessions: list[str]) -> None:
         """Sessions pruned: a session made again under the name is pushed whole."""
@@ -66,8 +109,9 @@ class DeltaPushes:
             self._pushed.pop(session, None)
 
 
-def _delta(tree: Json, before: _Pushed, now: _Pushed, members: Json) -> Json:
-    """The delta params (their member order: the state's scalars, then what changed)."""
+def _delta(tree: Json, before: _Pushed, now: _Pushed) -> Delta:
+    """The delta (its member order: the state's scalars, then the caller's members, then
+    what changed)."""
     held = before.tasks
     changed = [
         encoded
@@ -75,22 +119,29 @@ def _delta(tree: Json, before: _Pushed, now: _Pushed, members: Json) -> Json:
         if (old := held.get(task_id)) is None or (old is not encoded and old.data != encoded.data)
     ]
     phases = []
+    reordered = False
     for phase in tree["phases"]:
         entry: Json = {"name": phase["name"], "progress": phase["progress"]}
         ids = now.phases[phase["name"]]
         if before.phases.get(phase["name"]) != ids:
             entry["taskIds"] = ids
+            reordered = True
         phases.append(entry)
-    return {
-        "session": tree["session"],
-        "title": tree["title"],
-        "version": tree["version"],
-        "baseVersion": before.version,
-        "updatedAt": tree["updatedAt"],
-        "progress": tree["progress"],
-        "current": tree["current"],
-        **members,
-        "phases": phases,
-        "tasks": changed,
-        "removedIds": [task_id for task_id in held if task_id not in now.tasks],
-    }
+    removed = [task_id for task_id in held if task_id not in now.tasks]
+    head = encode_tree(
+        {
+            "session": tree["session"],
+            "title": tree["title"],
+            "version": tree["version"],
+            "baseVersion": before.version,
+            "updatedAt": tree["updatedAt"],
+            "progress": tree["progress"],
+            "current": tree["current"],
+        }
+    )[:-1]
+    tail = encode_tree({"phases": phases, "tasks": changed, "removedIds": removed})[1:]
+    delta = Delta(head, tail, before.version, now.version)
+    delta.empty = (
+        not changed and not removed and not reordered and len(before.phases) == len(phases)
+    )
+    return delta

@@ -137,6 +137,14 @@ class StateEncoder:
 
     def state(self, plan: Plan, *, keep: bool = False) -> bytes:
         """`encode(state_json(plan))`; with `keep`, remembered for `cached`."""
+        data = encode_tree(self.layout_of(plan).tree)
+        if keep:
+            self._states[plan.session] = (plan, plan.version, data)
+        return data
+
+    def layout_of(self, plan: Plan) -> Layout:
+        """The make-up of the plan's state (`state_json` with each task's kept bytes), not
+        encoded whole: a change delta is made of it alone (`lsp/deltas.py`)."""
         tasks = self._tasks.get(plan.session)
         if tasks is None:
             tasks = self._tasks[plan.session] = {}
@@ -161,13 +169,10 @@ class StateEncoder:
             tasks[task.id] = (key, encoded)
             return encoded
 
-        tree = state_json(plan, fragment)
-        data = encode_tree(tree)
-        self._layouts[plan.session] = Layout(plan.version, tree, order)
+        layout = Layout(plan.version, state_json(plan, fragment), order)
+        self._layouts[plan.session] = layout
         if len(tasks) > 2 * plan.task_count() + 16:  # drop the tasks removed since
             present = {task.id for task in plan.tasks()}
             for task_id in [task_id for task_id in tasks if task_id not in present]:
                 del tasks[task_id]
-        if keep:
-            self._states[plan.session] = (plan, plan.version, data)
-        return data
+        return layout

@@ -24,7 +24,7 @@ from pygls.uris import to_fs_path
 
 from plansight import __version__
 from plansight.lsp.deltas import DeltaPushes
-from plansight.lsp.encoded import Encoded, StateEncoder, extend
+from plansight.lsp.encoded import Encoded, StateEncoder, encode_tree, extend
 from plansight.lsp.pygls_private import FencedProtocol
 from plansight.lsp.rpc_errors import request_failed, to_rpc_error
 from plansight.lsp.watch import watch_store
@@ -91,9 +91,13 @@ class PlansightProtocol(FencedProtocol):
             "methods": list(METHODS),
             "formats": list(FORMATS),
         }
-        if _asks_for_deltas(params) and isinstance(self.owner, PlansightServer):
-            self.owner.deltas = DeltaPushes()
+        if _asks_for(params, "changeDeltas") and isinstance(self.owner, PlansightServer):
+            # Answers as deltas extend pushes as deltas: asked alone, it is not done.
+            answers = _asks_for(params, "changeDeltaAnswers")
+            self.owner.deltas = DeltaPushes(answers=answers)
             plansight["changeDeltas"] = True
+            if answers:
+                plansight["changeDeltaAnswers"] = True
         result.capabilities.experimental = {"plansight": plansight}
         return result
 
@@ -223,22 +227,39 @@ class PlansightServer(LanguageServer):
 
     def answer_change(self, outcome: Outcome) -> Encoded:
         """The result of a changing request; its push follows the response. The state is
-        encoded once for both."""
-        # The plan as the change left it, encoded from the task bytes kept from earlier
-        # requests.
-        encoded = self.states.state(outcome.plan)
+        encoded once for both; to a client that asked for deltas in answers too, the
+        change's delta is, and no whole state is encoded unless one is sent."""
+        plan = outcome.plan
+        # didChange params: TodoState & {origin, completedTasks, removedTasks}.
+        members = {
+            "origin": outcome.origin,
+            "completedTasks": outcome.completed,
+            "removedTasks": outcome.removed,
+        }
+        if self.deltas is not None and self.deltas.answers:
+            # The plan as the change left it, made of the task bytes kept from earlier
+            # requests; its delta from what this client was sent last is the answer's
+            # and the push's.
+            layout = self.states.layout_of(plan)
+            delta = self.deltas.change(plan.session, layout)
+            if delta is not None:
+                if outcome.changed:
+                    self.push(delta.with_members(members))
+                return delta.with_members(outcome.members())
+            encoded = encode_tree(layout.tree)  # a state it does not hold: whole
+            if outcome.changed:
+                self.push(Encoded(extend(encoded, members)))
+            return Encoded(extend(encoded, outcome.members()))
+        encoded = self.states.state(plan)
         if outcome.changed:
-            # didChange params: TodoState & {origin, completedTasks, removedTasks}.
-            members = {
-                "origin": outcome.origin,
-                "completedTasks": outcome.completed,
-                "removedTasks": outcome.removed,
-            }
-            plan = outcome.plan
-            self.pushes.append(self.push_params(plan.session, plan.version, encoded, members))
-            if not self.answering:  # not run by our request path: push once it is done
-                asyncio.get_running_loop().call_soon(self.send_pushes)
+            self.push(self.push_params(plan.session, plan.version, encoded, members))
         return Encoded(extend(encoded, outcome.members()))
+
+    def push(self, params: Encoded) -> None:
+        """A change's push, sent right behind the response being answered."""
+        self.pushes.append(params)
+        if not self.answering:  # not run by our request path: push once it is done
+            asyncio.get_running_loop().call_soon(self.send_pushes)
 
     def send_pushes(self) -> None:
         """Push the changes answered so far; they go once the response is out, so a
@@ -257,14 +278,14 @@ class PlansightServer(LanguageServer):
             log.error("server error: %s", error.__class__.__name__)
 
 
-def _asks_for_deltas(params: types.InitializeParams) -> bool:
-    """Whether the client asked for change deltas: `capabilities.experimental.plansight
-    .changeDeltas: true` (docs/protocol.md)."""
+def _asks_for(params: types.InitializeParams, extension: str) -> bool:
+    """Whether the client asked for one of Plansight's extensions: `capabilities
+    .experimental.plansight.<extension>: true` (docs/protocol.md, "Change deltas")."""
     experimental = params.capabilities.experimental if params.capabilities else None
     if not isinstance(experimental, dict):
         return False
     plansight = experimental.get("plansight")
-    return isinstance(plansight, dict) and plansight.get("changeDeltas") is True
+    return isinstance(plansight, dict) and plansight.get(extension) is True
 
 
 def _kind(exc: Exception) -> str:

@@ -189,6 +189,31 @@ class DidChangeDelta(WireModel):
     removed_ids: list[str]
 
 
+class ApplyResultDelta(WireModel):
+    """The answer of a changing request to a client that asked for change deltas in
+    answers too (docs/protocol.md, "Change deltas"): the ApplyResult's members and the
+    plan as what changed since `baseVersion`, shaped as `DidChangeDelta`. A client
+    holding another version asks `get`."""
+
+    session: str
+    title: str | None
+    version: int
+    base_version: int
+    updated_at: str | None
+    progress: ProgressModel
+    current: TaskModel | None
+    summary: str
+    errors: list[str]
+    is_error: bool
+    completed_tasks: list[Completion]
+    removed_tasks: list[Completion]
+    changed: bool
+    # As in DidChangeDelta: every phase, in order; the tasks added or changed; those gone.
+    phases: list[DeltaPhase]
+    tasks: list[TaskModel]
+    removed_ids: list[str]
+
+
 def _result_model(name: str) -> type[WireModel]:
     model = globals().get(name)
     if not (isinstance(model, type) and issubclass(model, WireModel)):
@@ -218,6 +243,10 @@ NOTIFICATIONS: dict[str, type[WireModel]] = {
 EXTENSION_NOTIFICATIONS: dict[str, dict[str, type[WireModel]]] = {
     "changeDeltas": {DID_CHANGE: DidChangeDelta},
 }
+# And the results they answer instead: each changing request's, as a delta.
+EXTENSION_RESULTS: dict[str, dict[str, type[WireModel]]] = {
+    "changeDeltaAnswers": {r.method: ApplyResultDelta for r in REGISTRY if r.changes},
+}
 
 
 # The rules a client applies to what the server sends, as data: the editors generate
@@ -246,14 +275,27 @@ def json_schema() -> dict[str, Any]:
             for method, params in NOTIFICATIONS.items()
         },
         "extensions": {
-            name: {
-                "notifications": {
-                    method: {
-                        "params": params.model_json_schema(by_alias=True, mode="serialization")
+            **{
+                name: {
+                    "notifications": {
+                        method: {
+                            "params": params.model_json_schema(by_alias=True, mode="serialization")
+                        }
+                        for method, params in notifications.items()
                     }
-                    for method, params in notifications.items()
                 }
-            }
-            for name, notifications in EXTENSION_NOTIFICATIONS.items()
+                for name, notifications in EXTENSION_NOTIFICATIONS.items()
+            },
+            **{
+                name: {
+                    "requests": {
+                        method: {
+                            "result": result.model_json_schema(by_alias=True, mode="serialization")
+                        }
+                        for method, result in results.items()
+                    }
+                }
+                for name, results in EXTENSION_RESULTS.items()
+            },
         },
     }

@@ -29,6 +29,7 @@ local M = {}
 ---@field server_info table? `InitializeResult.serverInfo`
 ---@field capabilities table? `InitializeResult.capabilities.experimental.plansight`
 ---@field catching_up table<string, integer>? sessions asked again after a gap in the deltas -> the version a delta named
+---@field catch_up_waiters table<string, fun(err: table?, state: table?)[]>? what waits on each of those reads (a delta answer on a gap)
 
 ---@type table<string, plansight.Connection>
 M.connections = {}
@@ -59,6 +60,7 @@ local CHANGES = {
   [protocol.methods.clear] = true,
   [protocol.methods.import] = true,
   [protocol.methods.restore] = true,
+  [protocol.methods.undo] = true,
 }
 
 ---Calls every watcher of `root` (the sidebar, edit buffers, the statusline).
@@ -269,12 +271,20 @@ end
 ---a push missed, or a session not held), and keeps the answer when it is at or past
 ---`version`, the delta's (an older one means the session is gone: pruned meanwhile).
 ---One request per session at a time; a later gap while it is out raises the version
----wanted, and the answer is checked against that.
+---wanted, and the answer is checked against that. `on_read(err, state)`, when given, is
+---called with the state read (an answer that carried only the change waits on it).
 ---@param conn plansight.Connection
 ---@param session string
 ---@param version integer
-function M.catch_up(conn, session, version)
+---@param on_read fun(err: table?, state: table?)?
+function M.catch_up(conn, session, version, on_read)
   conn.catching_up = conn.catching_up or {}
+  conn.catch_up_waiters = conn.catch_up_waiters or {}
+  if on_read then
+    local waiters = conn.catch_up_waiters[session] or {}
+    waiters[#waiters + 1] = on_read
+    conn.catch_up_waiters[session] = waiters
+  end
   local wanted = conn.catching_up[session]
   if wanted then
     conn.catching_up[session] = math.max(wanted, version)
@@ -285,10 +295,15 @@ function M.catch_up(conn, session, version)
   local function on_state(err, state)
     local want = conn.catching_up[session] or version
     conn.catching_up[session] = nil
-    if err or type(state) ~= "table" or type(state.version) ~= "number" or state.version < want then
-      return
+    local waiters = conn.catch_up_waiters[session] or {}
+    conn.catch_up_waiters[session] = nil
+    local read = not err and type(state) == "table" and type(state.version) == "number"
+    if read and state.version >= want then
+      M.ingest(conn, state, nil)
     end
-    M.ingest(conn, state, nil)
+    for _, waiter in ipairs(waiters) do
+      waiter(not read and (err or { code = -32603, message = "no state" }) or nil, read and state or nil)
+    end
   end
   if not lsp_client then
     on_state({ code = -32099, message = "no client" }, nil)
@@ -321,6 +336,46 @@ function M.receive(conn, params)
   else
     M.catch_up(conn, params.session, params.version)
   end
+end
+
+---A changing request's answer that carries only the change (docs/protocol.md, "Answers
+---that carry the change"): laid on the state held as its push would be (the push, which
+---follows, is then a version held: a no-op), dropped as stale when what is held is at or
+---past it, and on a gap (or one that does not fit) the whole state is asked for. `done`
+---gets a whole ApplyResult, as every caller did before.
+---@param conn plansight.Connection
+---@param params table the request's params (its origin is the change's)
+---@param answer plansight.DeltaAnswer
+---@param done fun(result: table)
+function M.answer(conn, params, answer, done)
+  local session = answer.session
+  local event = {
+    origin = params.origin or "agent",
+    completedTasks = answer.completedTasks or {},
+    removedTasks = answer.removedTasks or {},
+  }
+  local held = conn.states[session]
+  local verdict = delta.verdict(held, answer)
+  local state = verdict == "stale" and held or nil
+  if verdict == "apply" then
+    state = delta.apply(held, answer)
+    if state then
+      M.ingest(conn, state, event)
+    end
+  end
+  if state then
+    done(delta.result_of(state, answer))
+    return
+  end
+  -- A gap: read whole, once for this answer and the push that follows it.
+  M.catch_up(conn, session, answer.version, function(err, got)
+    if err or not got then
+      done(answer) -- the change was made: its summary and errors are said all the same
+      return
+    end
+    local now = conn.states[session]
+    done(delta.result_of(now and now.version >= got.version and now or got, answer))
+  end)
 end
 
 ---The checkouts of `root`'s sessions (v4), as the last listing gave them.
@@ -700,6 +755,12 @@ function M.request(root, method, params, cb)
       return
     end
     local function handler(err, result)
+      if not err and CHANGES[method] and delta.is_delta(result) then
+        M.answer(conn, params, result, function(whole)
+          cb(nil, whole)
+        end)
+        return
+      end
       if not err and type(result) == "table" and result.session and result.version then
         -- The answer to a change carries what its didChange will: who made it and what it
         -- completed. Whichever of the two arrives first is the one listeners see.

@@ -14,8 +14,12 @@ local protocol = require("plansight.protocol")
 
 local M = {}
 
----The opt-in a client sends at `initialize`, under `capabilities.experimental`.
-M.CAPABILITY = { plansight = { changeDeltas = true } }
+---The opt-in a client sends at `initialize`, under `capabilities.experimental`: pushes
+---that carry the change, and answers of changing requests that carry it too.
+M.CAPABILITY = { plansight = { changeDeltas = true, changeDeltaAnswers = true } }
+
+---The members an ApplyResult adds to its state (a delta answer carries them as they are).
+M.RESULT_MEMBERS = { "summary", "errors", "isError", "completedTasks", "removedTasks", "changed" }
 
 ---@class plansight.DeltaPhase
 ---@field name string
@@ -36,6 +40,15 @@ M.CAPABILITY = { plansight = { changeDeltas = true } }
 ---@field phases plansight.DeltaPhase[] every phase, in order
 ---@field tasks plansight.Task[] every task added or changed, whole
 ---@field removedIds string[] the tasks gone
+
+---@class plansight.DeltaAnswer: plansight.Delta
+---The answer of a changing request to a client that asked for `changeDeltaAnswers`: the
+---delta's fields (no `origin`) and the ApplyResult's members (`ApplyResultDelta` of
+---`plansight schema`).
+---@field summary string
+---@field errors string[]
+---@field isError boolean
+---@field changed boolean
 
 ---The fields of a delta that are not the state's own.
 local DELTA_ONLY = { baseVersion = true, phases = true, tasks = true, removedIds = true }
@@ -133,6 +146,23 @@ function M.apply(held, delta)
   end
   state.phases = phases
   return state, nil
+end
+
+---The whole ApplyResult of `state` (the answer's version, or newer when that was held
+---already) with the members of the delta `answer`: what every caller of a changing
+---request gets, whichever way the answer came. A new table: `state` is left as it is.
+---@param state plansight.TodoState
+---@param answer plansight.DeltaAnswer
+---@return table
+function M.result_of(state, answer)
+  local result = {}
+  for key, value in pairs(state) do
+    result[key] = value
+  end
+  for _, key in ipairs(M.RESULT_MEMBERS) do
+    result[key] = answer[key]
+  end
+  return result
 end
 
 return M

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { applyDelta, ChangeReader, isDelta, type ChangeDelta, type ChangePush } from '../../src/changeDeltas';
+import type { ApplyResult, ApplyResultDelta } from '../../src/protocol';
 import type { DidChangeParams, Task, TodoState } from '../../src/protocol';
 import { EXTENSION_ROOT, phase, state, task } from './fixtures';
 
@@ -151,6 +152,67 @@ describe('reading pushes', () => {
     await Promise.all([first, second]);
     assert.deepEqual(window.asked, ['default', 'default']);
     assert.deepEqual(window.heldStates.get('default'), whole(v4));
+  });
+});
+
+type Said = Pick<ApplyResult, 'summary' | 'errors' | 'isError' | 'completedTasks' | 'removedTasks' | 'changed'>;
+const said: Said = { summary: 'Did it.', errors: [], isError: false, completedTasks: [], removedTasks: [], changed: true };
+
+/** A changing request's answer from `before` to `after`, as a delta (no `origin`: the push's). */
+function answerOf(before: TodoState, after: TodoState, members = said): ApplyResultDelta {
+  const { session, title, version, baseVersion, updatedAt, progress, current, phases, tasks, removedIds } = deltaOf(before, after);
+  return { session, title, version, baseVersion, updatedAt, progress, current, ...members, phases, tasks, removedIds };
+}
+
+/** The whole ApplyResult of `of` with the answer's members. */
+function resultOf(of: TodoState, members = said): ApplyResult {
+  return { ...of, ...members };
+}
+
+describe('reading answers that carry the change', () => {
+  it('lays a delta answer on the version held and hands its caller the whole result', async () => {
+    const window = windowOn(new Map());
+    await window.receive(whole(v1));
+    const result = await window.reader.answer(answerOf(v1, v2), 'user');
+    assert.deepEqual(result, resultOf(v2));
+    assert.deepEqual(window.heldStates.get('default'), { ...whole(v2), origin: 'user' });
+    assert.deepEqual(window.asked, []);
+    // The push of the same change comes next: a version held already, a no-op.
+    await window.receive(deltaOf(v1, v2));
+    assert.equal(window.accepted.length, 2);
+  });
+
+  it('asks plansight/get on a gap (an answer or push lost) and answers with its state', async () => {
+    const window = windowOn(new Map([['default', v3]]));
+    await window.receive(whole(v1));
+    const result = await window.reader.answer(answerOf(v2, v3), 'agent'); // v2 never came
+    assert.deepEqual(window.asked, ['default']);
+    assert.deepEqual(result, resultOf(v3));
+    assert.equal(window.heldStates.get('default')?.version, 3);
+  });
+
+  it('answers a change that changed nothing from the state held, asking nothing', async () => {
+    const window = windowOn(new Map());
+    await window.receive(whole(v2));
+    const nothing: Said = { ...said, changed: false, isError: true, errors: ['no task zz'] };
+    const result = await window.reader.answer(answerOf(v2, v2, nothing), 'agent');
+    assert.deepEqual(result, resultOf(v2, nothing));
+    assert.deepEqual(window.asked, []);
+    assert.equal(window.accepted.length, 1); // nothing new told to listeners
+  });
+
+  it('hands a whole answer on as it is', async () => {
+    const window = windowOn(new Map());
+    const result = await window.reader.answer(resultOf(v1), 'agent');
+    assert.deepEqual(result, resultOf(v1));
+    assert.deepEqual(window.asked, []);
+  });
+
+  it('after a restart (nothing held), reads the state the answer names', async () => {
+    const window = windowOn(new Map([['default', v2]]));
+    const result = await window.reader.answer(answerOf(v1, v2), 'agent');
+    assert.deepEqual(window.asked, ['default']);
+    assert.deepEqual(result, resultOf(v2));
   });
 });
 
