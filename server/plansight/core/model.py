@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
+from itertools import count
 from typing import Any
 
 # The contract's words, used by every module of the core under these names.
@@ -49,8 +50,34 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# A task's mark: a number no other task state ever had, given anew by every change of a
+# field, wherever it is made (ops, the nesting rules, merges, the markdown rebuild). What
+# derives from a task (the change's before-and-after, the store's rows, summary lines)
+# is kept against the mark, so a change costs the tasks it touched. A list changed in
+# place marks nothing: the only one (`add_note`) also sets `updated_at`.
+_next_mark = count(1).__next__
+_set = object.__setattr__
+
+
+class _Marked:
+    """The slots a task has besides its fields (`fields(Task)` does not list them)."""
+
+    __slots__ = ("kept_mark", "kept_seen", "kept_stamps", "mark")
+
+    mark: int
+    # What the change pipeline last kept of the task (`core/kept.py`): its visible values
+    # and its stamps as they were at mark `kept_mark` (0: never kept).
+    kept_mark: int
+    kept_seen: tuple[Any, ...]
+    kept_stamps: tuple[Any, ...]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _set(self, name, value)
+        _set(self, "mark", _next_mark())
+
+
 @dataclass(slots=True)
-class Task:
+class Task(_Marked):
     """One task. Its fields are listed here once: the wire, the store, the fingerprint, the
     encoder's cache and the history snapshots all derive from `TASK_FIELDS`."""
 
@@ -129,6 +156,35 @@ def _compiled(template: str, names: tuple[str, ...], list_form: str, form: str) 
     parts = ", ".join((list_form if n in LIST_FIELDS else form).format(n) for n in names)
     return eval(template.format(parts))
 
+
+def _marking_init() -> Any:
+    """`Task.__init__` as the dataclass writes it, but setting each slot directly and the
+    mark once: a task is built for every row read and every task a whole list carries,
+    and going through `_Marked.__setattr__` for each field costs several times more."""
+    spaces: dict[str, Any] = {"_next_mark": _next_mark, "_MISSING": MISSING}
+    params, body = [], []
+    for f in fields(Task):
+        spaces[f"_set_{f.name}"] = getattr(Task, f.name).__set__
+        if f.default is not MISSING:
+            spaces[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        elif f.default_factory is not MISSING:
+            spaces[f"_factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            body.append(f"    if {f.name} is _MISSING: {f.name} = _factory_{f.name}()")
+        else:
+            params.append(f.name)
+        body.append(f"    _set_{f.name}(self, {f.name})")
+    spaces["_set_mark"] = _Marked.mark.__set__  # type: ignore[attr-defined,misc]
+    spaces["_set_kept"] = _Marked.kept_mark.__set__  # type: ignore[attr-defined,misc]
+    body.append("    _set_mark(self, _next_mark())")
+    body.append("    _set_kept(self, 0)")
+    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body)
+    exec(source, spaces)  # only the field names of this class go into the source
+    return spaces["__init__"]
+
+
+Task.__init__ = _marking_init()  # type: ignore[method-assign]
 
 _values = _compiled("lambda t: ({},)", TASK_FIELDS, "tuple(t.{})", "t.{}")
 _seen = _compiled("lambda t: ({},)", SEEN_FIELDS, "tuple(t.{})", "t.{}")

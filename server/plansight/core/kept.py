@@ -1,0 +1,104 @@
+"""What a change found of its plan, so that what it did is read from the tasks it touched.
+
+Every change of a task's field gives the task a new mark (`core/model.py`). Before a
+change, each task's visible values and stamps are kept on it against its mark (only the
+tasks whose mark moved since they were last kept: the others are kept already). After
+it, a task whose mark is still its kept one is as it was. So while the plan holds the
+same task objects in the same places (a `start`, `done`, `note`, `update`...), what
+changed, what was completed and what goes back when nothing changed come from the
+touched tasks alone; a change of shape (a task added, removed, moved, a list replaced)
+is read from the whole plan, against the kept values of the tasks it held.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import chain, compress
+from operator import attrgetter, is_, ne
+from typing import Any
+
+from plansight.core.model import SEEN_FIELDS, STAMP_FIELDS, Phase, Plan, Task
+
+ID_AT = SEEN_FIELDS.index("id")
+CONTENT_AT = SEEN_FIELDS.index("content")
+STATUS_AT = SEEN_FIELDS.index("status")
+
+_mark_of = attrgetter("mark")
+_kept_mark_of = attrgetter("kept_mark")
+_stamps_of = attrgetter(*STAMP_FIELDS)
+# The kept slots are set past `_Marked.__setattr__`: keeping a task does not change it.
+_set_kept_mark = Task.kept_mark.__set__  # type: ignore[attr-defined]
+_set_kept_seen = Task.kept_seen.__set__  # type: ignore[attr-defined]
+_set_kept_stamps = Task.kept_stamps.__set__  # type: ignore[attr-defined]
+
+
+def stamps_of(task: Task) -> tuple[Any, ...]:
+    """The task's STAMP_FIELDS values, in that order."""
+    if len(STAMP_FIELDS) == 1:  # attrgetter of one name gives the value, not a tuple
+        return (_stamps_of(task),)
+    stamps: tuple[Any, ...] = _stamps_of(task)
+    return stamps
+
+
+def keep(tasks: list[Task]) -> None:
+    """Keep each task's values against its mark, where they are not kept already."""
+    for task in touched(tasks):  # found in C: the usual change touched a few tasks
+        _set_kept_seen(task, task.seen())
+        _set_kept_stamps(task, stamps_of(task))
+        _set_kept_mark(task, task.mark)
+
+
+def touched(tasks: list[Task]) -> list[Task]:
+    """The tasks changed since they were kept (a new one is never kept), in their order."""
+    return list(compress(tasks, map(ne, map(_mark_of, tasks), map(_kept_mark_of, tasks))))
+
+
+class Found:
+    """The plan as a change found it: its title, phases and task objects in their places,
+    next id and current task, each task's values kept on it (`keep`)."""
+
+    __slots__ = ("current", "names", "next_id", "places", "title")
+
+    def __init__(self, plan: Plan) -> None:
+        self.title = plan.title
+        self.next_id = plan.next_id
+        self.names = [phase.name for phase in plan.phases]
+        self.places = [list(phase.tasks) for phase in plan.phases]
+        current = plan.current()
+        self.current = current.id if current is not None else None
+        keep(list(chain.from_iterable(self.places)))
+
+    def tasks(self) -> Iterable[tuple[str, Task]]:
+        """Each task found, with its phase's name, in document order."""
+        for name, tasks in zip(self.names, self.places, strict=True):
+            for task in tasks:
+                yield name, task
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """`Plan.fingerprint` of the plan as found."""
+        return (
+            self.title,
+            self.current,
+            tuple(
+                (name, tuple(task.kept_seen for task in tasks))
+                for name, tasks in zip(self.names, self.places, strict=True)
+            ),
+        )
+
+    def touched_in_place(self, plan: Plan) -> list[tuple[Phase, Task]] | None:
+        """The tasks the change touched, each with its phase, in document order, when the
+        plan holds the tasks found in the same places under the same ids and phase
+        names; None when it does not (read the whole plan)."""
+        if len(plan.phases) != len(self.places):
+            return None
+        found: list[tuple[Phase, Task]] = []
+        for phase, name, tasks in zip(plan.phases, self.names, self.places, strict=True):
+            if phase.name != name or len(phase.tasks) != len(tasks):
+                return None
+            if not all(map(is_, phase.tasks, tasks)):
+                return None
+            for task in touched(phase.tasks):
+                if task.id != task.kept_seen[ID_AT]:
+                    return None
+                found.append((phase, task))
+        return found
