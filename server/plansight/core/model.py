@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
-from itertools import count
+from itertools import chain, compress, count
+from operator import attrgetter
 from typing import Any
 
 # The contract's words, used by every module of the core under these names.
@@ -191,14 +193,36 @@ _seen = _compiled("lambda t: ({},)", SEEN_FIELDS, "tuple(t.{})", "t.{}")
 _copy = _compiled("lambda t: Task({})", TASK_FIELDS, "{0}=list(t.{0})", "{0}=t.{0}")
 
 
+_status_of = attrgetter("status")
+_parent_of = attrgetter("parent")
+_IN_PROGRESS = "in_progress"
+
+
+class _PhaseSlots:
+    """The slots a phase has besides its fields: its summary lines, as
+    `core/summary.py` last made them."""
+
+    __slots__ = ("lines_as",)
+
+    lines_as: Any
+
+
 @dataclass(slots=True)
-class Phase:
+class Phase(_PhaseSlots):
     name: str
     tasks: list[Task] = field(default_factory=list)
 
 
+class _PlanSlots:
+    """The slots a plan has besides its fields: what `core/nesting.py` last settled."""
+
+    __slots__ = ("settled_as",)
+
+    settled_as: Any
+
+
 @dataclass(slots=True)
-class Plan:
+class Plan(_PlanSlots):
     """One session's list. `version` counts committed changes; `next_id` never goes back,
     so an id that once named a removed task never names another one."""
 
@@ -261,14 +285,20 @@ class Plan:
                 return phase
         return None
 
+    def task_list(self) -> list[Task]:
+        """Every task, in document order, as a list (built in C: no Python step a task)."""
+        return list(chain.from_iterable([phase.tasks for phase in self.phases]))
+
     def current(self) -> Task | None:
         """The task in progress started most recently (the first on a tie); (v4) always a
         leaf: a parent is in progress only because a subtask is."""
-        current: Task | None = None
-        started = [task for task in self.tasks() if task.status == "in_progress"]
+        tasks = self.task_list()
+        # Filtered in C: a change reads the current task several times, on every task.
+        started = list(compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))))
         if not started:
             return None
-        parents = {task.parent for task in self.tasks() if task.parent is not None}
+        parents = set(map(_parent_of, tasks))
+        current: Task | None = None
         for task in started:
             if task.id not in parents and (
                 current is None or task.started_rank > current.started_rank
@@ -352,16 +382,8 @@ def progress_of_tasks(tasks: Iterable[Task]) -> Progress:
     """(v4) Leaves only: a parent's status is its subtasks', counting it would count them
     twice."""
     listed = tasks if isinstance(tasks, list) else list(tasks)
-    parents = {task.parent for task in listed if task.parent is not None}
-    progress = Progress(0, 0, 0)
-    for task in listed:
-        if task.id in parents:
-            continue
-        progress.total += 1
-        if task.status == "completed":
-            progress.completed += 1
-        elif task.status == "abandoned":
-            progress.abandoned += 1
-        elif task.status == "blocked":
-            progress.blocked += 1
-    return progress
+    parents = set(map(_parent_of, listed))
+    parents.discard(None)
+    counted = [task for task in listed if task.id not in parents] if parents else listed
+    statuses = Counter(map(_status_of, counted))  # counted in C
+    return Progress(statuses["completed"], statuses["abandoned"], len(counted), statuses["blocked"])
