@@ -22,7 +22,7 @@ from plansight.agent_view import AgentView, told_line
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.fences import unfenced
-from plansight.core.kept import CONTENT_AT, ID_AT, STATUS_AT, Found
+from plansight.core.found import CONTENT_AT, ID_AT, STATUS_AT, Found
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, Task, utc_now
 from plansight.core.nesting import settle
 from plansight.core.ops import normalize
@@ -179,7 +179,7 @@ def whole_list(
 class _Before:
     """The plan as a change found it, as far as its answer reports against it: what the
     change did is read from the tasks it touched when it left every task in its place,
-    else from the whole plan against what was found (`core/kept.py`)."""
+    else from the whole plan against what was found (`core/found.py`)."""
 
     __slots__ = ("changes_before", "found")
 
@@ -200,33 +200,33 @@ class _Before:
         changed = (
             plan.title != found.title
             or (current.id if current is not None else None) != found.current
-            or any(task.seen() != task.kept_seen for _, task in touched)
+            or any(task.seen() != task.found_seen for _, task in touched)
         )
         if not changed:
             # Ops may have changed a task and back: nothing is committed, so neither
             # may the times or the id counter move.
             plan.next_id = found.next_id
             for _, task in touched:
-                _put_back(task, task.kept_stamps)
+                _put_back(task, task.found_stamps)
         completed = [
             {"id": task.id, "content": task.content, "phase": phase.name}
             for phase, task in touched
-            if task.status == "completed" and task.kept_seen[STATUS_AT] != "completed"
+            if task.status == "completed" and task.found_seen[STATUS_AT] != "completed"
         ]
         return changed, completed, []  # every task found is still there
 
     def _after_whole(self, plan: Plan) -> tuple[bool, list[dict[str, str]], list[dict[str, str]]]:
-        """`after` read from the whole plan against the kept values of what was found."""
+        """`after` read from the whole plan against the values of what was found."""
         found = self.found
         changed = plan.fingerprint() != found.fingerprint()
         if not changed:
             # Ops may have moved a task and back, or added and removed one: nothing
             # is committed, so neither may the times or the id counter move.
-            stamps = {task.kept_seen[ID_AT]: task.kept_stamps for _, task in found.tasks()}
+            stamps = {task.found_seen[ID_AT]: task.found_stamps for _, task in found.tasks()}
             plan.next_id = found.next_id
             for task in plan.tasks():
                 _put_back(task, stamps[task.id])
-        statuses = {task.kept_seen[ID_AT]: task.kept_seen[STATUS_AT] for _, task in found.tasks()}
+        statuses = {task.found_seen[ID_AT]: task.found_seen[STATUS_AT] for _, task in found.tasks()}
         completed = [
             {"id": task.id, "content": task.content, "phase": phase.name}
             for phase, task in plan.tasks_with_phase()
@@ -235,7 +235,7 @@ class _Before:
         present = {task.id for task in plan.tasks()}
         removed = [
             {"id": seen[ID_AT], "content": seen[CONTENT_AT], "phase": name}
-            for name, seen in ((name, task.kept_seen) for name, task in found.tasks())
+            for name, seen in ((name, task.found_seen) for name, task in found.tasks())
             if seen[STATUS_AT] not in FINISHED and seen[ID_AT] not in present
         ]
         return changed, completed, removed

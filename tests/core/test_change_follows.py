@@ -1,8 +1,8 @@
-"""The core's work follows the change (issue 34 item 3), and what it keeps is never stale.
+"""The core's work follows the change (issue 34 item 3), and what it caches is never stale.
 
 A change's before-and-after, the store's rows, the summary's lines and the nesting rules
-are read from the tasks a change touched, against what was kept of each task under its
-mark (`core/kept.py`). Random sequences of requests on one session (ops of every kind,
+are read from the tasks a change touched, against what was cached of each task with its
+mark (`core/found.py`). Random sequences of requests on one session (ops of every kind,
 a change that changes nothing, a refused one, a person's change and the agent's stale
 whole list merged, `init`, `write`, undo and restore) check every answer against the
 same things computed from scratch on a fresh copy of the plan: whether it changed, what
@@ -173,7 +173,7 @@ class Story:
             if t.status not in FINISHED and t.id not in present
         ]
         assert outcome.removed == removed, kind
-        fresh = after.copy()  # new task objects: nothing kept on them
+        fresh = after.copy()  # new task objects: nothing cached on them
         assert summarize(after, [], "H") == summarize(fresh, [], "H"), kind
         settle(fresh, utc_now())
         assert _values(fresh) == _values(after), kind  # the nesting rules hold

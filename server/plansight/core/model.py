@@ -55,7 +55,7 @@ def utc_now() -> str:
 # A task's mark: a number no other task state ever had, given anew by every change of a
 # field, wherever it is made (ops, the nesting rules, merges, the markdown rebuild). What
 # derives from a task (the change's before-and-after, the store's rows, summary lines)
-# is kept against the mark, so a change costs the tasks it touched. A list changed in
+# is cached against the mark, so a change costs the tasks it touched. A list changed in
 # place marks nothing: the only one (`add_note`) also sets `updated_at`.
 _next_mark = count(1).__next__
 _set = object.__setattr__
@@ -64,14 +64,14 @@ _set = object.__setattr__
 class _Marked:
     """The slots a task has besides its fields (`fields(Task)` does not list them)."""
 
-    __slots__ = ("kept_mark", "kept_seen", "kept_stamps", "mark")
+    __slots__ = ("found_mark", "found_seen", "found_stamps", "mark")
 
     mark: int
-    # What the change pipeline last kept of the task (`core/kept.py`): its visible values
-    # and its stamps as they were at mark `kept_mark` (0: never kept).
-    kept_mark: int
-    kept_seen: tuple[Any, ...]
-    kept_stamps: tuple[Any, ...]
+    # What the change pipeline last found of the task (`core/found.py`): its visible
+    # values and its stamps as they were at mark `found_mark` (0: never noted).
+    found_mark: int
+    found_seen: tuple[Any, ...]
+    found_stamps: tuple[Any, ...]
 
     def __setattr__(self, name: str, value: Any) -> None:
         _set(self, name, value)
@@ -178,9 +178,9 @@ def _marking_init() -> Any:
             params.append(f.name)
         body.append(f"    _set_{f.name}(self, {f.name})")
     spaces["_set_mark"] = _Marked.mark.__set__  # type: ignore[attr-defined,misc]
-    spaces["_set_kept"] = _Marked.kept_mark.__set__  # type: ignore[attr-defined,misc]
+    spaces["_set_found"] = _Marked.found_mark.__set__  # type: ignore[attr-defined,misc]
     body.append("    _set_mark(self, _next_mark())")
-    body.append("    _set_kept(self, 0)")
+    body.append("    _set_found(self, 0)")
     source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body)
     exec(source, spaces)  # only the field names of this class go into the source
     return spaces["__init__"]
@@ -375,7 +375,7 @@ class Progress:
 
 
 def progress_of(plan: Plan) -> Progress:
-    return progress_of_tasks(plan.tasks())
+    return progress_of_tasks(plan.task_list())
 
 
 def progress_of_tasks(tasks: Iterable[Task]) -> Progress:

@@ -62,7 +62,7 @@ class _SettledAs:
 def settle(plan: Plan, now: str) -> None:
     """Subtasks in their parents' phases, each phase in document order, each parent's
     status (and its times) from its subtasks'. It runs several times a change: what it
-    settled last is kept on the plan, and when only tasks' statuses may have moved since
+    settled last is cached on the plan, and when only tasks' statuses may have moved since
     (the same tasks, places, ids and parents), only the phases whose tasks changed have
     their parents' statuses derived again."""
     tasks = plan.task_list()

@@ -46,6 +46,9 @@ from plansight.protocol.requests import (
 )
 from plansight.protocol.text import clean_content, clean_note
 
+_IN_PROGRESS = "in_progress"
+_status_of = attrgetter("status")
+
 
 def apply_ops(
     plan: Plan,
@@ -313,8 +316,9 @@ def _end_subtree(phase: Phase, task: Task, status: TaskStatus, now: str) -> None
 
 def _start_task(plan: Plan, target: Task, now: str) -> None:
     """In progress, and the newest started; its owner's other task in progress waits."""
-    for task in plan.tasks():
-        if task.status == "in_progress" and task is not target and task.owner == target.owner:
+    tasks = plan.task_list()
+    for task in compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))):
+        if task is not target and task.owner == target.owner:
             task.set_status("pending", now)
     if not target.set_status("in_progress", now):
         target.started_rank = start_rank()
@@ -524,9 +528,6 @@ def _update(plan: Plan, op: UpdateOp, settings: Settings, now: str) -> None:
     elif op.status is not None:
         _end_subtree(phase, task, op.status, now)
 
-
-_IN_PROGRESS = "in_progress"
-_status_of = attrgetter("status")
 
 _HANDLERS: dict[str, Callable[..., None]] = {
     "init": _init,

@@ -103,19 +103,19 @@ class _LinesAs:
 def phase_lines(plan: Plan, phase: Phase) -> list[str]:
     """The phase's name and a line per task. Every change's answer lists every task (the
     contract): the lines of a phase whose tasks did not change since are the ones made
-    last (kept on the phase against the tasks' marks). A task that waits for another has
+    last (cached on the phase against the tasks' marks). A task that waits for another has
     its line made every time: it quotes the other's state."""
     tasks = phase.tasks
     marks = list(map(_mark_of, tasks))
-    kept: _LinesAs | None = getattr(phase, "lines_as", None)
+    cached: _LinesAs | None = getattr(phase, "lines_as", None)
     if (
-        kept is not None
-        and kept.name == phase.name
-        and kept.marks == marks
-        and len(kept.tasks) == len(tasks)
-        and all(map(is_, kept.tasks, tasks))
+        cached is not None
+        and cached.name == phase.name
+        and cached.marks == marks
+        and len(cached.tasks) == len(tasks)
+        and all(map(is_, cached.tasks, tasks))
     ):
-        return kept.lines
+        return cached.lines
     tree = PhaseTree(tasks)
     lines = [f"{phase.name}:"]
     lines.extend(task_line(plan, task, tree.depth(task)) for task in tasks)

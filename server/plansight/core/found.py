@@ -1,13 +1,14 @@
 """What a change found of its plan, so that what it did is read from the tasks it touched.
 
 Every change of a task's field gives the task a new mark (`core/model.py`). Before a
-change, each task's visible values and stamps are kept on it against its mark (only the
-tasks whose mark moved since they were last kept: the others are kept already). After
-it, a task whose mark is still its kept one is as it was. So while the plan holds the
-same task objects in the same places (a `start`, `done`, `note`, `update`...), what
-changed, what was completed and what goes back when nothing changed come from the
-touched tasks alone; a change of shape (a task added, removed, moved, a list replaced)
-is read from the whole plan, against the kept values of the tasks it held.
+change, each task's visible values and stamps as found are noted on it with its mark
+(only for the tasks whose mark moved since they were last noted: a cache, the task
+itself stays the truth). After it, a task whose mark is still its found one is as it
+was. So while the plan holds the same task objects in the same places (a `start`,
+`done`, `note`, `update`...), what changed, what was completed and what goes back when
+nothing changed come from the touched tasks alone; a change of shape (a task added,
+removed, moved, a list replaced) is read from the whole plan, against the found values
+of the tasks it held.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ CONTENT_AT = SEEN_FIELDS.index("content")
 STATUS_AT = SEEN_FIELDS.index("status")
 
 _mark_of = attrgetter("mark")
-_kept_mark_of = attrgetter("kept_mark")
+_found_mark_of = attrgetter("found_mark")
 _stamps_of = attrgetter(*STAMP_FIELDS)
-# The kept slots are set past `_Marked.__setattr__`: keeping a task does not change it.
-_set_kept_mark = Task.kept_mark.__set__  # type: ignore[attr-defined]
-_set_kept_seen = Task.kept_seen.__set__  # type: ignore[attr-defined]
-_set_kept_stamps = Task.kept_stamps.__set__  # type: ignore[attr-defined]
+# The found slots are set past `_Marked.__setattr__`: noting a task does not change it.
+_set_found_mark = Task.found_mark.__set__  # type: ignore[attr-defined]
+_set_found_seen = Task.found_seen.__set__  # type: ignore[attr-defined]
+_set_found_stamps = Task.found_stamps.__set__  # type: ignore[attr-defined]
 
 
 def stamps_of(task: Task) -> tuple[Any, ...]:
@@ -40,22 +41,22 @@ def stamps_of(task: Task) -> tuple[Any, ...]:
     return stamps
 
 
-def keep(tasks: list[Task]) -> None:
-    """Keep each task's values against its mark, where they are not kept already."""
+def note_found(tasks: list[Task]) -> None:
+    """Note each task's values with its mark, where they are not noted already."""
     for task in touched(tasks):  # found in C: the usual change touched a few tasks
-        _set_kept_seen(task, task.seen())
-        _set_kept_stamps(task, stamps_of(task))
-        _set_kept_mark(task, task.mark)
+        _set_found_seen(task, task.seen())
+        _set_found_stamps(task, stamps_of(task))
+        _set_found_mark(task, task.mark)
 
 
 def touched(tasks: list[Task]) -> list[Task]:
-    """The tasks changed since they were kept (a new one is never kept), in their order."""
-    return list(compress(tasks, map(ne, map(_mark_of, tasks), map(_kept_mark_of, tasks))))
+    """The tasks changed since they were noted (a new one never was), in their order."""
+    return list(compress(tasks, map(ne, map(_mark_of, tasks), map(_found_mark_of, tasks))))
 
 
 class Found:
     """The plan as a change found it: its title, phases and task objects in their places,
-    next id and current task, each task's values kept on it (`keep`)."""
+    next id and current task, each task's values noted on it (`note_found`)."""
 
     __slots__ = ("current", "names", "next_id", "places", "title")
 
@@ -66,7 +67,7 @@ class Found:
         self.places = [list(phase.tasks) for phase in plan.phases]
         current = plan.current()
         self.current = current.id if current is not None else None
-        keep(list(chain.from_iterable(self.places)))
+        note_found(list(chain.from_iterable(self.places)))
 
     def tasks(self) -> Iterable[tuple[str, Task]]:
         """Each task found, with its phase's name, in document order."""
@@ -80,7 +81,7 @@ class Found:
             self.title,
             self.current,
             tuple(
-                (name, tuple(task.kept_seen for task in tasks))
+                (name, tuple(task.found_seen for task in tasks))
                 for name, tasks in zip(self.names, self.places, strict=True)
             ),
         )
@@ -98,7 +99,7 @@ class Found:
             if not all(map(is_, phase.tasks, tasks)):
                 return None
             for task in touched(phase.tasks):
-                if task.id != task.kept_seen[ID_AT]:
+                if task.id != task.found_seen[ID_AT]:
                     return None
                 found.append((phase, task))
         return found
