@@ -75,7 +75,10 @@ class _Marked:
 
     def __setattr__(self, name: str, value: Any) -> None:
         _set(self, name, value)
-        _set(self, "mark", _next_mark())
+        _set_mark(self, _next_mark())
+
+
+_set_mark = _Marked.mark.__set__  # type: ignore[attr-defined,misc]
 
 
 @dataclass(slots=True)
@@ -177,7 +180,7 @@ def _marking_init() -> Any:
         else:
             params.append(f.name)
         body.append(f"    _set_{f.name}(self, {f.name})")
-    spaces["_set_mark"] = _Marked.mark.__set__  # type: ignore[attr-defined,misc]
+    spaces["_set_mark"] = _set_mark
     spaces["_set_found"] = _Marked.found_mark.__set__  # type: ignore[attr-defined,misc]
     body.append("    _set_mark(self, _next_mark())")
     body.append("    _set_found(self, 0)")
