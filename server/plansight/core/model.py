@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
@@ -385,8 +384,16 @@ def progress_of_tasks(tasks: Iterable[Task]) -> Progress:
     """(v4) Leaves only: a parent's status is its subtasks', counting it would count them
     twice."""
     listed = tasks if isinstance(tasks, list) else list(tasks)
-    parents = set(map(_parent_of, listed))
-    parents.discard(None)
-    counted = [task for task in listed if task.id not in parents] if parents else listed
-    statuses = Counter(map(_status_of, counted))  # counted in C
-    return Progress(statuses["completed"], statuses["abandoned"], len(counted), statuses["blocked"])
+    parents = {task.parent for task in listed if task.parent is not None}
+    progress = Progress(0, 0, 0)
+    for task in listed:
+        if task.id in parents:
+            continue
+        progress.total += 1
+        if task.status == "completed":
+            progress.completed += 1
+        elif task.status == "abandoned":
+            progress.abandoned += 1
+        elif task.status == "blocked":
+            progress.blocked += 1
+    return progress
