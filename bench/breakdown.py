@@ -3,6 +3,7 @@ waits): the whole request as the transport dispatches it, then its parts.
 
     .venv/bin/python bench/breakdown.py              # 20 tasks
     .venv/bin/python bench/breakdown.py --tasks 1000
+    .venv/bin/python bench/breakdown.py --tasks 1000 --nested  # three deep (protocol 4)
 
 CPU time (`time.process_time`), best of five rounds, so other processes on the machine
 matter less than they do to the round trips of `run.py`.
@@ -29,7 +30,7 @@ from plansight.lsp.pygls_private import request_runner
 from plansight.lsp.server import PlansightServer, build_server
 from plansight.protocol.models import METHODS
 from plansight.protocol.requests import ApplyParams
-from workload import plan_ops
+from workload import nested_plan_ops, plan_ops
 
 ROUNDS = 5
 
@@ -93,7 +94,9 @@ def frame_body(message: bytes) -> bytes:
 class Started:
     """A language server fed messages in process, as its transport feeds them."""
 
-    def __init__(self, tasks: int, public: str = "", deltas: bool = False) -> None:
+    def __init__(
+        self, tasks: int, public: str = "", deltas: bool = False, nested: bool = False
+    ) -> None:
         """`public`: "" the fast paths, "request" pygls's public request path (the fast
         send path kept), "all" pygls's public paths, as its fallback runs. `deltas`: the
         client asks for change deltas in pushes and answers (docs/protocol.md)."""
@@ -124,7 +127,7 @@ class Started:
                 "params": init | {"initializationOptions": options},
             }
         )
-        ops = plan_ops(tasks, 20 if tasks > 20 else 5)
+        ops = nested_plan_ops(tasks) if nested else plan_ops(tasks, 20 if tasks > 20 else 5)
         self.send(
             {
                 "jsonrpc": "2.0",
@@ -145,19 +148,22 @@ class Started:
         self.server.send_pushes()
 
 
-async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
-    started = Started(tasks)
-    public = Started(tasks, public="all")
-    public_request = Started(tasks, public="request")
-    opted = Started(tasks, deltas=True)
+async def measure(tasks: int, count: int, nested: bool = False) -> list[tuple[str, float]]:
+    started = Started(tasks, nested=nested)
+    public = Started(tasks, public="all", nested=nested)
+    public_request = Started(tasks, public="request", nested=nested)
+    opted = Started(tasks, deltas=True, nested=nested)
     server, sink = started.server, started.sink
     protocol, methods, run = started.protocol, started.methods, started.run
     assert server.service is not None
     service = server.service
     gc.freeze()  # as `plansight serve` does once it has started
 
+    # Two leaves started in turn: in a nested plan t3 and t4 (t1 and t2 are parents).
+    leaves = ("t4", "t3") if nested else ("t2", "t1")
+
     def apply_params(i: int) -> dict[str, Any]:
-        return {"session": "b", "ops": [{"op": "start", "id": f"t{2 - i % 2}"}]}
+        return {"session": "b", "ops": [{"op": "start", "id": leaves[i % 2]}]}
 
     get_message = json.dumps(
         {"jsonrpc": "2.0", "id": 5, "method": "plansight/get", "params": {"session": "b"}}
@@ -292,10 +298,12 @@ async def measure(tasks: int, count: int) -> list[tuple[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", type=int, default=20)
+    parser.add_argument("--nested", action="store_true", help="a plan nested three deep")
     args = parser.parse_args()
     count = 2000 if args.tasks <= 100 else 100
-    rows = asyncio.run(measure(args.tasks, count))
-    print(f"| on a {args.tasks}-task plan | CPU µs |")
+    rows = asyncio.run(measure(args.tasks, count, args.nested))
+    shape = ", nested three deep" if args.nested else ""
+    print(f"| on a {args.tasks}-task plan{shape} | CPU µs |")
     print("|---|---|")
     for name, micros in rows:
         print(f"| {name} | {micros:,.1f} |")

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any
 
 from plansight.agent_view import AgentView, told_line
 from plansight.core.changes import describe_changes, snapshot
 from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.fences import unfenced
-from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, utc_now
+from plansight.core.found import CONTENT_AT, ID_AT, STATUS_AT, Found
+from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, Task, utc_now
 from plansight.core.nesting import settle
 from plansight.core.ops import normalize
 from plansight.core.settings import Settings
@@ -176,25 +176,15 @@ def whole_list(
     return run
 
 
-Stamps = tuple[int, dict[str, tuple[Any, ...]]]
-
-_stamps_of = attrgetter(*STAMP_FIELDS)
-
-
 class _Before:
-    """The plan as a change found it, as far as its answer reports against it."""
+    """The plan as a change found it, as far as its answer reports against it: what the
+    change did is read from the tasks it touched when it left every task in its place,
+    else from the whole plan against what was found (`core/found.py`)."""
 
-    __slots__ = ("changes_before", "fingerprint", "stamps", "statuses", "unfinished")
+    __slots__ = ("changes_before", "found")
 
     def __init__(self, plan: Plan, origin: Origin) -> None:
-        self.fingerprint = plan.fingerprint()
-        self.statuses = {task.id: task.status for task in plan.tasks()}
-        self.stamps = _stamps(plan)
-        self.unfinished = {
-            task.id: (task.content, phase.name)
-            for phase, task in plan.tasks_with_phase()
-            if task.status not in FINISHED
-        }
+        self.found = Found(plan)
         # A person's change is told to the agent in words; history makes the words of
         # other changes when it is read, from the plans it keeps (cheaper writes).
         self.changes_before = snapshot(plan) if origin == "user" else None
@@ -202,21 +192,51 @@ class _Before:
     def after(self, plan: Plan) -> tuple[bool, list[dict[str, str]], list[dict[str, str]]]:
         """Whether the change changed the plan, the tasks it completed and the unfinished
         ones it removed."""
-        changed = plan.fingerprint() != self.fingerprint
+        touched = self.found.touched_in_place(plan)
+        if touched is None:
+            return self._after_whole(plan)
+        found = self.found
+        current = plan.current()
+        changed = (
+            plan.title != found.title
+            or (current.id if current is not None else None) != found.current
+            or any(task.seen() != task.found_seen for _, task in touched)
+        )
+        if not changed:
+            # Ops may have changed a task and back: nothing is committed, so neither
+            # may the times or the id counter move.
+            plan.next_id = found.next_id
+            for _, task in touched:
+                _put_back(task, task.found_stamps)
+        completed = [
+            {"id": task.id, "content": task.content, "phase": phase.name}
+            for phase, task in touched
+            if task.status == "completed" and task.found_seen[STATUS_AT] != "completed"
+        ]
+        return changed, completed, []  # every task found is still there
+
+    def _after_whole(self, plan: Plan) -> tuple[bool, list[dict[str, str]], list[dict[str, str]]]:
+        """`after` read from the whole plan against the values of what was found."""
+        found = self.found
+        changed = plan.fingerprint() != found.fingerprint()
         if not changed:
             # Ops may have moved a task and back, or added and removed one: nothing
             # is committed, so neither may the times or the id counter move.
-            _restore(plan, self.stamps)
+            stamps = {task.found_seen[ID_AT]: task.found_stamps for _, task in found.tasks()}
+            plan.next_id = found.next_id
+            for task in plan.tasks():
+                _put_back(task, stamps[task.id])
+        statuses = {task.found_seen[ID_AT]: task.found_seen[STATUS_AT] for _, task in found.tasks()}
         completed = [
             {"id": task.id, "content": task.content, "phase": phase.name}
             for phase, task in plan.tasks_with_phase()
-            if task.status == "completed" and self.statuses.get(task.id) != "completed"
+            if task.status == "completed" and statuses.get(task.id) != "completed"
         ]
         present = {task.id for task in plan.tasks()}
         removed = [
-            {"id": task_id, "content": content, "phase": phase}
-            for task_id, (content, phase) in self.unfinished.items()
-            if task_id not in present
+            {"id": seen[ID_AT], "content": seen[CONTENT_AT], "phase": name}
+            for name, seen in ((name, task.found_seen) for name, task in found.tasks())
+            if seen[STATUS_AT] not in FINISHED and seen[ID_AT] not in present
         ]
         return changed, completed, removed
 
@@ -236,15 +256,8 @@ def _with_notices(summary: str, notices: list[str]) -> str:
     return "\n".join(lines[:at] + notices + lines[at:])
 
 
-def _stamps(plan: Plan) -> Stamps:
-    """What a change can move that the fingerprint does not see."""
-    if len(STAMP_FIELDS) == 1:  # attrgetter of one name gives the value, not a tuple
-        return plan.next_id, {t.id: (_stamps_of(t),) for t in plan.tasks()}
-    return plan.next_id, {t.id: _stamps_of(t) for t in plan.tasks()}
-
-
-def _restore(plan: Plan, stamps: Stamps) -> None:
-    plan.next_id, times = stamps
-    for task in plan.tasks():
-        for name, value in zip(STAMP_FIELDS, times[task.id], strict=True):
+def _put_back(task: Task, stamps: tuple[Any, ...]) -> None:
+    """The task's stamps as they were (a change that changed nothing moves no time)."""
+    for name, value in zip(STAMP_FIELDS, stamps, strict=True):
+        if getattr(task, name) != value:
             setattr(task, name, value)

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
+
 from plansight.core.errors import OpRefused
 from plansight.core.model import Plan, Task
 from plansight.protocol.text import clean_content
@@ -54,9 +57,17 @@ def _cycle(by_id: dict[str, Task], task: Task, blockers: list[str]) -> list[Task
     return walk(task, [task])
 
 
+_blocked_by_of = attrgetter("blocked_by")
+_id_of = attrgetter("id")
+
+
 def forget_removed(plan: Plan) -> None:
     """A removed task is no longer waited for."""
-    present = {task.id for task in plan.tasks()}
-    for task in plan.tasks():
-        if task.blocked_by and any(b not in present for b in task.blocked_by):
+    tasks = plan.task_list()
+    waiting = list(compress(tasks, map(_blocked_by_of, tasks)))  # in C: most wait for none
+    if not waiting:
+        return
+    present = set(map(_id_of, tasks))
+    for task in waiting:
+        if any(b not in present for b in task.blocked_by):
             task.blocked_by = [b for b in task.blocked_by if b in present]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
+from itertools import chain, compress, count
+from operator import attrgetter
 from typing import Any
 
 # The contract's words, used by every module of the core under these names.
@@ -49,8 +51,37 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# A task's mark: a number no other task state ever had, given anew by every change of a
+# field, wherever it is made (ops, the nesting rules, merges, the markdown rebuild). What
+# derives from a task (the change's before-and-after, the store's rows, summary lines)
+# is cached against the mark, so a change costs the tasks it touched. A list changed in
+# place marks nothing: the only one (`add_note`) also sets `updated_at`.
+_next_mark = count(1).__next__
+_set = object.__setattr__
+
+
+class _Marked:
+    """The slots a task has besides its fields (`fields(Task)` does not list them)."""
+
+    __slots__ = ("found_mark", "found_seen", "found_stamps", "mark")
+
+    mark: int
+    # What the change pipeline last found of the task (`core/found.py`): its visible
+    # values and its stamps as they were at mark `found_mark` (0: never noted).
+    found_mark: int
+    found_seen: tuple[Any, ...]
+    found_stamps: tuple[Any, ...]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _set(self, name, value)
+        _set_mark(self, _next_mark())
+
+
+_set_mark = _Marked.mark.__set__  # type: ignore[attr-defined,misc]
+
+
 @dataclass(slots=True)
-class Task:
+class Task(_Marked):
     """One task. Its fields are listed here once: the wire, the store, the fingerprint, the
     encoder's cache and the history snapshots all derive from `TASK_FIELDS`."""
 
@@ -130,19 +161,70 @@ def _compiled(template: str, names: tuple[str, ...], list_form: str, form: str) 
     return eval(template.format(parts))
 
 
+def _marking_init() -> Any:
+    """`Task.__init__` as the dataclass writes it, but setting each slot directly and the
+    mark once: a task is built for every row read and every task a whole list carries,
+    and going through `_Marked.__setattr__` for each field costs several times more."""
+    spaces: dict[str, Any] = {"_next_mark": _next_mark, "_MISSING": MISSING}
+    params, body = [], []
+    for f in fields(Task):
+        spaces[f"_set_{f.name}"] = getattr(Task, f.name).__set__
+        if f.default is not MISSING:
+            spaces[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        elif f.default_factory is not MISSING:
+            spaces[f"_factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            body.append(f"    if {f.name} is _MISSING: {f.name} = _factory_{f.name}()")
+        else:
+            params.append(f.name)
+        body.append(f"    _set_{f.name}(self, {f.name})")
+    spaces["_set_mark"] = _set_mark
+    spaces["_set_found"] = _Marked.found_mark.__set__  # type: ignore[attr-defined,misc]
+    body.append("    _set_mark(self, _next_mark())")
+    body.append("    _set_found(self, 0)")
+    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body)
+    exec(source, spaces)  # only the field names of this class go into the source
+    return spaces["__init__"]
+
+
+Task.__init__ = _marking_init()  # type: ignore[method-assign]
+
 _values = _compiled("lambda t: ({},)", TASK_FIELDS, "tuple(t.{})", "t.{}")
 _seen = _compiled("lambda t: ({},)", SEEN_FIELDS, "tuple(t.{})", "t.{}")
 _copy = _compiled("lambda t: Task({})", TASK_FIELDS, "{0}=list(t.{0})", "{0}=t.{0}")
 
 
+_status_of = attrgetter("status")
+_parent_of = attrgetter("parent")
+_IN_PROGRESS = "in_progress"
+
+
+class _PhaseSlots:
+    """The slots a phase has besides its fields: its summary lines, as
+    `core/summary.py` last made them."""
+
+    __slots__ = ("lines_as",)
+
+    lines_as: Any
+
+
 @dataclass(slots=True)
-class Phase:
+class Phase(_PhaseSlots):
     name: str
     tasks: list[Task] = field(default_factory=list)
 
 
+class _PlanSlots:
+    """The slots a plan has besides its fields: what `core/nesting.py` last settled."""
+
+    __slots__ = ("settled_as",)
+
+    settled_as: Any
+
+
 @dataclass(slots=True)
-class Plan:
+class Plan(_PlanSlots):
     """One session's list. `version` counts committed changes; `next_id` never goes back,
     so an id that once named a removed task never names another one."""
 
@@ -205,14 +287,20 @@ class Plan:
                 return phase
         return None
 
+    def task_list(self) -> list[Task]:
+        """Every task, in document order, as a list (built in C: no Python step a task)."""
+        return list(chain.from_iterable([phase.tasks for phase in self.phases]))
+
     def current(self) -> Task | None:
         """The task in progress started most recently (the first on a tie); (v4) always a
         leaf: a parent is in progress only because a subtask is."""
-        current: Task | None = None
-        started = [task for task in self.tasks() if task.status == "in_progress"]
+        tasks = self.task_list()
+        # Filtered in C: a change reads the current task several times, on every task.
+        started = list(compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))))
         if not started:
             return None
-        parents = {task.parent for task in self.tasks() if task.parent is not None}
+        parents = set(map(_parent_of, tasks))
+        current: Task | None = None
         for task in started:
             if task.id not in parents and (
                 current is None or task.started_rank > current.started_rank
@@ -289,7 +377,7 @@ class Progress:
 
 
 def progress_of(plan: Plan) -> Progress:
-    return progress_of_tasks(plan.tasks())
+    return progress_of_tasks(plan.task_list())
 
 
 def progress_of_tasks(tasks: Iterable[Task]) -> Progress:

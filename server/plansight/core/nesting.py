@@ -6,33 +6,90 @@ subtasks'. `settle` applies them; it is idempotent, so it runs after every chang
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from operator import attrgetter, is_
 
 from plansight.core.model import Phase, Plan, Task, TaskStatus
 from plansight.core.tree import PhaseTree, in_document_order, in_order
 
+_parent_of = attrgetter("parent")
+_id_of = attrgetter("id")
+_mark_of = attrgetter("mark")
+
 
 def parent_ids(tasks: Iterable[Task]) -> set[str]:
     """The ids some task of `tasks` names as its parent: the parents among them."""
-    return {task.parent for task in tasks if task.parent is not None}
+    parents = set(map(_parent_of, tasks))
+    parents.discard(None)
+    return parents
 
 
 def leaves(tasks: Iterable[Task]) -> list[Task]:
     """The tasks without subtasks, in the order given."""
     listed = list(tasks)
     parents = parent_ids(listed)
+    if not parents:
+        return listed  # a flat list (most plans): every task a leaf
     return [task for task in listed if task.id not in parents]
+
+
+@dataclass(slots=True)
+class _SettledAs:
+    """A plan as `settle` left it: its phases, each one's tasks and their marks, and
+    every task's id and parent in document order."""
+
+    phases: list[Phase]
+    places: list[list[Task]]
+    marks: list[list[int]]
+    ids: list[str]
+    parents: list[str | None]
+
+    def same_tree(self, plan: Plan, ids: list[str], parents: list[str | None]) -> bool:
+        """Whether `plan` holds the same tasks in the same places under the same ids and
+        parents: then they are gathered and in document order still."""
+        return (
+            self.ids == ids
+            and self.parents == parents
+            and len(plan.phases) == len(self.phases)
+            and all(map(is_, plan.phases, self.phases))
+            and all(
+                len(phase.tasks) == len(tasks) and all(map(is_, phase.tasks, tasks))
+                for phase, tasks in zip(plan.phases, self.places, strict=True)
+            )
+        )
 
 
 def settle(plan: Plan, now: str) -> None:
     """Subtasks in their parents' phases, each phase in document order, each parent's
-    status (and its times) from its subtasks'."""
-    if all(task.parent is None for task in plan.tasks()):
+    status (and its times) from its subtasks'. It runs several times a change: what it
+    settled last is cached on the plan, and when only tasks' statuses may have moved since
+    (the same tasks, places, ids and parents), only the phases whose tasks changed have
+    their parents' statuses derived again."""
+    tasks = plan.task_list()
+    parents = list(map(_parent_of, tasks))
+    if parents.count(None) == len(parents):
         return  # a flat plan is settled: no subtask, no parent (most plans, every change)
-    _gather_subtrees(plan)
-    for phase in plan.phases:
-        if not in_order(phase.tasks):
-            phase.tasks = in_document_order(phase.tasks)
-    derive_parent_statuses(plan, now)
+    ids = list(map(_id_of, tasks))
+    settled: _SettledAs | None = getattr(plan, "settled_as", None)
+    if settled is not None and settled.same_tree(plan, ids, parents):
+        for phase, marks in zip(plan.phases, settled.marks, strict=True):
+            if list(map(_mark_of, phase.tasks)) != marks:
+                _derive_phase(phase, now)
+    else:
+        _gather_subtrees(plan)
+        for phase in plan.phases:
+            if not in_order(phase.tasks):
+                phase.tasks = in_document_order(phase.tasks)
+        derive_parent_statuses(plan, now)
+        tasks = plan.task_list()
+        ids, parents = list(map(_id_of, tasks)), list(map(_parent_of, tasks))
+    plan.settled_as = _SettledAs(
+        list(plan.phases),
+        [list(phase.tasks) for phase in plan.phases],
+        [list(map(_mark_of, phase.tasks)) for phase in plan.phases],
+        ids,
+        parents,
+    )
 
 
 def _gather_subtrees(plan: Plan) -> None:
@@ -111,18 +168,23 @@ def derive_parent_statuses(plan: Plan, now: str) -> None:
     """Deepest first: in document order a task's subtasks follow it, so walking a phase
     backwards settles every subtask before its parent."""
     for phase in plan.phases:
-        if all(task.parent is None for task in phase.tasks):
-            continue  # a flat phase has no parent to derive
-        ids = {task.id for task in phase.tasks}
-        # The statuses of each parent's subtasks, gathered as the walk passes them.
-        below: dict[str, list[TaskStatus]] = {}
-        for task in reversed(phase.tasks):
-            statuses = below.pop(task.id, None)
-            if statuses:
-                task.set_status(status_of_subtasks(statuses), now)
-            parent = task.parent
-            if parent is not None and parent != task.id and parent in ids:
-                below.setdefault(parent, []).append(task.status)
+        _derive_phase(phase, now)
+
+
+def _derive_phase(phase: Phase, now: str) -> None:
+    """`derive_parent_statuses` for one phase."""
+    if list(map(_parent_of, phase.tasks)).count(None) == len(phase.tasks):
+        return  # a flat phase has no parent to derive
+    ids = {task.id for task in phase.tasks}
+    # The statuses of each parent's subtasks, gathered as the walk passes them.
+    below: dict[str, list[TaskStatus]] = {}
+    for task in reversed(phase.tasks):
+        statuses = below.pop(task.id, None)
+        if statuses:
+            task.set_status(status_of_subtasks(statuses), now)
+        parent = task.parent
+        if parent is not None and parent != task.id and parent in ids:
+            below.setdefault(parent, []).append(task.status)
 
 
 def depth_problem(plan: Plan, max_depth: int) -> tuple[Task, str] | None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import attrgetter
 
 from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused, TooDeep
@@ -25,7 +27,7 @@ from plansight.core.model import (
     start_rank,
 )
 from plansight.core.move import move
-from plansight.core.nesting import derive_parent_statuses, leaves, settle, too_deep_line
+from plansight.core.nesting import leaves, settle, too_deep_line
 from plansight.core.settings import Settings
 from plansight.core.steering import Steering, steer
 from plansight.core.tree import PhaseTree
@@ -43,6 +45,9 @@ from plansight.protocol.requests import (
     UpdateOp,
 )
 from plansight.protocol.text import clean_content, clean_note
+
+_IN_PROGRESS = "in_progress"
+_status_of = attrgetter("status")
 
 
 def apply_ops(
@@ -88,19 +93,19 @@ def normalize(plan: Plan, auto_start: bool, now: str) -> Task | None:
     as one is pending and not waiting. Returns the task it started, if any. (v4) Leaves
     only, in document order; the parents then follow their subtasks."""
     settle(plan, now)
-    started = _one_per_owner(plan, leaves(plan.tasks()), auto_start, now)
-    derive_parent_statuses(plan, now)
+    started = _one_per_owner(plan, leaves(plan.task_list()), auto_start, now)
+    settle(plan, now)  # the parents of what it changed follow (kept: only their phases)
     return started
 
 
 def _one_per_owner(plan: Plan, tasks: list[Task], auto_start: bool, now: str) -> Task | None:
     owners: set[str | None] = set()
-    for task in tasks:
-        if task.status == "in_progress":
-            if task.owner in owners:
-                task.set_status("pending", now)
-            else:
-                owners.add(task.owner)
+    # The tasks in progress, found in C: normalization runs on every change.
+    for task in compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))):
+        if task.owner in owners:
+            task.set_status("pending", now)
+        else:
+            owners.add(task.owner)
     if None in owners or not auto_start:
         return None
     for task in tasks:
@@ -311,8 +316,9 @@ def _end_subtree(phase: Phase, task: Task, status: TaskStatus, now: str) -> None
 
 def _start_task(plan: Plan, target: Task, now: str) -> None:
     """In progress, and the newest started; its owner's other task in progress waits."""
-    for task in plan.tasks():
-        if task.status == "in_progress" and task is not target and task.owner == target.owner:
+    tasks = plan.task_list()
+    for task in compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))):
+        if task is not target and task.owner == target.owner:
             task.set_status("pending", now)
     if not target.set_status("in_progress", now):
         target.started_rank = start_rank()

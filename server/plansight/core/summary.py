@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter, is_
 
 from plansight.core.fences import quoted, unfenced
 from plansight.core.model import FINISHED, Phase, Plan, Task, progress_of
 from plansight.core.nesting import leaves
 from plansight.core.tree import PhaseTree
+
+_mark_of = attrgetter("mark")
+_blocked_by_of = attrgetter("blocked_by")
 
 CLEARED = "Todo list cleared."
 SUMMARY_MARKS = {
@@ -81,9 +86,41 @@ def plan_lines(plan: Plan, collapse_finished: bool = False) -> list[str]:
         if collapse_finished and all(task.status in FINISHED for task in phase.tasks):
             lines.append(finished_phase_line(phase))
             continue
-        lines.append(f"{phase.name}:")
-        tree = PhaseTree(phase.tasks)
-        lines.extend(task_line(plan, task, tree.depth(task)) for task in phase.tasks)
+        lines.extend(phase_lines(plan, phase))
+    return lines
+
+
+@dataclass(slots=True)
+class _LinesAs:
+    """A phase's lines, made from these tasks at these marks."""
+
+    name: str
+    tasks: list[Task]
+    marks: list[int]
+    lines: list[str]
+
+
+def phase_lines(plan: Plan, phase: Phase) -> list[str]:
+    """The phase's name and a line per task. Every change's answer lists every task (the
+    contract): the lines of a phase whose tasks did not change since are the ones made
+    last (cached on the phase against the tasks' marks). A task that waits for another has
+    its line made every time: it quotes the other's state."""
+    tasks = phase.tasks
+    marks = list(map(_mark_of, tasks))
+    cached: _LinesAs | None = getattr(phase, "lines_as", None)
+    if (
+        cached is not None
+        and cached.name == phase.name
+        and cached.marks == marks
+        and len(cached.tasks) == len(tasks)
+        and all(map(is_, cached.tasks, tasks))
+    ):
+        return cached.lines
+    tree = PhaseTree(tasks)
+    lines = [f"{phase.name}:"]
+    lines.extend(task_line(plan, task, tree.depth(task)) for task in tasks)
+    if not any(map(_blocked_by_of, tasks)):
+        phase.lines_as = _LinesAs(phase.name, list(tasks), marks, lines)
     return lines
 
 

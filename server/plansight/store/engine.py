@@ -232,14 +232,16 @@ class StoreEngine:
         now = utc_now()
         stamp_commit(plan, now)
         steps.write_head(plan, agent_base, now, locked.new)
-        written = rows.plan_rows(plan, copy.rows, copy.phase_names)
+        written = rows.plan_rows(plan, copy.written)
         if written.phases_changed:
             steps.write_phases(session, written.phase_names)
         if written.gone:
             steps.delete_tasks(session, written.gone)
         if written.changed:
             steps.upsert_tasks(session, written.changed)
-        copy.rows, copy.phase_names = written.rows, written.phase_names
+        copy.written = rows.WrittenRows(
+            written.rows, written.phase_names, written.places, written.marks
+        )
         kept = (
             plan_record(plan)
             if stores_whole_plan(plan.version, locked.last_plan_stored)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from itertools import chain
+from operator import attrgetter, is_
 from typing import Any
 
 from plansight.core.changes import LoggedChange
@@ -36,6 +37,8 @@ CHANGE_COLUMNS = "version, origin, method, at, changes, auto_started"
 
 _JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIELDS)
 _task_values = attrgetter(*TASK_FIELDS)
+_mark_of = attrgetter("mark")
+_id_of = attrgetter("id")
 
 # `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
 _dumps_text = json.JSONEncoder(ensure_ascii=False).encode
@@ -67,23 +70,63 @@ class PlanRows:
     changed: list[TaskRow]  # rows new or different: to insert or replace
     placed: list[tuple[int, int, Task]]  # their tasks, where they stand
     gone: list[str]  # ids of the tasks removed: rows to delete
+    # Each phase's tasks and their marks as written: a phase that holds the same task
+    # objects with the same marks next time has the same rows (`core/model.py`).
+    places: list[list[Task]]
+    marks: list[list[int]]
 
 
-def plan_rows(plan: Plan, old_rows: dict[str, TaskRow], old_names: list[str] | None) -> PlanRows:
-    """What writing `plan` over `old_rows` and `old_names` (None: nothing yet) changes."""
+@dataclass(slots=True)
+class WrittenRows:
+    """The rows a plan was last written as; `places` and `marks` None: not known which
+    tasks they were made from (read back from the store), so every row is compared."""
+
+    rows: dict[str, TaskRow]
+    phase_names: list[str] | None
+    places: list[list[Task]] | None = None
+    marks: list[list[int]] | None = None
+
+    def same_phase(self, at: int, tasks: list[Task], marks: list[int]) -> bool:
+        """Whether phase `at` holds the tasks it was written with, unchanged since."""
+        if self.places is None or self.marks is None or at >= len(self.places):
+            return False
+        written = self.places[at]
+        return (
+            len(written) == len(tasks) and all(map(is_, written, tasks)) and self.marks[at] == marks
+        )
+
+
+def plan_rows(plan: Plan, old: WrittenRows) -> PlanRows:
+    """What writing `plan` over the rows it was last written as changes. Only the phases
+    whose tasks were changed, added, removed or moved are compared row by row."""
     names = [phase.name for phase in plan.phases]
-    rows: dict[str, TaskRow] = {}
+    rows = old.rows
+    copied = False
     changed: list[TaskRow] = []
     placed: list[tuple[int, int, Task]] = []
-    for phase_position, phase in enumerate(plan.phases):
-        for position, task in enumerate(phase.tasks):
+    places = [list(phase.tasks) for phase in plan.phases]
+    marks = [list(map(_mark_of, tasks)) for tasks in places]
+    for phase_position, tasks in enumerate(places):
+        if old.same_phase(phase_position, tasks, marks[phase_position]):
+            continue  # its rows are the ones written
+        if not copied:  # the rows last written stay as they are for the session's copy
+            rows, copied = dict(rows), True
+        for position, task in enumerate(tasks):
             row = task_row(task, phase_position, position)
-            rows[task.id] = row
-            if old_rows.get(task.id) != row:
+            if rows.get(task.id) != row:
                 changed.append(row)
                 placed.append((phase_position, position, task))
-    gone = [task_id for task_id in old_rows if task_id not in rows]
-    return PlanRows(names, names != old_names, rows, changed, placed, gone)
+            rows[task.id] = row
+    gone: list[str] = []
+    if copied or old.places is None or len(places) != len(old.places):
+        present = set(map(_id_of, chain.from_iterable(places)))
+        gone = [task_id for task_id in rows if task_id not in present]
+        if gone:
+            if not copied:
+                rows = dict(rows)
+            for task_id in gone:
+                del rows[task_id]
+    return PlanRows(names, names != old.phase_names, rows, changed, placed, gone, places, marks)
 
 
 def committed_event(plan: Plan, event: ChangeEvent, writer: str, at: str) -> LoggedEvent:

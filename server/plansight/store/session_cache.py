@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plansight.core.model import Phase, Plan
-from plansight.store.rows import TaskRow, task_of
+from plansight.store.rows import TaskRow, WrittenRows, task_of
 
 # How many sessions a store holds in memory (the ones used last).
 CACHED_SESSIONS = 32
@@ -21,13 +21,12 @@ class SessionCopy:
     """A session as committed, with the rows it was written as."""
 
     plan: Plan
-    rows: dict[str, TaskRow]
-    phase_names: list[str]
+    written: WrittenRows
 
 
 def empty_copy(session: str) -> SessionCopy:
     """A session the store does not hold (version 0)."""
-    return SessionCopy(Plan(session), {}, [])
+    return SessionCopy(Plan(session), WrittenRows({}, []))
 
 
 def copy_of(
@@ -43,7 +42,7 @@ def copy_of(
         rows[task.id] = tuple(row)
         phases[row[0]].tasks.append(task)
     plan = Plan(session, version, phases, next_id, updated_at, title)
-    return SessionCopy(plan, rows, phase_names)
+    return SessionCopy(plan, WrittenRows(rows, phase_names))
 
 
 class SessionCache:

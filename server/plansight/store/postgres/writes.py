@@ -172,7 +172,7 @@ class PostgresWriting(PostgresReads):
             ).fetchone()
             if taken is None:
                 return False
-            written = rows.plan_rows(plan, {}, None)
+            written = rows.plan_rows(plan, rows.WrittenRows({}, None))
             cursor = db.cursor()
             cursor.executemany(
                 "INSERT INTO plansight_phases (workspace, session, position, name) "
