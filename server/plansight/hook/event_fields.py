@@ -38,7 +38,7 @@ def plan_payload(
     if agent.plan_tools[tool] == "markdown":  # a plan mode's approved plan
         from plansight.hook.plan_mode import approved_plan
 
-        return approved_plan(event)
+        return approved_plan(agent.name, event, session_id.strip())
     if agent.plan_tools[tool] in ("claude-tasks", "gemini-tracker"):
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
     if agent.name == "copilot" and tool == "sql":

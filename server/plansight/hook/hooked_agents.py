@@ -181,7 +181,13 @@ COPILOT = Agent(
     # same files and events (its hooks documentation: `sessionId`, `hookEventName`).
     # Copilot CLI plans in its session database: the `sql` tool writes the `todos` table
     # (`hook/copilot_todos.py` reads it back); VS Code's agent plans with manage_todo_list.
-    plan_tools={"sql": "vscode-todos", "manage_todo_list": "vscode-todos"},
+    # Leaving its plan mode is `exit_plan_mode`: the approved plan is the session's
+    # `plan.md` (`hook/plan_mode.py`).
+    plan_tools={
+        "sql": "vscode-todos",
+        "manage_todo_list": "vscode-todos",
+        "exit_plan_mode": "markdown",
+    },
     session_start="SessionStart",
     prompt="UserPromptSubmit",
     after_tool="PostToolUse",

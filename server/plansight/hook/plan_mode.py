@@ -16,6 +16,15 @@ code) is for the person to read and is left out, as the importer refuses it. A p
 without a checklist item is not a list: it changes nothing (a replacement by it would
 empty the plan).
 
+Copilot CLI 1.0.102: its plan mode (`--mode plan`, Shift+Tab) has the model write the plan
+to `plan.md` in the session's folder, `$COPILOT_HOME/session-state/<session id>/`
+(`~/.copilot`), and call `exit_plan_mode` (`summary`, `actions`, `recommendedAction`)
+to ask for approval; approving reads that file ("View full plan": the person may have
+edited it). The hook hears its `PostToolUse` either way: approved, the result begins "Plan
+approved! Exited plan mode."; otherwise "Plan not approved" (the tool's strings in the
+package's `runtime.node`, `src/runtime/src/tools/exit_plan_mode.rs`). The hook reads the
+session's `plan.md` after an approval only.
+
 Codex 0.171: its plan mode (a collaboration mode of its TUI) proposes the plan as text,
 with no tool call: the turn's last message holds a `<proposed_plan>` block, its tags each
 on a line of their own, markdown inside, at most one a turn, a later one a complete
@@ -31,6 +40,7 @@ plan, and a revised proposal replaces it, merged with the person's changes.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -38,6 +48,8 @@ from typing import Any
 _GEMINI_APPROVED = re.compile(
     r"^The approved implementation plan is stored at: (.+)$", re.MULTILINE
 )
+# The first words of Copilot CLI's `exit_plan_mode` result when the person approved.
+_COPILOT_APPROVED = "Plan approved!"
 # The most of a plan file read (a plan is a page or two; the ingest limits are smaller).
 PLAN_FILE_BYTES = 256 * 1024
 
@@ -69,8 +81,11 @@ _NOT_WORK = re.compile(
 )
 
 
-def approved_plan(event: dict[str, Any]) -> dict[str, str] | None:
+def approved_plan(agent: str, event: dict[str, Any], session_id: str) -> dict[str, str] | None:
     """The `markdown` payload of an approved plan mode plan, or None: none to take."""
+    if agent == "copilot":
+        text = _copilot_plan(event.get("tool_result"), session_id)
+        return _checklist(text) if text is not None else None
     if event.get("tool_name") == "exit_plan_mode":
         text = _gemini_plan(event.get("tool_response"))
         return _checklist(text) if text is not None else None
@@ -119,12 +134,27 @@ def _gemini_plan(response: Any) -> str | None:
     """The approved plan's text from the file Gemini CLI's result names, or None."""
     said = response.get("llmContent") if isinstance(response, dict) else None
     found = _GEMINI_APPROVED.search(said) if isinstance(said, str) else None
-    if found is None:
+    return _read_plan(found.group(1).strip()) if found is not None else None
+
+
+def _copilot_plan(result: Any, session_id: str) -> str | None:
+    """The approved plan's text from the session's `plan.md` (Copilot CLI), or None."""
+    said = result.get("text_result_for_llm") if isinstance(result, dict) else None
+    if not isinstance(said, str) or not said.startswith(_COPILOT_APPROVED):
         return None
+    if not session_id or os.sep in session_id or session_id in (os.curdir, os.pardir):
+        return None  # a session id names one folder, never a path
+    from plansight.hook.copilot_todos import copilot_home
+
+    return _read_plan(copilot_home() / "session-state" / session_id / "plan.md")
+
+
+def _read_plan(path: str | os.PathLike[str]) -> str | None:
+    """A plan file's text (its first PLAN_FILE_BYTES), or None: none there, or unreadable."""
     from plansight.regular_file import NotReadable, read_head
 
     try:
-        plan = read_head(found.group(1).strip(), PLAN_FILE_BYTES)
+        plan = read_head(path, PLAN_FILE_BYTES)
     except (OSError, ValueError, NotReadable):
         return None
     return plan.decode("utf-8", "replace") if plan is not None else None
