@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from replay import Replay
-from test_hook_steering import _person, _statuses
+from test_hook_steering import _person, _statuses, _store
 
 COPILOT_ID = "5990f5fa-d0d0-4325-a51d-a6aa9d1456fc"
 COPILOT = f"copilot:{COPILOT_ID}"
@@ -76,3 +76,21 @@ def test_a_copilot_session_id_naming_a_path_reads_no_file(machine: Replay) -> No
     (machine.home / ".copilot" / "plan.md").write_text(PLAN, encoding="utf-8")
     machine.replay("copilot", "PostToolUse-exit_plan_mode", session_id="..")
     assert "no plan in this call" in machine.log()
+
+
+def test_copilots_write_of_its_plan_file_is_no_file_of_the_task(machine: Replay) -> None:
+    """The model's `create` of `plan.md` (a `Write` event) is the plan, not a file the
+    task in progress changed."""
+    _copilot_plan(machine)
+    machine.replay("copilot", "PostToolUse-exit_plan_mode")
+    plan_md = machine.home / ".copilot" / "session-state" / COPILOT_ID / "plan.md"
+
+    machine.replay("copilot", "PostToolUse-Write", tool_input={"path": str(plan_md)})
+    machine.replay("copilot", "PostToolUse-Write")
+
+    store = _store(machine)
+    try:
+        files = {task.content: task.files for task in store.load(COPILOT).tasks()}
+    finally:
+        store.close()
+    assert files["Reproduce the login bug"] == ["notes.txt"]

@@ -220,7 +220,9 @@ OPENCODE = Agent(
     session_start="SessionStart",  # not sent: no OpenCode hook reads context back at a start
     prompt="UserPromptSubmit",  # `chat.message`
     after_tool="PostToolUse",  # `tool.execute.after`, with the tool's `args` as tool_input
-    plan_tools={"todowrite": "opencode-todos"},
+    # plan_exit: its plan agent's end, approved; the plan is the plan file the
+    # conversation last wrote (`hook/plan_mode.py`).
+    plan_tools={"todowrite": "opencode-todos", "plan_exit": "markdown"},
     # OpenCode's own names (its bundled tool registry): `edit` and `write` take a
     # `filePath`, `apply_patch` (offered to GPT models) a Codex-style `patchText`.
     edit_tools=frozenset({"edit", "write", "apply_patch"}),

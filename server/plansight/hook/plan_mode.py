@@ -25,6 +25,14 @@ approved! Exited plan mode."; otherwise "Plan not approved" (the tool's strings 
 package's `runtime.node`, `src/runtime/src/tools/exit_plan_mode.rs`). The hook reads the
 session's `plan.md` after an approval only.
 
+OpenCode 1.18.33: its `plan` agent may edit only its plan file, `<worktree>/.opencode/
+plans/<created>-<slug>.md` in a git project, else `<data>/opencode/plans/...` (the
+`plan` agent's permissions and the session's plan path in its bundled code), and ends with
+`plan_exit` (no arguments), which asks the person "Plan at <path> is complete. Would you
+like to switch to the build agent ...?"; "No" fails the tool, so its `tool.execute.after`
+(the plugin's PostToolUse) means approved. The event names no file: the hook remembers
+the plan file the conversation's `write` / `edit` last touched, and reads it then.
+
 Codex 0.171: its plan mode (a collaboration mode of its TUI) proposes the plan as text,
 with no tool call: the turn's last message holds a `<proposed_plan>` block, its tags each
 on a line of their own, markdown inside, at most one a turn, a later one a complete
@@ -42,6 +50,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 # The line of Gemini CLI's `exit_plan_mode` result that names the approved plan's file.
@@ -81,8 +90,14 @@ _NOT_WORK = re.compile(
 )
 
 
-def approved_plan(agent: str, event: dict[str, Any], session_id: str) -> dict[str, str] | None:
-    """The `markdown` payload of an approved plan mode plan, or None: none to take."""
+def approved_plan(
+    agent: str, event: dict[str, Any], session_id: str, plan_file: str | None = None
+) -> dict[str, str] | None:
+    """The `markdown` payload of an approved plan mode plan, or None: none to take.
+    `plan_file`: the plan file the conversation's plan mode last wrote (OpenCode's)."""
+    if agent == "opencode":
+        text = _read_plan(plan_file) if plan_file is not None else None
+        return _checklist(text) if text is not None else None
     if agent == "copilot":
         text = _copilot_plan(event.get("tool_result"), session_id)
         return _checklist(text) if text is not None else None
@@ -147,6 +162,25 @@ def _copilot_plan(result: Any, session_id: str) -> str | None:
     from plansight.hook.copilot_todos import copilot_home
 
     return _read_plan(copilot_home() / "session-state" / session_id / "plan.md")
+
+
+def plan_mode_file(agent: str, cwd: str, path: str) -> str | None:
+    """`path` (as an edit tool named it, absolute or from `cwd`) made absolute when it is
+    one of the agent's plan mode files (OpenCode's `.opencode/plans/*.md` or
+    `opencode/plans/*.md` of its data folder, Copilot CLI's `session-state/<id>/plan.md`),
+    else None."""
+    found = Path(cwd, path)
+    folder = found.parent
+    if agent == "copilot":
+        from plansight.hook.copilot_todos import copilot_home
+
+        home = copilot_home() / "session-state"
+        return str(found) if found.name == "plan.md" and folder.parent == home else None
+    if agent != "opencode":
+        return None
+    if found.suffix != ".md" or folder.name != "plans":
+        return None
+    return str(found) if folder.parent.name in (".opencode", "opencode") else None
 
 
 def _read_plan(path: str | os.PathLike[str]) -> str | None:
