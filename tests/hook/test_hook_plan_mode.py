@@ -111,7 +111,9 @@ def test_an_approved_plans_nested_items_are_kept() -> None:
     from plansight.hook.plan_mode import approved_plan
 
     plan = "# Fix\nWhy we do it.\n## Steps\n- [ ] Patch\n    - [ ] Write the test\n\t- [ ] Run it\n"
-    taken = approved_plan({"tool_name": "ExitPlanMode", "tool_input": {"plan": plan}})
+    taken = approved_plan(
+        "claude-code", {"tool_name": "ExitPlanMode", "tool_input": {"plan": plan}}, "x"
+    )
     assert taken == {
         "text": "# Fix\n## Steps\n- [ ] Patch\n    - [ ] Write the test\n\t- [ ] Run it\n"
     }

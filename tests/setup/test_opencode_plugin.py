@@ -205,3 +205,57 @@ def test_the_files_of_an_apply_patch_go_under_the_task_in_progress(opencode: Ope
     opencode.call(_prompt("Fix the login bug"), TODOWRITE, ("tool.execute.after:edit", call))
     tasks = {task.content: task for task in opencode.plan().tasks()}
     assert tasks["Reproduce the login bug"].files == ["src/login.py"]
+
+
+# OpenCode's plan agent writes its plan in the project's `.opencode/plans/` (in a git
+# project: `<created>-<slug>.md`), then ends with `plan_exit`.
+NESTED_PLAN = (
+    "# Fix the login bug\n\nWhy: the wrong cookie.\n\n## Investigate\n"
+    "- [ ] Reproduce the login bug\n  - [ ] Log in twice\n\n## Fix\n- [ ] Patch app.py\n"
+)
+
+
+def _plan_file(opencode: OpenCode, text: str = NESTED_PLAN) -> tuple[str, dict[str, Any]]:
+    """The plan agent's edit of its plan file (the file written as the edit left it)."""
+    path = opencode.project / ".opencode" / "plans" / "1764300000000-brave-otter.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return "tool.execute.after:edit", {"input": {"args": {"filePath": str(path)}}}
+
+
+def test_the_plan_approved_in_plan_mode_arrives_nested(opencode: OpenCode) -> None:
+    """OpenCode's `plan_exit` (issue 31 item 3): its `tool.execute.after` runs only when
+    the person said "Yes" to building; the plan is the plan file the conversation's plan
+    agent wrote, its headings phases and its nested checklist nested tasks. The edit of a
+    plan file lists no file under a task (it is the plan)."""
+    opencode.call(_plan_file(opencode), ("tool.execute.after:plan_exit", {}))
+
+    plan = opencode.plan()
+    tasks = {task.content: task for task in plan.tasks()}
+    assert [phase.name for phase in plan.phases] == ["Investigate", "Fix"]
+    assert tasks["Log in twice"].parent == tasks["Reproduce the login bug"].id
+    assert plan.title == "Fix the login bug"
+    assert all(not task.files for task in plan.tasks())
+
+
+def test_a_revised_plan_mode_plan_keeps_the_persons_change(opencode: OpenCode) -> None:
+    opencode.call(_plan_file(opencode), ("tool.execute.after:plan_exit", {}))
+    opencode.person({"op": "done", "task": "Patch app.py"})
+    revised = NESTED_PLAN.replace("Log in twice", "Log in from two browsers")
+
+    outputs = opencode.call(_plan_file(opencode, revised), ("tool.execute.after:plan_exit", {}))
+
+    tasks = {task.content: task.status for task in opencode.plan().tasks()}
+    assert tasks["Patch app.py"] == "completed" and "Log in from two browsers" in tasks
+    assert 'completed "Patch app.py"' in outputs[-1]["output"]
+
+
+def test_plan_exit_without_a_plan_file_changes_nothing(opencode: OpenCode) -> None:
+    """A `plan_exit` with no plan file written in the conversation (its plan agent wrote
+    none, or an earlier Plansight heard the write) takes nothing."""
+    opencode.call(("tool.execute.after:plan_exit", {}))
+    store = SqliteStore(default_store_path(opencode.project))
+    try:
+        assert store.summaries() == []
+    finally:
+        store.close()

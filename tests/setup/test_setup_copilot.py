@@ -47,7 +47,7 @@ def test_setup_writes_the_hook_file_and_server_once_and_remove_restores(
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"}
     assert hooks["PreCompact"][0]["matcher"] == "manual|auto"  # `/compact`, its own
     [post] = hooks["PostToolUse"]
-    assert post["matcher"] == "sql|manage_todo_list|Edit|Write"
+    assert post["matcher"] == "sql|manage_todo_list|exit_plan_mode|Edit|Write"
     assert post["hooks"][0]["command"].endswith("-m plansight hook copilot")
     servers = json.loads(mcp.read_text())["mcpServers"]
     assert servers["github"] == PERSONS_SERVER

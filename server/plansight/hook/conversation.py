@@ -28,7 +28,15 @@ FORGET_AFTER_SECONDS = 30 * 24 * 3600  # a conversation not heard of for a month
 
 
 class Conversation:
-    __slots__ = ("compressed", "continues", "first_seen", "planned", "summary_seen", "title")
+    __slots__ = (
+        "compressed",
+        "continues",
+        "first_seen",
+        "plan_file",
+        "planned",
+        "summary_seen",
+        "title",
+    )
 
     def __init__(
         self,
@@ -38,6 +46,7 @@ class Conversation:
         compressed: bool = False,
         continues: str | None = None,
         summary_seen: str | None = None,
+        plan_file: str | None = None,
     ):
         self.title = title  # the first line of the first prompt
         self.first_seen = first_seen  # local HH:MM, the title of a conversation without prompt
@@ -51,6 +60,9 @@ class Conversation:
         # A digest of the compression summary the agent's model requests last began with
         # (Gemini CLI): a new one means its context was compressed again.
         self.summary_seen = summary_seen
+        # The plan file its plan mode last wrote (OpenCode's `.opencode/plans/*.md`): what
+        # its plan mode's end (`plan_exit`, which names none) approved.
+        self.plan_file = plan_file
 
     def plan_session(self, own: str) -> str:
         """The session its plan is kept in: the cleared conversation's, or `own`."""
@@ -97,6 +109,7 @@ class ConversationFile:
         first_seen = raw.get("first_seen")
         continues = raw.get("continues")
         summary_seen = raw.get("summary_seen")
+        plan_file = raw.get("plan_file")
         return Conversation(
             title=title if isinstance(title, str) else None,
             first_seen=first_seen if isinstance(first_seen, str) else "",
@@ -104,6 +117,7 @@ class ConversationFile:
             compressed=raw.get("compressed") is True,
             continues=continues if isinstance(continues, str) and continues else None,
             summary_seen=summary_seen if isinstance(summary_seen, str) else None,
+            plan_file=plan_file if isinstance(plan_file, str) and plan_file else None,
         )
 
     def write(self, conversation: Conversation) -> None:
@@ -115,6 +129,7 @@ class ConversationFile:
             "compressed": conversation.compressed,
             "continues": conversation.continues,
             "summary_seen": conversation.summary_seen,
+            "plan_file": conversation.plan_file,
         }
         _write_atomically(self.folder, self.path, record)
 

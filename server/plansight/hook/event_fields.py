@@ -30,7 +30,12 @@ def failed(event: dict[str, Any]) -> bool:
 
 
 def plan_payload(
-    agent: Agent, tool: str, event: dict[str, Any], session_id: str, facts: dict[str, str]
+    agent: Agent,
+    tool: str,
+    event: dict[str, Any],
+    session_id: str,
+    facts: dict[str, str],
+    plan_file: str | None = None,
 ) -> Any:
     """What `plansight/ingest` takes for this tool (None: the call did not touch the plan):
     Claude's Task tools and Gemini's tracker need the response (the id given a new task),
@@ -38,7 +43,7 @@ def plan_payload(
     if agent.plan_tools[tool] == "markdown":  # a plan mode's approved plan
         from plansight.hook.plan_mode import approved_plan
 
-        return approved_plan(event)
+        return approved_plan(agent.name, event, session_id.strip(), plan_file)
     if agent.plan_tools[tool] in ("claude-tasks", "gemini-tracker"):
         return {key: event.get(key) for key in ("tool_name", "tool_input", "tool_response")}
     if agent.name == "copilot" and tool == "sql":

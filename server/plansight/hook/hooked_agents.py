@@ -193,7 +193,13 @@ COPILOT = Agent(
     # same files and events (its hooks documentation: `sessionId`, `hookEventName`).
     # Copilot CLI plans in its session database: the `sql` tool writes the `todos` table
     # (`hook/copilot_todos.py` reads it back); VS Code's agent plans with manage_todo_list.
-    plan_tools={"sql": "vscode-todos", "manage_todo_list": "vscode-todos"},
+    # Leaving its plan mode is `exit_plan_mode`: the approved plan is the session's
+    # `plan.md` (`hook/plan_mode.py`).
+    plan_tools={
+        "sql": "vscode-todos",
+        "manage_todo_list": "vscode-todos",
+        "exit_plan_mode": "markdown",
+    },
     session_start="SessionStart",
     prompt="UserPromptSubmit",
     after_tool="PostToolUse",
@@ -236,7 +242,9 @@ OPENCODE = Agent(
     session_start="SessionStart",
     prompt="UserPromptSubmit",  # `chat.message`
     after_tool="PostToolUse",  # `tool.execute.after`, with the tool's `args` as tool_input
-    plan_tools={"todowrite": "opencode-todos"},
+    # plan_exit: its plan agent's end, approved; the plan is the plan file the
+    # conversation last wrote (`hook/plan_mode.py`).
+    plan_tools={"todowrite": "opencode-todos", "plan_exit": "markdown"},
     # OpenCode's own names (its bundled tool registry): `edit` and `write` take a
     # `filePath`, `apply_patch` (offered to GPT models) a Codex-style `patchText`.
     edit_tools=frozenset({"edit", "write", "apply_patch"}),

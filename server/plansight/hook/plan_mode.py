@@ -16,6 +16,23 @@ code) is for the person to read and is left out, as the importer refuses it. A p
 without a checklist item is not a list: it changes nothing (a replacement by it would
 empty the plan).
 
+Copilot CLI 1.0.102: its plan mode (`--mode plan`, Shift+Tab) has the model write the plan
+to `plan.md` in the session's folder, `$COPILOT_HOME/session-state/<session id>/`
+(`~/.copilot`), and call `exit_plan_mode` (`summary`, `actions`, `recommendedAction`)
+to ask for approval; approving reads that file ("View full plan": the person may have
+edited it). The hook hears its `PostToolUse` either way: approved, the result begins "Plan
+approved! Exited plan mode."; otherwise "Plan not approved" (the tool's strings in the
+package's `runtime.node`, `src/runtime/src/tools/exit_plan_mode.rs`). The hook reads the
+session's `plan.md` after an approval only.
+
+OpenCode 1.18.33: its `plan` agent may edit only its plan file, `<worktree>/.opencode/
+plans/<created>-<slug>.md` in a git project, else `<data>/opencode/plans/...` (the
+`plan` agent's permissions and the session's plan path in its bundled code), and ends with
+`plan_exit` (no arguments), which asks the person "Plan at <path> is complete. Would you
+like to switch to the build agent ...?"; "No" fails the tool, so its `tool.execute.after`
+(the plugin's PostToolUse) means approved. The event names no file: the hook remembers
+the plan file the conversation's `write` / `edit` last touched, and reads it then.
+
 Codex 0.171: its plan mode (a collaboration mode of its TUI) proposes the plan as text,
 with no tool call: the turn's last message holds a `<proposed_plan>` block, its tags each
 on a line of their own, markdown inside, at most one a turn, a later one a complete
@@ -31,13 +48,17 @@ plan, and a revised proposal replaces it, merged with the person's changes.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 # The line of Gemini CLI's `exit_plan_mode` result that names the approved plan's file.
 _GEMINI_APPROVED = re.compile(
     r"^The approved implementation plan is stored at: (.+)$", re.MULTILINE
 )
+# The first words of Copilot CLI's `exit_plan_mode` result when the person approved.
+_COPILOT_APPROVED = "Plan approved!"
 # The most of a plan file read (a plan is a page or two; the ingest limits are smaller).
 PLAN_FILE_BYTES = 256 * 1024
 
@@ -69,8 +90,17 @@ _NOT_WORK = re.compile(
 )
 
 
-def approved_plan(event: dict[str, Any]) -> dict[str, str] | None:
-    """The `markdown` payload of an approved plan mode plan, or None: none to take."""
+def approved_plan(
+    agent: str, event: dict[str, Any], session_id: str, plan_file: str | None = None
+) -> dict[str, str] | None:
+    """The `markdown` payload of an approved plan mode plan, or None: none to take.
+    `plan_file`: the plan file the conversation's plan mode last wrote (OpenCode's)."""
+    if agent == "opencode":
+        text = _read_plan(plan_file) if plan_file is not None else None
+        return _checklist(text) if text is not None else None
+    if agent == "copilot":
+        text = _copilot_plan(event.get("tool_result"), session_id)
+        return _checklist(text) if text is not None else None
     if event.get("tool_name") == "exit_plan_mode":
         text = _gemini_plan(event.get("tool_response"))
         return _checklist(text) if text is not None else None
@@ -119,12 +149,46 @@ def _gemini_plan(response: Any) -> str | None:
     """The approved plan's text from the file Gemini CLI's result names, or None."""
     said = response.get("llmContent") if isinstance(response, dict) else None
     found = _GEMINI_APPROVED.search(said) if isinstance(said, str) else None
-    if found is None:
+    return _read_plan(found.group(1).strip()) if found is not None else None
+
+
+def _copilot_plan(result: Any, session_id: str) -> str | None:
+    """The approved plan's text from the session's `plan.md` (Copilot CLI), or None."""
+    said = result.get("text_result_for_llm") if isinstance(result, dict) else None
+    if not isinstance(said, str) or not said.startswith(_COPILOT_APPROVED):
         return None
+    if not session_id or os.sep in session_id or session_id in (os.curdir, os.pardir):
+        return None  # a session id names one folder, never a path
+    from plansight.hook.copilot_todos import copilot_home
+
+    return _read_plan(copilot_home() / "session-state" / session_id / "plan.md")
+
+
+def plan_mode_file(agent: str, cwd: str, path: str) -> str | None:
+    """`path` (as an edit tool named it, absolute or from `cwd`) made absolute when it is
+    one of the agent's plan mode files (OpenCode's `.opencode/plans/*.md` or
+    `opencode/plans/*.md` of its data folder, Copilot CLI's `session-state/<id>/plan.md`),
+    else None."""
+    found = Path(cwd, path)
+    folder = found.parent
+    if agent == "copilot":
+        from plansight.hook.copilot_todos import copilot_home
+
+        home = copilot_home() / "session-state"
+        return str(found) if found.name == "plan.md" and folder.parent == home else None
+    if agent != "opencode":
+        return None
+    if found.suffix != ".md" or folder.name != "plans":
+        return None
+    return str(found) if folder.parent.name in (".opencode", "opencode") else None
+
+
+def _read_plan(path: str | os.PathLike[str]) -> str | None:
+    """A plan file's text (its first PLAN_FILE_BYTES), or None: none there, or unreadable."""
     from plansight.regular_file import NotReadable, read_head
 
     try:
-        plan = read_head(found.group(1).strip(), PLAN_FILE_BYTES)
+        plan = read_head(path, PLAN_FILE_BYTES)
     except (OSError, ValueError, NotReadable):
         return None
     return plan.decode("utf-8", "replace") if plan is not None else None

@@ -304,14 +304,35 @@ def _after_tool(heard: _Heard) -> Reply:
         return {}
     if tool in heard.agent.plan_tools:
         return _plan_tool(heard, tool)
+    if tool in heard.agent.edit_tools and _plan_file_written(heard, tool):
+        return {}  # the plan mode's plan, not a file of the task in progress
     if tool in heard.agent.edit_tools and heard.conversation.planned:
         return _edit_tool(heard, tool)
     return {}
 
 
+def _plan_file_written(heard: _Heard, tool: str) -> bool:
+    """Whether the edit wrote the agent's plan mode file (OpenCode's `.opencode/plans/`,
+    Copilot CLI's session `plan.md`); OpenCode's is remembered for its plan mode's end."""
+    from plansight.hook.files import edited_paths
+    from plansight.hook.plan_mode import plan_mode_file
+
+    paths = edited_paths(tool, heard.event.get("tool_input"))
+    found = [plan_mode_file(heard.agent.name, heard.cwd, path) for path in paths]
+    if not paths or None in found:
+        return False
+    if heard.agent.name == "opencode" and found[-1] != heard.conversation.plan_file:
+        heard.conversation.plan_file = found[-1]
+        heard.remember()
+    heard.facts["result"] = "the plan mode's plan file"
+    return True
+
+
 def _plan_tool(heard: _Heard, tool: str) -> Reply:
     """A call of the agent's plan tool: its plan stored, and what a person changed told."""
-    payload = plan_payload(heard.agent, tool, heard.event, heard.session_id, heard.facts)
+    payload = plan_payload(
+        heard.agent, tool, heard.event, heard.session_id, heard.facts, heard.conversation.plan_file
+    )
     if payload is None:
         heard.facts["result"] = "no plan in this call"
         return {}
