@@ -363,7 +363,12 @@ class PlanService:
         def replace(plan: Plan, now: str) -> list[str]:
             if isinstance(incoming, MarkdownPlan):
                 return replace_from_markdown(
-                    plan, incoming.text, settings, now, refused_at="payload.text"
+                    plan,
+                    incoming.text,
+                    settings,
+                    now,
+                    refused_at="payload.text",
+                    agents_checklist=params.origin == "agent",
                 )
             assert isinstance(incoming, Replacement)
             call.notices.extend(replace_tasks(plan, incoming, settings, now))

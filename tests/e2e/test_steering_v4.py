@@ -84,6 +84,42 @@ async def test_a_format_that_can_say_cancelled_reopens_a_dropped_task(
     assert statuses(again) == [("A", "in_progress"), ("B", "pending"), ("C", "blocked")]
 
 
+@pytest.mark.both_backends
+async def test_a_persons_completion_of_the_started_task_survives_a_revised_plain_checklist(
+    client: PlansightClient,
+) -> None:
+    """A plan mode's plan is a plain checklist: `[ ]` and `[x]`, no mark for in progress.
+    The server auto-started its first task; the person finished it; the agent's revised
+    plan still shows it `[ ]`, its only mark for a task not done. That is no change of the
+    agent's (rule 7): the completion stays and the Kept line tells it. It was set back to
+    pending and auto-started again, while the agent was told it was kept."""
+    plan = "## Investigate\n- [ ] Reproduce\n- [ ] Read\n\n## Fix\n- [ ] Patch\n"
+    first = await markdown_list(client, plan)
+    assert statuses(first)[0] == ("Reproduce", "in_progress")  # auto-started
+    await person(client, {"op": "done", "task": "Reproduce"})
+
+    revised = await markdown_list(client, plan.replace("Patch", "Patch the check"))
+
+    assert statuses(revised) == [
+        ("Reproduce", "completed"),
+        ("Read", "in_progress"),
+        ("Patch the check", "pending"),
+    ]
+    assert kept(revised) == KEPT + 'completed "Reproduce"'
+
+
+async def test_a_checklist_with_plansights_marks_sets_a_task_back_itself(
+    client: PlansightClient,
+) -> None:
+    """A checklist that uses Plansight's other marks (`[/]` in progress) can say a task is
+    in progress, so its `[ ]` for the task in progress is the agent's change."""
+    await markdown_list(client, "- [/] A\n- [ ] B\n")
+
+    again = await markdown_list(client, "- [ ] A\n- [/] B\n")
+
+    assert statuses(again) == [("A", "pending"), ("B", "in_progress")]
+
+
 # ---------------------------------------------------------------- rule 6
 
 

@@ -12,8 +12,8 @@ from plansight.core.limits import (
     task_count_problem,
     title_problem,
 )
-from plansight.core.markdown import ParsedPlan, parse_markdown
-from plansight.core.model import Plan
+from plansight.core.markdown import ParsedPlan, carried_statuses, parse_markdown
+from plansight.core.model import Plan, Task
 from plansight.core.nesting import depth_problem
 from plansight.core.ops import normalize
 from plansight.core.rebuild import rebuild
@@ -53,8 +53,15 @@ def replace_from_markdown(
     *,
     refused_at: str | None = None,
     edits_in_place: bool = False,
+    agents_checklist: bool = False,
 ) -> list[str]:
     """`import_markdown` without the normalization (steering normalizes the merged plan).
+
+    `agents_checklist`: an agent's checklist (the `markdown` ingest format, a plan mode's
+    plan), to which steering rule 7 applies: a task it shows as pending whose status its
+    marks cannot carry (a plain `[ ]`/`[x]` list: in progress, dropped, blocked) keeps that
+    status. The agent did not set back the task the server started: it has no other mark
+    (a person's completion of it was otherwise lost to the agent's next revised plan).
 
     `edits_in_place`: a person's document, in which a line edited where it stands keeps
     its task. Never for an agent's list: its line in the place of a person's task is its
@@ -71,6 +78,7 @@ def replace_from_markdown(
         return errors
     # rebuild makes new Task objects: the old list is intact if we must go back.
     saved = plan.next_id, plan.phases
+    was = {task.id: task for task in plan.tasks()} if agents_checklist else {}
     problems = rebuild(plan, parsed.phases, now, edits_in_place=edits_in_place)
     if problems:
         plan.next_id, plan.phases = saved
@@ -82,7 +90,24 @@ def replace_from_markdown(
         return [too_deep[1]]
     if parsed.title:
         plan.title = parsed.title
+    if was:
+        _keep_uncarried(plan, was, carried_statuses(text))
     return []
+
+
+# What moves with a status kept (as the steering merge moves them with the status).
+_STATUS_STAMPS = ("started_at", "completed_at", "started_rank")
+
+
+def _keep_uncarried(plan: Plan, was: dict[str, Task], carried: frozenset[str]) -> None:
+    """Steering rule 7 for an agent's checklist: see `replace_from_markdown`."""
+    for task in plan.tasks():
+        old = was.get(task.id)
+        if old is None or task.status != "pending" or old.status in carried:
+            continue
+        task.status = old.status
+        for name in _STATUS_STAMPS:
+            setattr(task, name, getattr(old, name))
 
 
 def _clean_and_check(parsed: ParsedPlan, settings: Settings) -> list[str]:

@@ -58,6 +58,22 @@ _PHASE_HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _TOP_HEADING = re.compile(r"^#\s+(.*)$")
 # `[ ]*`: Kiro's mark of an optional task, read as any task.
 _TASK = re.compile(r"^([ \t]*)[-*+]\s+\[(.?)\]\*?\s+(.*)$")
+
+# The marks of a plain GitHub checklist, as agents' plan modes write one.
+_PLAIN_MARKS = frozenset({" ", "", "x", "X"})
+
+
+def carried_statuses(text: str) -> frozenset[TaskStatus]:
+    """The statuses an agent's checklist can carry (steering rule 7): a plain one, with
+    only `[ ]` and `[x]` marks (a plan mode's plan), carries pending and completed; one
+    that uses any other of the marks above carries every status."""
+    for line in text.splitlines():
+        found = _TASK.match(line)
+        if found is not None and found.group(2) not in _PLAIN_MARKS:
+            return frozenset(IMPORT_MARKS.values())
+    return frozenset({"pending", "completed"})
+
+
 # A note's continuation line that, once its `\\`s are taken off, would read as a task.
 _CHECKLIST_BODY = re.compile(r"^\\*[ \t]*[-*+]\s+\[.?\]\s")
 _INDENT = "  "  # one level of nesting, on export
