@@ -4,39 +4,47 @@ A change's before-and-after, the store's rows, the summary's lines and the nesti
 are read from the tasks a change touched, against what was cached of each task with its
 mark (`core/found.py`). Random sequences of requests on one session (ops of every kind,
 a change that changes nothing, a refused one, a person's change and the agent's stale
-whole list merged, `init`, `write`, undo and restore) check every answer against the
-same things computed from scratch on a fresh copy of the plan: whether it changed, what
-it completed and removed, the times put back when nothing changed, the summary, the
-plan a fresh store reads back from the rows written, and the nesting rules settled.
+whole list merged, `init`, `write`, undo and restore, a task made to wait on another,
+a change of another process) check every answer against the same things computed from
+scratch on a fresh copy of the plan: whether it changed, what it completed and removed,
+the times put back when nothing changed, the summary, the plan a fresh store reads back
+from the rows written, and the nesting rules settled. And the state the encoder builds
+from its kept task bytes and phase layouts (`lsp/encoded.py`) is byte for byte
+`state_json`'s, and a client laying each change delta (`lsp/deltas.py`) on what it held
+holds the state a fresh reading encodes.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import tempfile
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from plansight.core.errors import RequestRefused, VersionConflict
 from plansight.core.model import FINISHED, Plan, utc_now
 from plansight.core.nesting import settle
 from plansight.core.summary import summarize
+from plansight.lsp.deltas import DeltaPushes
+from plansight.lsp.encoded import StateEncoder, encode, encode_tree
 from plansight.pipeline import Outcome
 from plansight.protocol.requests import ApplyParams, RestoreParams, UndoParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import open_store
 from plansight.store.sqlite.reads import _read_copy
+from plansight.wire import STATE_KEYS, state_json
 
 Json = dict[str, Any]
 SESSION = "s"
 KINDS = (
     "start", "done", "drop", "block", "note", "rm", "reopen", "rename", "same",
     "append", "append_under", "move", "start_current", "missing", "init", "write",
-    "merge", "person", "undo", "restore", "clear", "done_phase",
+    "merge", "person", "undo", "restore", "clear", "done_phase", "wait", "elsewhere",
 )  # fmt: skip
 
 
@@ -69,6 +77,10 @@ class Story:
         self.service = PlanService(open_store(self.path))
         self.made = 0
         self.stale: tuple[list[Json], int] = ([], 0)  # the agent's list, and its version
+        # An editor of change deltas: what the server encodes and sent it, and what it holds.
+        self.encoder = StateEncoder()
+        self.pushes = DeltaPushes(answers=True)
+        self.held: Json | None = None
 
     def fresh(self) -> str:
         self.made += 1
@@ -136,6 +148,10 @@ class Story:
             return self.apply([{"op": "start", "id": task.id}], origin="user")
         if kind == "person_done":
             return self.apply([{"op": "done", "id": task.id}], origin="user")
+        if kind == "wait":  # waits on another task (`waiting`, from the plan's other tasks)
+            return self.apply([{"op": "update", "id": task.id, "blockedBy": [other.id]}])
+        if kind == "elsewhere":  # after another process's commit (`check`): read again
+            return self.apply([{"op": "note", "id": other.id, "text": self.fresh()}])
         if kind == "undo":
             undo = {"session": SESSION}
             return self.service.undo(UndoParams.validate(undo), undo)
@@ -148,6 +164,16 @@ class Story:
         if kind == "merge":
             self.stale = (self.todos(), self.service.load(SESSION).version)
             self.check("person_done", k)
+        if kind == "elsewhere":  # another process commits; this one's plan is made again
+            service = PlanService(open_store(self.path))
+            try:
+                plan = service.load(SESSION)
+                task = plan.task_list()[k % plan.task_count()] if plan.task_count() else None
+                ops = [{"op": "done", "id": task.id}] if task else _init_ops(k)
+                request = {"session": SESSION, "ops": ops}
+                service.apply(ApplyParams.validate(request), request)
+            finally:
+                service.close()
         before = self.service.load(SESSION).copy()
         try:
             outcome = self.run(kind, k)
@@ -181,6 +207,39 @@ class Story:
         # would: a store opened on the file would make this one read its copy again).
         with closing(sqlite3.connect(self.path)) as db:
             assert _values(_read_copy(db, SESSION).plan) == _values(after), kind
+        self.check_delta(after, kind)
+
+    def check_delta(self, plan: Plan, kind: str) -> None:
+        """The editor lays the change's delta (or takes the whole state) and holds what a
+        fresh encoding of the plan says."""
+        layout = self.encoder.layout_of(plan)
+        whole = encode(state_json(plan))
+        assert encode_tree(layout.tree) == whole, kind
+        delta = self.pushes.change(SESSION, layout)
+        if delta is None or self.held is None:
+            self.held = json.loads(whole)
+        else:
+            self.held = _lay(self.held, json.loads(delta.with_members({}).data))
+        assert self.held == json.loads(encode(state_json(plan.copy()))), kind
+
+
+def _lay(held: Json, delta: Json) -> Json:
+    """A client's side of the contract (docs/protocol.md, "Change deltas")."""
+    assert delta["baseVersion"] == held["version"]
+    tasks = {task["id"]: task for phase in held["phases"] for task in phase["tasks"]}
+    ids_held = {phase["name"]: [task["id"] for task in phase["tasks"]] for phase in held["phases"]}
+    tasks.update((task["id"], task) for task in delta["tasks"])
+    for task_id in delta["removedIds"]:
+        del tasks[task_id]
+    phases = [
+        {
+            "name": phase["name"],
+            "tasks": [tasks[i] for i in phase.get("taskIds", ids_held.get(phase["name"], []))],
+            "progress": phase["progress"],
+        }
+        for phase in delta["phases"]
+    ]
+    return {key: phases if key == "phases" else delta[key] for key in STATE_KEYS}
 
 
 def _clear(session: str) -> tuple[Any, Json]:
@@ -197,6 +256,8 @@ def _clear(session: str) -> tuple[Any, Json]:
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 50)), min_size=1, max_size=25))
+# A task of phase A waits on B's; B is done: A's tasks are the same, whether one waits not.
+@example([("wait", 3), ("done_phase", 0), ("elsewhere", 2), ("undo", 0), ("restore", 1)])
 def test_what_a_change_did_is_what_a_fresh_reading_says(steps: list[tuple[str, int]]) -> None:
     with tempfile.TemporaryDirectory(prefix="plansight-follows-") as folder:
         story = Story(folder)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from plansight.lsp.encoded import Encoded, Layout, encode_tree, extend
+from plansight.lsp.encoded import Encoded, Layout, PhaseLayout, encode_tree, extend
 from plansight.wire import Json
 
 # Sessions whose last push is remembered; a session beyond them is next pushed whole.
@@ -26,20 +26,15 @@ REMEMBERED_SESSIONS = 64
 
 
 class _Pushed:
-    """A state as sent: its version, phases (name -> task ids) and tasks' bytes."""
+    """A state as sent: its version and its phases' layouts (name -> layout)."""
 
-    __slots__ = ("phases", "tasks", "version")
+    __slots__ = ("phases", "version")
 
     def __init__(self, layout: Layout) -> None:
         self.version = layout.version
-        self.phases: dict[str, list[str]] = {}
-        self.tasks: dict[str, Encoded] = {}
-        order = iter(layout.order)
-        for phase in layout.tree["phases"]:
-            encoded = phase["tasks"]
-            ids = [next(order) for _ in encoded]
-            self.phases[phase["name"]] = ids
-            self.tasks.update(zip(ids, encoded, strict=True))
+        self.phases: dict[str, PhaseLayout] = {
+            phase.entry["name"]: phase for phase in layout.phases
+        }
 
 
 class Delta:
@@ -111,23 +106,32 @@ class DeltaPushes:
 
 def _delta(tree: Json, before: _Pushed, now: _Pushed) -> Delta:
     """The delta (its member order: the state's scalars, then the caller's members, then
-    what changed)."""
-    held = before.tasks
-    changed = [
-        encoded
-        for task_id, encoded in now.tasks.items()
-        if (old := held.get(task_id)) is None or (old is not encoded and old.data != encoded.data)
-    ]
-    phases = []
+    what changed). A phase whose layout is the one sent (same tasks at the same marks)
+    is skipped whole; a task moved between phases changed both."""
+    held: dict[str, Encoded] = {}
+    for name, gone in before.phases.items():
+        if now.phases.get(name) is not gone:
+            held.update(zip(gone.ids, gone.entry["tasks"], strict=True))
+    changed = []
+    present: set[str] = set()
+    phases: list[Json | Encoded] = []
     reordered = False
     for phase in tree["phases"]:
-        entry: Json = {"name": phase["name"], "progress": phase["progress"]}
-        ids = now.phases[phase["name"]]
-        if before.phases.get(phase["name"]) != ids:
-            entry["taskIds"] = ids
-            reordered = True
+        layout = now.phases[phase["name"]]
+        sent = before.phases.get(phase["name"])
+        entry: Json | Encoded = layout.summary_bytes()
+        if sent is not layout:
+            if sent is None or sent.ids != layout.ids:
+                entry = {"name": phase["name"], "progress": phase["progress"]}
+                entry["taskIds"] = layout.ids
+                reordered = True
+            present.update(layout.ids)
+            for task_id, encoded in zip(layout.ids, layout.entry["tasks"], strict=True):
+                old = held.get(task_id)
+                if old is None or (old is not encoded and old.data != encoded.data):
+                    changed.append(encoded)
         phases.append(entry)
-    removed = [task_id for task_id in held if task_id not in now.tasks]
+    removed = [task_id for task_id in held if task_id not in present]
     head = encode_tree(
         {
             "session": tree["session"],
