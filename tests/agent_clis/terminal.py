@@ -35,6 +35,8 @@ _TITLE = re.compile(r"\x1b\][02];([^\x07\x1b]*)(?:\x07|\x1b\\)")
 _CURSOR_ASKED = b"\x1b[6n"
 _DEVICE_ASKED = (b"\x1b[c", b"\x1b[0c")
 END, ENTER = b"\x1b[F", b"\r"
+# What tells a CLI it runs in a CI job (and so, to some, not interactively).
+_CI_VARIABLES = frozenset({"CI", "GITHUB_ACTIONS", "CONTINUOUS_INTEGRATION"})
 
 
 class TerminalTimeout(AssertionError):
@@ -54,7 +56,11 @@ class Terminal:
     ) -> None:
         leader, follower = os.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-        env = {**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(rows)}
+        # A person's terminal, not a CI job's: Gemini CLI 0.61 runs headless, whatever its
+        # terminal, when `CI` or `GITHUB_ACTIONS` is "true" (`isHeadlessMode` in its bundle),
+        # so under CI it answered and exited before its UI was ever drawn.
+        env = {k: v for k, v in env.items() if k not in _CI_VARIABLES}
+        env |= {"TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(rows)}
         self.process = subprocess.Popen(
             command,
             cwd=cwd,
