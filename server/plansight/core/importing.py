@@ -13,7 +13,7 @@ from plansight.core.limits import (
     title_problem,
 )
 from plansight.core.markdown import ParsedPlan, carried_statuses, parse_markdown
-from plansight.core.model import Plan, Task
+from plansight.core.model import STATUS_STAMPS, Plan, Task
 from plansight.core.nesting import depth_problem
 from plansight.core.ops import normalize
 from plansight.core.rebuild import rebuild
@@ -95,10 +95,6 @@ def replace_from_markdown(
     return []
 
 
-# What moves with a status kept (as the steering merge moves them with the status).
-_STATUS_STAMPS = ("started_at", "completed_at", "started_rank")
-
-
 def _keep_uncarried(plan: Plan, was: dict[str, Task], carried: frozenset[str]) -> None:
     """Steering rule 7 for an agent's checklist: see `replace_from_markdown`."""
     for task in plan.tasks():
@@ -106,7 +102,7 @@ def _keep_uncarried(plan: Plan, was: dict[str, Task], carried: frozenset[str]) -
         if old is None or task.status != "pending" or old.status in carried:
             continue
         task.status = old.status
-        for name in _STATUS_STAMPS:
+        for name in STATUS_STAMPS:
             setattr(task, name, getattr(old, name))
 
 

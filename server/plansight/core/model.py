@@ -144,6 +144,8 @@ TASK_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task))
 WIRE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task) if f.metadata.get("wire", True))
 STAMP_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Task) if f.metadata.get("stamp"))
 SEEN_FIELDS: tuple[str, ...] = tuple(n for n in TASK_FIELDS if n not in STAMP_FIELDS)
+# What moves with a status: kept or taken with it (a merge, a status an agent cannot say).
+STATUS_STAMPS: tuple[str, ...] = ("started_at", "completed_at", "started_rank")
 # Each text attribute's field name and its markdown label, in the field order.
 ATTRIBUTES: dict[str, str] = {
     f.name: f.metadata["attribute"] for f in fields(Task) if "attribute" in f.metadata

@@ -24,7 +24,7 @@ from plansight.core.changes import describe_changes, snapshot
 from plansight.core.context import change_phrases
 from plansight.core.merged_ids import id_in, ids_in, renamed, settle_blockers, settle_parents
 from plansight.core.merged_order import settle_positions
-from plansight.core.model import SEEN_FIELDS, Phase, Plan, Task
+from plansight.core.model import SEEN_FIELDS, STATUS_STAMPS, Phase, Plan, Task
 from plansight.core.nesting import settle
 from plansight.core.persons_start import as_pending, keep_persons_starts, told_starts
 from plansight.protocol.shape import camel
@@ -32,8 +32,6 @@ from plansight.protocol.shape import camel
 # The Task fields a full replacement may change, merged one by one ("phase" as well):
 # every field a reader sees but the id and who created the task.
 MERGED_FIELDS: tuple[str, ...] = tuple(n for n in SEEN_FIELDS if n not in ("id", "created_by"))
-# What moves with the status: they follow the side whose status won.
-_STATUS_STAMPS = ("started_at", "completed_at", "started_rank")
 KEPT_LINE = "Kept the user's changes your list does not have: "
 # The fields that name tasks: each side's ids compared as the merged plan names them.
 _ID_FIELDS: dict[str, Callable[[Any, dict[str, str]], Any]] = {
@@ -383,7 +381,7 @@ def _merge_task(
         value = getattr(a if av != bv else c, name)
         setattr(task, name, list(value) if isinstance(value, list) else value)
     status_from = a if task.status == a.status else c
-    for name in _STATUS_STAMPS:
+    for name in STATUS_STAMPS:  # they follow the side whose status won
         setattr(task, name, getattr(status_from, name))
     phase = c_phase
     if a_phase != b_phase:
