@@ -264,38 +264,28 @@ def json_schema() -> dict[str, Any]:
         "protocolVersion": PROTOCOL_VERSION,
         "rules": RULES,
         "requests": {
-            method: {
-                "params": params.json_schema(),
-                "result": result.model_json_schema(by_alias=True, mode="serialization"),
-            }
+            method: {"params": params.json_schema(), "result": _sent(result)}
             for method, (params, result) in REQUESTS.items()
         },
-        "notifications": {
-            method: {"params": params.model_json_schema(by_alias=True, mode="serialization")}
-            for method, params in NOTIFICATIONS.items()
-        },
+        "notifications": _each(NOTIFICATIONS, "params"),
         "extensions": {
             **{
-                name: {
-                    "notifications": {
-                        method: {
-                            "params": params.model_json_schema(by_alias=True, mode="serialization")
-                        }
-                        for method, params in notifications.items()
-                    }
-                }
+                name: {"notifications": _each(notifications, "params")}
                 for name, notifications in EXTENSION_NOTIFICATIONS.items()
             },
             **{
-                name: {
-                    "requests": {
-                        method: {
-                            "result": result.model_json_schema(by_alias=True, mode="serialization")
-                        }
-                        for method, result in results.items()
-                    }
-                }
+                name: {"requests": _each(results, "result")}
                 for name, results in EXTENSION_RESULTS.items()
             },
         },
     }
+
+
+def _sent(model: type[WireModel]) -> dict[str, Any]:
+    """The schema of what the wire carries of `model`: its camelCase names, as sent."""
+    return model.model_json_schema(by_alias=True, mode="serialization")
+
+
+def _each(models: dict[str, type[WireModel]], member: str) -> dict[str, Any]:
+    """Each method's `{member: schema}`."""
+    return {method: {member: _sent(model)} for method, model in models.items()}
