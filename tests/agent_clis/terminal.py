@@ -26,6 +26,10 @@ from types import TracebackType
 
 # Generous: a guard against a hang on a loaded machine, never a speed check.
 DEADLINE = 120.0
+# How long a submitted line may show no sign of being taken before Enter is pressed again,
+# as a person does: a CLI can drop an Enter that comes while it redraws between states
+# (Gemini CLI 0.61 once left "Go on" in its prompt for two minutes under a CI load).
+PRESS_AGAIN_AFTER = 10.0
 # Escape sequences (colours, cursor moves, OSC titles) and other control characters.
 _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]"
@@ -146,6 +150,26 @@ class Terminal:
         self.type(line)
         self.wait_until(lambda: line in self.text[self.read :], f"the line {line!r} echoed")
         os.write(self._fd, END + ENTER)
+
+    def submit_until(self, line: str, taken: Callable[[], bool]) -> None:
+        """`submit` the line, then wait until `taken()` shows the CLI took it, pressing
+        Enter again each `PRESS_AGAIN_AFTER` seconds it shows no sign. Only for a CLI where
+        an Enter on an empty prompt does nothing: once taken, the line has left the prompt."""
+        self.submit(line)
+        ends = time.monotonic() + DEADLINE
+        pressed = time.monotonic()
+        while not taken():
+            now = time.monotonic()
+            if now > ends:
+                raise TerminalTimeout(
+                    f"the line {line!r} taken: not within {DEADLINE:.0f} s; the screen:\n"
+                    f"{self.tail()}"
+                )
+            if now - pressed > PRESS_AGAIN_AFTER:
+                os.write(self._fd, END + ENTER)
+                pressed = now
+            if not self._pump(0.1) and not taken():
+                raise TerminalTimeout(f"the line {line!r}: the CLI exited;\n{self.tail()}")
 
     def tail(self, characters: int = 3000) -> str:
         return self.text[-characters:]

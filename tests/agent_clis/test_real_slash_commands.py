@@ -159,17 +159,43 @@ def test_copilots_clear_carries_an_unfinished_plan_on_and_new_leaves_a_finished_
 GEMINI_READY = "◇  Ready"
 
 
-def _gemini_turn(terminal: Terminal, prompt: str) -> None:
-    """Submit `prompt`; wait until Gemini CLI has worked on it and is ready again."""
-    seen = len(terminal.titles)
+def _gemini_turn(terminal: Terminal, model: _ScriptedServer, prompt: str) -> None:
+    """Submit `prompt` (again if its Enter was dropped); wait until the model has answered
+    the turn's last step and Gemini CLI's title, busy since, says it is ready again."""
+    since, seen = len(model.requests), len(terminal.titles)
+
+    def asked() -> int | None:
+        """Where in the model's requests the turn began, once it did."""
+        for n, (_, request) in enumerate(model.requests[since:], since):
+            last = (request.get("contents") or [{}])[-1]
+            if request.get("tools") and prompt in json.dumps(last, ensure_ascii=False):
+                return n
+        return None
 
     def over() -> bool:
+        began = asked()
+        if began is None:
+            return False
+        answered = any(
+            request.get("tools") and _function_responses(request) >= len(model.script)
+            for _, request in model.requests[began:]
+        )
         titles = terminal.titles[seen:]
-        busy = [n for n, title in enumerate(titles) if GEMINI_READY not in title]
-        return bool(busy) and any(GEMINI_READY in title for title in titles[busy[0] :])
+        busy = any(GEMINI_READY not in title for title in titles)
+        return answered and busy and GEMINI_READY in titles[-1]
 
-    terminal.submit(prompt)
+    terminal.submit_until(prompt, lambda: asked() is not None)
     terminal.wait_until(over, f"Gemini CLI done with {prompt!r}")
+
+
+def _function_responses(request: dict[str, Any]) -> int:
+    """As the scripted Gemini API counts the steps of the script a request has done."""
+    return sum(
+        1
+        for content in request.get("contents") or []
+        for part in content.get("parts") or []
+        if "functionResponse" in part
+    )
 
 
 def test_geminis_compress_is_answered_with_the_whole_plan_at_the_next_prompt(
@@ -187,14 +213,14 @@ def test_geminis_compress_is_answered_with_the_whole_plan_at_the_next_prompt(
                 lambda: any(GEMINI_READY in title for title in terminal.titles),
                 "Gemini CLI ready",
             )
-            _gemini_turn(terminal, "Fix the login bug")
+            _gemini_turn(terminal, model, "Fix the login bug")
             # A second turn, whose answer reports a long history: `/compress` summarizes
             # what comes before the newest turn, and only when that makes it smaller.
             model.tokens_once = 50_000
-            _gemini_turn(terminal, "Go on")
-            terminal.submit("/compress")
-            terminal.expect(r"Chat history compressed from 50000 to \d+ tokens")
-            _gemini_turn(terminal, "Carry on")
+            _gemini_turn(terminal, model, "Go on")
+            compressed = re.compile(r"Chat history compressed from 50000 to \d+ tokens")
+            terminal.submit_until("/compress", lambda: bool(compressed.search(terminal.text)))
+            _gemini_turn(terminal, model, "Carry on")
     requests = [r for _, r in model.requests if r.get("tools")]
     [told] = [
         json.dumps(r["contents"], ensure_ascii=False)
