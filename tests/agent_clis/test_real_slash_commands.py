@@ -15,11 +15,11 @@ from typing import Any
 
 from agent_home import AgentHome, agent_cli
 from copilot_model import copilot_model
-from scripted_models import _ScriptedServer, scripted_model
+from scripted_models import PLAN_TOOL, _ScriptedServer, scripted_model
 from steering_story import statuses
 from terminal import ENTER, Terminal
 from test_real_copilot import INSERT, _env
-from test_real_gemini import TODOS, _set_up
+from test_real_default_models_told import GEMINI_TODOS, _set_up_gemini
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
@@ -204,10 +204,11 @@ def test_geminis_compress_is_answered_with_the_whole_plan_at_the_next_prompt(
     """`/compress` in Gemini CLI's own UI: it runs PreCompress (trigger manual), replaces
     the history with a summary, and reads nothing back; the next prompt (BeforeAgent)
     carries the whole plan."""
-    _set_up(person)
-    with scripted_model("gemini", [("write_todos", TODOS)]) as model:
+    _set_up_gemini(person)
+    # The default model (`auto`) has no write_todos: it plans with Plansight's MCP tool.
+    with scripted_model("gemini", [(PLAN_TOOL, GEMINI_TODOS)]) as model:
         env = person.env(GEMINI_API_KEY="scripted", GOOGLE_GEMINI_BASE_URL=model.url)
-        command = [agent_cli("gemini"), "-m", "gemini-2.5-pro", "--yolo"]
+        command = [agent_cli("gemini"), "--yolo"]
         with Terminal(command, person.project, env) as terminal:
             terminal.wait_until(
                 lambda: any(GEMINI_READY in title for title in terminal.titles),
