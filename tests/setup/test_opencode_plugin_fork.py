@@ -158,3 +158,19 @@ def test_a_tui_fork_that_copied_nothing_is_known_by_its_title(tmp_path: Path) ->
     *_, first = _run(tmp_path, [*PLANNED, _prompt(FORK, "Fix the login bug")], recorded)
     assert "[>] Reproduce the login bug" in _told(first)
     assert "Tidy the docs" not in _told(first)
+
+
+def test_a_fork_of_a_fork_takes_the_fork_not_the_session_both_copied(tmp_path: Path) -> None:
+    """The forked session is itself a fork ("Fix login (fork #1)") of one updated since
+    ("Fix login"), whose messages the copies begin too: "(fork #2)" names the fork."""
+    recorded = copy.deepcopy(RECORDED)
+    forked = recorded["session.messages"][FORKED]
+    recorded["session.messages"][LATER] = copy.deepcopy(forked[:3])
+    titles = {FORK: "Fix login (fork #2)", FORKED: "Fix login (fork #1)", LATER: "Fix login"}
+    for session in recorded["session.list"]:
+        session["title"] = titles[session["id"]]
+        if session["id"] == LATER:  # made first, then forked; updated last
+            session["time"]["created"] = forked[0]["info"]["time"]["created"] - 1000
+    *_, first = _run(tmp_path, [*PLANNED, _prompt(FORK, "Go on")], recorded)
+    assert "[>] Reproduce the login bug" in _told(first)
+    assert "Tidy the docs" not in _told(first)
