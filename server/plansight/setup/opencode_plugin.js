@@ -63,6 +63,48 @@ function partID() {
 // OpenCode 1.18 titles a fork "<title> (fork #N)" (`Session.fork`), and keeps no link to
 // the session it was forked from: the fork copies its messages under new ids.
 const FORK_TITLE = / \(fork #\d+\)$/;
+// How many sessions a fork's copied messages are compared with, its likeliest first.
+const CANDIDATES = 20;
+
+// The title of the session a fork was made from, as `Session.fork` titles a fork: "<title>
+// (fork #1)" of "<title>", "<title> (fork #N+1)" of "<title> (fork #N)".
+function forkedTitle(title) {
+  const [, base, number] = title.match(/^(.+) \(fork #(\d+)\)$/) ?? [];
+  if (base === undefined) return undefined;
+  return number === "1" ? base : `${base} (fork #${Number(number) - 1})`;
+}
+
+// Who said each message of a session, and when: a fork's copies keep the time of the
+// message they copy (only their ids are new).
+async function messageTimes(client, id) {
+  const messages = (await client.session.messages({ path: { id } }))?.data ?? [];
+  return messages.map(({ info }) => ({ role: info?.role, created: info?.time?.created }));
+}
+
+// The session a fork without a command line was made from (the TUI's `/fork`, of the whole
+// session or at a message of its timeline: `POST /session/<id>/fork`, as `opencode serve`
+// takes it too): the root session made before it whose messages begin with the ones the
+// fork copied (those older than the fork), the one titled as the fork's title says first,
+// then the one updated last. A fork that copied nothing is known by its title alone.
+async function copiedFrom(client, fork) {
+  const made = fork.time?.created ?? 0;
+  const copied = (await messageTimes(client, fork.id)).filter((m) => m.created < made);
+  const title = forkedTitle(fork.title ?? "");
+  const likelier = (a, b) =>
+    (b.title === title) - (a.title === title) || (b.time?.updated ?? 0) - (a.time?.updated ?? 0);
+  const candidates = ((await client.session.list())?.data ?? [])
+    .filter((s) => !s.parentID && s.id !== fork.id && (s.time?.created ?? Infinity) <= made)
+    .filter((s) => copied.length > 0 || s.title === title)
+    .sort(likelier)
+    .slice(0, CANDIDATES);
+  for (const candidate of candidates) {
+    if (copied.length === 0) return candidate.id;
+    const theirs = await messageTimes(client, candidate.id);
+    const same = (m, at) => theirs[at]?.role === m.role && theirs[at]?.created === m.created;
+    if (copied.every(same)) return candidate.id;
+  }
+  return undefined;
+}
 
 // The session this OpenCode was asked to fork on its command line (`run --fork --session
 // <id>`, `--fork --continue`; the TUI takes the same flags): {session} or {continued}.
@@ -88,11 +130,11 @@ function sessionStarts(client) {
     const named = asked;
     asked = undefined;
     if (named?.session) return named.session;
-    if (!named?.continued) return undefined; // a fork from the TUI or the API: the hook guesses
+    if (!named?.continued) return copiedFrom(client, fork); // from the TUI or the API
     // `--continue` forks the root session updated last (OpenCode's `run`), the fork aside.
     const sessions = (await client.session.list())?.data ?? [];
     const root = sessions
-      .filter((session) => !session.parentID && session.id !== fork)
+      .filter((session) => !session.parentID && session.id !== fork.id)
       .sort((a, b) => (b.time?.updated ?? 0) - (a.time?.updated ?? 0))[0];
     return root?.id;
   };
@@ -104,7 +146,7 @@ function sessionStarts(client) {
     heard.add(sessionID);
     if (!(info.time?.created >= loadedAt)) return undefined;
     if (FORK_TITLE.test(info.title ?? "")) {
-      const parent = await forkedFrom(sessionID);
+      const parent = await forkedFrom(info);
       return { source: "fork", ...(parent ? { forked_from: parent } : {}) };
     }
     return after ? { source: "clear" } : undefined;
