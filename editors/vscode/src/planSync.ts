@@ -120,10 +120,12 @@ export class PlanSync implements vscode.Disposable {
   }
 
   /**
-   * Draws the plans this workspace's window last saw, at once, before the server has
-   * started (issue 33, item 12): the first listing replaces them. Returns whether it drew any.
+   * Holds the plans this workspace's window last saw, before the server has started (issue
+   * 33, item 12), without telling anyone yet (`redraw` tells): the Plan view reads them as
+   * it is made, so VS Code's first fetch of its rows has them. The first listing replaces
+   * them. Returns whether there were any.
    */
-  drawLastSeen(): boolean {
+  takeLastSeen(): boolean {
     const last = lastListing(this.memento);
     if (last === undefined || this.client.state === 'running' || this.client.state === 'failed') {
       return false;
@@ -133,8 +135,12 @@ export class PlanSync implements vscode.Disposable {
     this.plans.replaceAll(last.states);
     this.plans.setCheckouts(last.sessions);
     this.listed = last.sessions;
-    this.updateEmitter.fire({ currentChanged: false });
     return true;
+  }
+
+  /** Tells everyone to draw the plans held (after `takeLastSeen`). */
+  redraw(): void {
+    this.updateEmitter.fire({ currentChanged: false });
   }
 
   /** The server's answer replaced the last plans seen, or none will: live from now on. */
