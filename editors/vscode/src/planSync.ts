@@ -230,16 +230,18 @@ export class PlanSync implements vscode.Disposable {
   }
 
   private async fetchAll(): Promise<void> {
+    // Pushes go on while the listing is on its way: a session they bring is kept (takeListing).
+    const mark = this.plans.mark();
     const { sessions } = await this.client.request('plansight/sessions', {});
     const states = await Promise.all(sessions.map(({ session }) => this.client.request('plansight/get', { session })));
-    if (this.lastSeenValue) {
-      // The server's states replace the last seen ones whatever their versions (a new
-      // store starts again at 1): PlanState keeps the higher version of a session.
-      this.plans.replaceAll([]);
+    // The server's states replace the last seen ones whatever their versions (a new store
+    // starts again at 1).
+    const lastSeen = this.lastSeenValue;
+    if (lastSeen) {
       this.lastSeenValue = false;
       this.client.holdWrites(undefined);
     }
-    this.plans.replaceAll(states);
+    this.plans.takeListing(states, mark, lastSeen);
     this.plans.setCheckouts(sessions);
     this.listed = sessions;
     this.updateEmitter.fire({ currentChanged: true });
