@@ -8,16 +8,28 @@ import { ConnectionView } from './connectionView';
 import { registerLanguageModelTools } from './lmTools';
 import { PLAN_SCHEME, PlanDocuments } from './planDocument';
 import { PlanSync } from './planSync';
-import { PlanView } from './planView';
+import { PLAN_VIEW_ID, PLAN_VIEW_OPTIONS, PlanView } from './planView';
+import type { PlanNode } from './planTree';
+import { EarlyTreeView } from './earlyTreeView';
 import { PlanStatusBar } from './statusBar';
 import { StoreInfo } from './storeInfo';
 import { TreeCommands } from './treeCommands';
-import { TreeMoves } from './treeMoveCommands';
+import { TREE_MIME, TreeMoves } from './treeMoveCommands';
 
 let activeClient: PlansightClient | undefined;
 
 /**
- * How long the server's start waits for the Plan view to get the plans last seen: its
+ * The Plan view, made as the host evaluates the bundle: the workbench asks for its rows
+ * while the host is still fetching the context activate() needs (earlyTreeView.ts).
+ */
+const earlyView = new EarlyTreeView<PlanNode>(PLAN_VIEW_ID, { ...PLAN_VIEW_OPTIONS, dragMimeTypes: [TREE_MIME], dropMimeTypes: [TREE_MIME] });
+
+/** When the extension host had evaluated this bundle (the start's timings, issue 33 item 12). */
+const bundleEvaluated = Date.now();
+
+/**
+ * How long the server's start waits for the Plan view to get the plans last seen (the rows
+ * it draws at once, those under the open rows too: each a round trip of its own): its
  * Python process takes seconds of the machine's cores, which the extension host and the
  * workbench need meanwhile to draw those rows (issue 33, item 12). A view that is not open
  * asks for no rows: the server starts after this.
@@ -29,8 +41,13 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   const output = vscode.window.createOutputChannel('Plansight');
   const client = new PlansightClient(output);
   const sync = new PlanSync(client, context.workspaceState);
+  // The plans this window's workspace showed last, until the server lists them: held before
+  // the view is made, so that VS Code's first fetch of its rows has them, in the order the
+  // view last drew them.
+  PlanView.restoreOrder(sync.plans, context.workspaceState);
+  const drewLastSeen = sync.takeLastSeen();
   const moves = new TreeMoves(client, sync);
-  const view = new PlanView(sync, context.workspaceState, moves, context.extensionUri);
+  const view = new PlanView(sync, earlyView, context.workspaceState, moves, context.extensionUri);
   moves.attach(view);
   const documents = new PlanDocuments(client, sync);
   const store = new StoreInfo(client, output, sync.onDidList);
@@ -51,19 +68,29 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
     ...registerLanguageModelTools(client, sync),
   );
   activeClient = client;
-  // The plans this window's workspace showed last, at once, until the server lists them;
-  // the server starts once the view has them (or at once: nothing to draw before it).
-  const drewLastSeen = sync.drawLastSeen();
+  // The status bar and the rest draw them too; the server starts once the view has all it
+  // draws at once, the rows under the open ones included (or at once: nothing to draw before it).
   const start = (): void => void client.start();
   if (drewLastSeen) {
-    void Promise.race([view.firstRows, new Promise((resolve) => setTimeout(resolve, SERVER_START_AFTER_ROWS_MS))]).then(start);
+    sync.redraw();
+    void Promise.race([view.firstScreen.then(() => workbenchTook()), new Promise((resolve) => setTimeout(resolve, SERVER_START_AFTER_ROWS_MS))]).then(start);
   } else {
     start();
   }
   // The start's own account, for docs/performance.md (the e2e reads it from the log).
-  client.log(`Activated in ${Date.now() - began} ms (activate() began at ${new Date(began).toISOString()})`);
+  client.log(`Activated in ${Date.now() - began} ms (activate() began at ${new Date(began).toISOString()}, ${began - bundleEvaluated} ms after the bundle was evaluated)`);
   void view.firstRows.then(() => client.log(`The Plan view got its first rows ${Date.now() - began} ms after activate() began`));
+  void view.firstScreen.then(() => client.log(`The Plan view got the rows under its open rows ${Date.now() - began} ms after activate() began`));
   return createApi(client, sync);
+}
+
+/**
+ * Resolves once the workbench has taken what the extension host sent it so far (the rows
+ * given to the view among them): it handles the host's messages in order, so the answer
+ * to one sent now comes after it took them.
+ */
+async function workbenchTook(): Promise<void> {
+  await vscode.commands.executeCommand('setContext', 'plansight.rowsGiven', true);
 }
 
 /** Lets the server shut down cleanly: VS Code waits for this promise, not for dispose(). */

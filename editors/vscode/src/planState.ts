@@ -28,6 +28,9 @@ export class PlanState {
   private held: string | undefined;
   /** The sessions changed since the followed one was last worked out. */
   private stale = true;
+  /** The pushes taken so far (a counter), and the last one of each session: see `takeListing`. */
+  private pushes = 0;
+  private readonly pushedAt = new Map<string, number>();
 
   /**
    * @param followLatest the badge and status bar follow the most recently updated session at
@@ -61,6 +64,7 @@ export class PlanState {
     }
     this.see(state.session);
     this.bySession.set(state.session, strip(state));
+    this.pushedAt.set(state.session, ++this.pushes);
     this.stale = true;
     if (state.progress.total > 0) {
       this.keptSessions.delete(state.session); // back in sight on its own
@@ -84,6 +88,30 @@ export class PlanState {
     for (const session of [...this.seen.keys()].filter((s) => !this.bySession.has(s))) {
       this.forget(session);
     }
+  }
+
+  /** Where the pushes stand as a listing is asked for: give it back to `takeListing`. */
+  mark(): number {
+    return this.pushes;
+  }
+
+  /**
+   * Takes a whole listing asked for at `mark`. A session pushed since (an agent that began
+   * while the listing was on its way, or a change meanwhile) keeps its pushed state when the
+   * listing has none or an older one: the listing was read before it, and a session it
+   * cannot name would otherwise leave the panel until its next change. `lastSeen`: the
+   * states held before were the plans last seen, not the server's (another store's versions
+   * even): none of them counts but what the server pushed since.
+   */
+  takeListing(states: readonly TodoState[], mark: number, lastSeen = false): void {
+    const pushed = [...this.bySession.values()].filter((held) => (this.pushedAt.get(held.session) ?? 0) > mark);
+    const listed = new Map(states.map((state) => [state.session, state]));
+    const newer = pushed.filter((held) => held.version > (listed.get(held.session)?.version ?? -1));
+    const taken = [...states.filter((state) => !newer.some((held) => held.session === state.session)), ...newer];
+    if (lastSeen) {
+      this.replaceAll([]);
+    }
+    this.replaceAll(taken);
   }
 
   /** Forgets pruned sessions (and the choice of one); true when any was held. */
@@ -212,6 +240,7 @@ export class PlanState {
 
   private forget(session: string): void {
     this.checkoutOf.delete(session);
+    this.pushedAt.delete(session);
     this.seen.delete(session);
     this.keptSessions.delete(session);
     if (this.held === session) {

@@ -120,10 +120,12 @@ export class PlanSync implements vscode.Disposable {
   }
 
   /**
-   * Draws the plans this workspace's window last saw, at once, before the server has
-   * started (issue 33, item 12): the first listing replaces them. Returns whether it drew any.
+   * Holds the plans this workspace's window last saw, before the server has started (issue
+   * 33, item 12), without telling anyone yet (`redraw` tells): the Plan view reads them as
+   * it is made, so VS Code's first fetch of its rows has them. The first listing replaces
+   * them. Returns whether there were any.
    */
-  drawLastSeen(): boolean {
+  takeLastSeen(): boolean {
     const last = lastListing(this.memento);
     if (last === undefined || this.client.state === 'running' || this.client.state === 'failed') {
       return false;
@@ -133,8 +135,12 @@ export class PlanSync implements vscode.Disposable {
     this.plans.replaceAll(last.states);
     this.plans.setCheckouts(last.sessions);
     this.listed = last.sessions;
-    this.updateEmitter.fire({ currentChanged: false });
     return true;
+  }
+
+  /** Tells everyone to draw the plans held (after `takeLastSeen`). */
+  redraw(): void {
+    this.updateEmitter.fire({ currentChanged: false });
   }
 
   /** The server's answer replaced the last plans seen, or none will: live from now on. */
@@ -224,16 +230,18 @@ export class PlanSync implements vscode.Disposable {
   }
 
   private async fetchAll(): Promise<void> {
+    // Pushes go on while the listing is on its way: a session they bring is kept (takeListing).
+    const mark = this.plans.mark();
     const { sessions } = await this.client.request('plansight/sessions', {});
     const states = await Promise.all(sessions.map(({ session }) => this.client.request('plansight/get', { session })));
-    if (this.lastSeenValue) {
-      // The server's states replace the last seen ones whatever their versions (a new
-      // store starts again at 1): PlanState keeps the higher version of a session.
-      this.plans.replaceAll([]);
+    // The server's states replace the last seen ones whatever their versions (a new store
+    // starts again at 1).
+    const lastSeen = this.lastSeenValue;
+    if (lastSeen) {
       this.lastSeenValue = false;
       this.client.holdWrites(undefined);
     }
-    this.plans.replaceAll(states);
+    this.plans.takeListing(states, mark, lastSeen);
     this.plans.setCheckouts(sessions);
     this.listed = sessions;
     this.updateEmitter.fire({ currentChanged: true });

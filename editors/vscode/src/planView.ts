@@ -6,12 +6,22 @@
  */
 import * as vscode from 'vscode';
 import { filterMessage, type TaskFilter, type ViewFilter } from './planFilter';
+import type { PlanState } from './planState';
 import type { PlanSync, PlanUpdate } from './planSync';
 import { workspaceFile } from './taskFiles';
+import type { EarlyTreeView } from './earlyTreeView';
 import { treeRefresh } from './treeRefresh';
 import { PlanTree, remainingTasks, sessionNodeId, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
+
+/** How the Plan view's TreeView is made (earlyTreeView.ts makes it, before activate()). */
+export const PLAN_VIEW_OPTIONS = {
+  showCollapseAll: true,
+  canSelectMany: true,
+  // A task's checkbox is its own: checking a parent is the server's business (v4).
+  manageCheckboxStateManually: true,
+} as const;
 
 /** Workspace state: what the view hides, the rows opened and closed, the sessions' order. */
 const HIDE_FINISHED_KEY = `${PLAN_VIEW_ID}.hideFinished`;
@@ -61,11 +71,22 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   /** Settles when VS Code first got rows for the top of the view (the start's timings). */
   readonly firstRows: Promise<void>;
   private gaveFirstRows: (() => void) | undefined;
+  /**
+   * Settles when VS Code also got the rows under each row that starts open: all the view
+   * draws at once. Each is a round trip of its own between the workbench and the extension
+   * host, which must be free to answer it (the server's start waits for this).
+   */
+  readonly firstScreen: Promise<void>;
+  private gaveFirstScreen: (() => void) | undefined;
+  /** The rows that start open whose rows VS Code has not asked for yet (after the first rows). */
+  private readonly openNotFetched = new Set<string>();
 
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
   constructor(
     private readonly sync: PlanSync,
+    /** The view's TreeView, made as the bundle was evaluated (earlyTreeView.ts). */
+    early: EarlyTreeView<PlanNode>,
     private readonly memento?: vscode.Memento,
     dragAndDropController?: vscode.TreeDragAndDropController<PlanNode>,
     /** The extension's folder: the agents' icons are in its media/agents. */
@@ -74,20 +95,20 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     this.firstRows = new Promise((resolve) => {
       this.gaveFirstRows = resolve;
     });
+    this.firstScreen = new Promise((resolve) => {
+      this.gaveFirstScreen = resolve;
+    });
     this.openRows = new Set(memento?.get<string[]>(OPEN_ROWS_KEY) ?? []);
     this.closedRows = new Set(memento?.get<string[]>(CLOSED_ROWS_KEY) ?? []);
     this.hideFinishedValue = memento?.get<boolean>(HIDE_FINISHED_KEY) ?? false;
-    sync.plans.rememberOrder(memento?.get<string[]>(ORDER_KEY) ?? []);
-    this.treeView = vscode.window.createTreeView(PLAN_VIEW_ID, {
-      treeDataProvider: this,
-      showCollapseAll: true,
-      canSelectMany: true,
-      // A task's checkbox is its own: checking a parent is the server's business (v4).
-      manageCheckboxStateManually: true,
-      dragAndDropController,
-    });
+    // The plans already held (the last seen, drawn before the server answers) are in the
+    // tree before VS Code gets the provider: its first fetch has them, and no refresh
+    // follows to fetch and draw them a second time in the window's busiest second.
+    this.tree = this.build(this.tree);
+    this.treeView = early.treeView;
     void vscode.commands.executeCommand('setContext', 'plansight.hidingFinished', this.hideFinishedValue);
     this.disposables.push(
+      early.provide(this, dragAndDropController),
       this.treeView,
       sync.onDidUpdate((update) => this.render(update)),
       this.treeView.onDidExpandElement(({ element }) => this.remember(element, true)),
@@ -104,15 +125,30 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
         },
       }),
     );
-    this.render({ currentChanged: false });
+    this.present({ currentChanged: false });
+  }
+
+  /**
+   * Puts back the sessions' order the view last drew (or the window before a reload): before
+   * any session is taken, the plans last seen included, so each goes back to its place.
+   */
+  static restoreOrder(plans: PlanState, memento: vscode.Memento): void {
+    plans.rememberOrder(memento.get<string[]>(ORDER_KEY) ?? []);
+  }
+
+  /** How a row starts: as the person left it, else as the tree says. */
+  private startsAs(node: PlanNode, collapsible: 'none' | 'collapsed' | 'expanded'): 'none' | 'collapsed' | 'expanded' {
+    if (collapsible === 'none') {
+      return 'none';
+    }
+    return this.openRows.has(node.id) ? 'expanded' : this.closedRows.has(node.id) ? 'collapsed' : collapsible;
   }
 
   getTreeItem(element: PlanNode): vscode.TreeItem {
     // VS Code hands back the object it was given; the tree may hold a newer one by now.
     const node = this.tree.getNode(element.id) ?? element;
     const view = viewOf(node, { formatTime: (iso) => new Date(iso).toLocaleString() });
-    const remembered = this.openRows.has(node.id) ? 'expanded' : this.closedRows.has(node.id) ? 'collapsed' : view.collapsible;
-    const item = new vscode.TreeItem(view.label, COLLAPSIBLE[view.collapsible === 'none' ? 'none' : remembered]);
+    const item = new vscode.TreeItem(view.label, COLLAPSIBLE[this.startsAs(node, view.collapsible)]);
     item.id = node.id;
     item.description = view.description;
     item.contextValue = view.contextValue;
@@ -155,8 +191,24 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     if (node === undefined && children.length > 0 && this.gaveFirstRows !== undefined) {
       this.gaveFirstRows();
       this.gaveFirstRows = undefined;
+      this.awaitOpen(children);
+    } else if (node !== undefined && this.openNotFetched.delete(node.id)) {
+      this.awaitOpen(children);
     }
     return children;
+  }
+
+  /** Waits for VS Code to ask for the rows under those of `rows` that start open. */
+  private awaitOpen(rows: readonly PlanNode[]): void {
+    for (const row of rows) {
+      if (this.startsAs(row, viewOf(row).collapsible) === 'expanded') {
+        this.openNotFetched.add(row.id);
+      }
+    }
+    if (this.openNotFetched.size === 0 && this.gaveFirstScreen !== undefined) {
+      this.gaveFirstScreen();
+      this.gaveFirstScreen = undefined;
+    }
   }
 
   getParent(node: PlanNode): PlanNode | undefined {
@@ -263,9 +315,9 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
    * person saw it: kept with the rows they opened, so a restart or a reload draws it open
    * again instead of folding what they were looking at.
    */
-  private keepDrawnOpen(): void {
+  private keepDrawnOpen(tree: PlanTree): void {
     let added = false;
-    for (const root of this.tree.roots) {
+    for (const root of tree.roots) {
       if (root.kind === 'session' && root.expanded && !this.openRows.has(root.id) && !this.closedRows.has(root.id)) {
         this.openRows.add(root.id);
         added = true;
@@ -277,15 +329,22 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   }
 
   private render(update: PlanUpdate): void {
-    const { plans } = this.sync;
     const previous = this.tree;
+    this.tree = this.build(previous);
+    this.refresh(previous);
+    this.present(update);
+  }
+
+  /** The tree of the plans held, its rows opened as `previous` and the person had them. */
+  private build(previous: PlanTree): PlanTree {
+    const { plans } = this.sync;
     const active = plans.activeSession();
     // A session drawn alone had its tasks in sight: when another appears, its row starts
     // open, as do the followed one and one that appears beside others (news); at the first
     // listing only the followed one. Then rows stay as the person left them.
     const lone = previous.roots.length > 0 && previous.roots.every((root) => root.kind !== 'session') ? previous.roots[0]?.session : undefined;
     const appeared = (session: string): boolean => !previous.isEmpty && !previous.roots.some((root) => root.session === session);
-    this.tree = PlanTree.build(plans.sessions(), {
+    const tree = PlanTree.build(plans.sessions(), {
       kept: plans.kept,
       checkouts: plans.checkouts,
       view: this.viewFilter,
@@ -293,8 +352,13 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
         this.openRows.has(sessionNodeId(session)) ||
         (!this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session))),
     });
-    this.keepDrawnOpen();
-    this.refresh(previous);
+    this.keepDrawnOpen(tree);
+    return tree;
+  }
+
+  /** What the view shows besides the rows: its message, badge, title; the order kept. */
+  private present(update: PlanUpdate): void {
+    const { plans } = this.sync;
     this.showMessage();
     const order = plans.order();
     if (order.length > 0) {

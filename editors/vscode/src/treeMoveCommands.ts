@@ -13,7 +13,7 @@ import type { PlanView } from './planView';
 import type { Op } from './protocol';
 import { dropOps, keyMove, likelyPlace, movable, type DropPlace, type MoveKey, type MoveOp } from './treeMoves';
 
-const TREE_MIME = 'application/vnd.code.tree.plansight.plan';
+export const TREE_MIME = 'application/vnd.code.tree.plansight.plan';
 
 export class TreeMoves implements vscode.TreeDragAndDropController<PlanNode> {
   readonly dragMimeTypes = [TREE_MIME];

@@ -49,6 +49,34 @@ describe('PlanState', () => {
     );
   });
 
+  it('keeps a session pushed while a listing was on its way, which the listing could not name (issue 33, item 12)', () => {
+    const plans = new PlanState();
+    plans.replaceAll([state('a', [phase('Todos', task('t1', 'Old'))], { version: 2 })]);
+    const mark = plans.mark();
+    // The listing is on its way: an agent begins a session, another changes 'a'.
+    plans.update(state('new', [phase('Todos', task('t1', 'Begun meanwhile'))], { version: 1 }));
+    plans.update(state('a', [phase('Todos', task('t1', 'Changed meanwhile'))], { version: 3 }));
+    plans.takeListing([state('a', [phase('Todos', task('t1', 'Old'))], { version: 2 })], mark);
+    assert.deepEqual(
+      plans.sessions().map((s) => [s.session, s.version]),
+      [
+        ['new', 1],
+        ['a', 3],
+      ],
+    );
+  });
+
+  it('after the plans last seen, a listing keeps only what the server listed or pushed since it was asked', () => {
+    const plans = new PlanState();
+    // The plans last seen, from a store whose versions ran higher.
+    plans.replaceAll([state('a', [phase('Todos', task('t1', 'Seen'))], { version: 7 }), state('gone', [phase('Todos', task('t1', 'Seen'))], { version: 9 })]);
+    const mark = plans.mark();
+    plans.update(state('new', [phase('Todos', task('t1', 'Begun meanwhile'))], { version: 1 }));
+    plans.takeListing([state('a', [phase('Todos', task('t1', 'Listed'))], { version: 1 })], mark, true);
+    assert.deepEqual(plans.sessions().map((s) => s.session).sort(), ['a', 'new']);
+    assert.equal(plans.get('a')?.phases[0]?.tasks[0]?.content, 'Listed');
+  });
+
   it('keeps the order sessions were first seen in, whatever changes later (issue 23, item 7)', () => {
     const plans = new PlanState();
     plans.replaceAll([

@@ -1,0 +1,80 @@
+/**
+ * The Plan view's TreeView, made when the extension host evaluates the bundle instead of in
+ * activate() (issue 33, item 12). Between the two the host fetches the extension's context
+ * (its workspaceState and globalState, from the workbench) while it loads the extensions
+ * that start beside this one: 0.3 to 1 s on a loaded machine. Made early, the workbench has
+ * the view's provider by then and asks for its rows at once; the question waits here and is
+ * answered the moment activate() gives the real provider (which already holds the plans last
+ * seen), instead of a round trip between the workbench and the host after activate().
+ */
+import * as vscode from 'vscode';
+
+/** What activate() gives: the view's real provider. */
+export type TreeProvider<T> = vscode.TreeDataProvider<T> & { readonly onDidChangeTreeData: vscode.Event<T | T[] | undefined> };
+
+export interface EarlyTreeViewOptions {
+  /** The drag and drop controller's mime types (VS Code reads them once, at creation). */
+  readonly dragMimeTypes: readonly string[];
+  readonly dropMimeTypes: readonly string[];
+  readonly showCollapseAll: boolean;
+  readonly canSelectMany: boolean;
+  readonly manageCheckboxStateManually: boolean;
+}
+
+export class EarlyTreeView<T> implements vscode.TreeDataProvider<T>, vscode.TreeDragAndDropController<T> {
+  readonly treeView: vscode.TreeView<T>;
+  readonly dragMimeTypes: readonly string[];
+  readonly dropMimeTypes: readonly string[];
+  private readonly changeEmitter = new vscode.EventEmitter<T | T[] | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  private provider: TreeProvider<T> | undefined;
+  private controller: vscode.TreeDragAndDropController<T> | undefined;
+  private readonly provided: Promise<TreeProvider<T>>;
+  private resolveProvided: ((provider: TreeProvider<T>) => void) | undefined;
+
+  constructor(viewId: string, options: EarlyTreeViewOptions) {
+    this.dragMimeTypes = options.dragMimeTypes;
+    this.dropMimeTypes = options.dropMimeTypes;
+    this.provided = new Promise((resolve) => {
+      this.resolveProvided = resolve;
+    });
+    this.treeView = vscode.window.createTreeView(viewId, {
+      treeDataProvider: this,
+      showCollapseAll: options.showCollapseAll,
+      canSelectMany: options.canSelectMany,
+      manageCheckboxStateManually: options.manageCheckboxStateManually,
+      dragAndDropController: this,
+    });
+  }
+
+  /** Gives the view its real provider and drag and drop controller: the rows asked for meanwhile follow. */
+  provide(provider: TreeProvider<T>, controller: vscode.TreeDragAndDropController<T> | undefined): vscode.Disposable {
+    this.provider = provider;
+    this.controller = controller;
+    const forwarding = provider.onDidChangeTreeData((change) => this.changeEmitter.fire(change ?? undefined));
+    this.resolveProvided?.(provider);
+    this.resolveProvided = undefined;
+    return vscode.Disposable.from(forwarding, this.changeEmitter);
+  }
+
+  getTreeItem(element: T): vscode.TreeItem | Thenable<vscode.TreeItem> {
+    // VS Code asks only of rows getChildren gave, which only the real provider gives.
+    return this.provider === undefined ? this.provided.then((provider) => provider.getTreeItem(element)) : this.provider.getTreeItem(element);
+  }
+
+  getChildren(element?: T): vscode.ProviderResult<T[]> {
+    return this.provider === undefined ? this.provided.then((provider) => provider.getChildren(element)) : this.provider.getChildren(element);
+  }
+
+  getParent(element: T): vscode.ProviderResult<T> {
+    return this.provider?.getParent?.(element);
+  }
+
+  handleDrag(source: readonly T[], dataTransfer: vscode.DataTransfer, token: vscode.CancellationToken): Thenable<void> | void {
+    return this.controller?.handleDrag?.(source, dataTransfer, token);
+  }
+
+  handleDrop(target: T | undefined, dataTransfer: vscode.DataTransfer, token: vscode.CancellationToken): Thenable<void> | void {
+    return this.controller?.handleDrop?.(target, dataTransfer, token);
+  }
+}
