@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 Arguments = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 # (tool name, its input): the input, or made from the request (a Gemini step that names
@@ -421,7 +421,16 @@ def scripted_model(
     api: str, script: list[ToolCall], meanwhile: Meanwhile | None = None
 ) -> Iterator[_ScriptedServer]:
     """A model API (`anthropic`, `openai` or `gemini`) answering from `script`."""
-    server = _ScriptedServer(api, script, meanwhile or {})
+    with serving(_ScriptedServer(api, script, meanwhile or {})) as server:
+        yield server
+
+
+Served = TypeVar("Served", bound=_ScriptedServer)
+
+
+@contextmanager
+def serving(server: Served) -> Iterator[Served]:
+    """`server` answering on localhost while the block runs."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -9,19 +9,26 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 from agent_home import AgentHome, agent_cli
 from codex_trust import trust_every_hook
-from copilot_model import copilot_model
+from copilot_service import MODELS, TOKEN, copilot_service, signed_in
 from editor import contents, watching_editor
 from scripted_models import PLAN_TOOL, TOOL_SEARCH, scripted_model
-from test_real_copilot import _copilot, _env
+from test_real_copilot import INSERT, UPDATE, _copilot
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
 
 TASKS = ["Reproduce the login bug", "Fix the session check"]
+# What Copilot CLI asked its scripted service for, and the model it picked (README there).
+RECORDED = json.loads(
+    (
+        Path(__file__).resolve().parents[1] / "fixtures/model_requests/copilot-service.json"
+    ).read_text(encoding="utf-8")
+)
 PLANSIGHTS = {
     "todo_write": {
         "todos": [
@@ -309,19 +316,55 @@ async def test_gemini_default_model_plans_with_plansights_tool(person: AgentHome
     assert f"[-] {TASKS[1]}" in told and f"[ ] {TASKS[0]}" in told
 
 
-def test_copilot_names_no_default_model_offline(person: AgentHome) -> None:
-    """Copilot CLI picks its default model from GitHub's Copilot service, after a GitHub
-    sign-in (`isGptDefaultModelEnabled`, `Auto`: its runtime's feature flags and model
-    catalog); offline (`COPILOT_OFFLINE`, which turns the sign-in off) it runs only with
-    its own provider (`COPILOT_PROVIDER_BASE_URL`), and that provider takes no default:
-    "A model is required for BYOK" (`copilot help providers`). So its tests name one
-    (`COPILOT_MODEL`): this one shows the refusal, with no request sent to the model, and
-    fails the day Copilot picks a model by itself (then its tests can drop the name)."""
+def test_copilot_signed_in_picks_its_default_model_which_plans(person: AgentHome) -> None:
+    """Copilot CLI signed in (`COPILOT_GITHUB_TOKEN`) to a scripted GitHub and Copilot
+    service (`copilot_service`), no model named and no provider of its own: it takes the
+    service's model list, picks its default from it (its log says so) and that model's
+    todos (`sql`) and edit reach the store through the hooks; the person then adds a task
+    and the next prompt tells it. Offline, with its own provider, Copilot names no default
+    ("BYOK providers require an explicit model"): the other Copilot tests name one."""
     assert person.plansight("setup", "copilot").returncode == 0
-    with copilot_model([]) as model:
-        env = {key: value for key, value in _env(model.url).items() if key != "COPILOT_MODEL"}
-        ran = person.run(_copilot(person, model.url, str(uuid.uuid4())), **env)
-        asked = list(model.requests)
-    assert ran.returncode != 0
-    assert "BYOK providers require an explicit model" in ran.stdout + ran.stderr
-    assert asked == []
+    _healthy(person, "copilot")
+    session = str(uuid.uuid4())
+    app = person.project / "app.py"
+    script = [
+        ("sql", {"description": "Insert login todos", "query": INSERT}),
+        ("edit", {"path": str(app), "old_str": "print('hi')", "new_str": "print('hello')"}),
+        ("sql", {"description": "Complete the repro", "query": UPDATE}),
+    ]
+    with copilot_service(script) as service:
+        done = person.run(_copilot(person, service.url, session), **signed_in(service.url))
+        asked = list(service.asked)
+        picked = {request["model"] for _, request in service.requests}
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Signed in with the token; the list from the Copilot API the user endpoint named.
+    user = ("GET", "/copilot_internal/user", f"Bearer {TOKEN}")
+    assert asked.index(user) < asked.index(("GET", "/models", f"Bearer {TOKEN}"))
+    [model] = picked  # one model of the list for every request of the turn
+    assert model in {row["id"] for row in MODELS}
+    assert model == RECORDED["picked_model"]  # the day Copilot's default changes, look
+    logs = "".join(log.read_text() for log in (person.home / ".copilot/logs").glob("*.log"))
+    assert f"Using default model: {model}" in logs
+    assert app.read_text() == "print('hello')\n"
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        stored = store.load(f"copilot:{session}")
+    finally:
+        store.close()
+    assert stored.title == "Fix the login bug"
+    tasks = {task.content: task for task in stored.tasks()}
+    assert {content: task.status for content, task in tasks.items()} == {
+        TASKS[0]: "completed",
+        TASKS[1]: "pending",
+    }
+    assert tasks[TASKS[0]].files == ["app.py"]  # the edit, under the task in progress
+    changed = person.plansight(
+        *("apply", "--session", f"copilot:{session}", "--origin", "user"),
+        *("--ops", '[{"op": "append", "items": ["Check the logout too"]}]'),
+    )
+    assert changed.returncode == 0, changed.stderr
+    with copilot_service([]) as service:
+        again = person.run(_copilot(person, service.url, session), **signed_in(service.url))
+        told = json.dumps(service.requests[-1][1]["input"], ensure_ascii=False)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert 'The user changed the todo list: added \\"Check the logout too\\"' in told, told
