@@ -15,7 +15,26 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from agent_home import REPO
 from scripted_models import Meanwhile, ToolCall, _offered, _ScriptedServer, _sse, scripted_model
+
+# The CLI unpacks its 235 MB package on first run: once for every test and run, signed in
+# or with its own provider.
+UNPACKED_ONCE = {"COPILOT_CACHE_HOME": str(REPO / ".cache" / "copilot")}
+
+
+def own_provider(url: str, model: str) -> dict[str, str]:
+    """The environment of a person who runs Copilot offline (`COPILOT_OFFLINE`: no GitHub
+    sign-in, no network) with their own provider, the scripted Responses API at `url`.
+    It takes no default model ("BYOK providers require an explicit model"): `model`."""
+    return {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
+        "COPILOT_PROVIDER_WIRE_API": "responses",
+        "COPILOT_PROVIDER_API_KEY": "scripted",
+        "COPILOT_MODEL": model,
+        **UNPACKED_ONCE,
+    }
 
 
 def _answer(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tuple[bytes, str]:

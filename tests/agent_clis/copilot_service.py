@@ -20,13 +20,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from agent_home import REPO
-from copilot_model import _answer
+from copilot_model import UNPACKED_ONCE, _answer
 from scripted_models import Meanwhile, ToolCall, _Handler, _ScriptedServer, serving
 
 TOKEN = "gho_scripted"
+# What the CLI asked this service for, and the model it picked (README there): the tests
+# that run signed in check their requests ask for that default model.
+RECORDED = json.loads(
+    (
+        Path(__file__).resolve().parents[1] / "fixtures/model_requests/copilot-service.json"
+    ).read_text(encoding="utf-8")
+)
+DEFAULT_MODEL: str = RECORDED["picked_model"]
 
 
 def _model(model_id: str, name: str, vendor: str, endpoints: list[str]) -> dict[str, Any]:
@@ -66,6 +74,17 @@ MODELS = [
     _model("claude-sonnet-4.5", "Claude Sonnet 4.5", "Anthropic", ["/chat/completions"]),
     _model("gpt-5-mini", "GPT-5 mini", "Azure OpenAI", ["/chat/completions", "/responses"]),
 ]
+
+
+def prompt_limit(model_id: str) -> int:
+    """The prompt limit Copilot CLI counts against for `model_id` in this list (its
+    `session.compaction_start` event's `tokenLimit`): `max_prompt_tokens`, or the window
+    less the output where that leaves less (a row of 190,000 / 200,000 / 64,000 gave
+    136,000). It compacts the history by itself once a request used most of it."""
+    [row] = [row for row in MODELS if row["id"] == model_id]
+    limits = row["capabilities"]["limits"]
+    room = limits["max_context_window_tokens"] - limits["max_output_tokens"]
+    return int(min(limits["max_prompt_tokens"], room))
 
 
 class _ServiceHandler(_Handler):
@@ -112,6 +131,10 @@ class _CopilotService(_ScriptedServer):
         self.RequestHandlerClass = _ServiceHandler
         self.asked: list[tuple[str, str, str]] = []
 
+    def picked(self) -> set[str]:
+        """The models the CLI asked for: signed in, no model named, its own default."""
+        return {request["model"] for _, request in self.requests}
+
     def user(self) -> dict[str, Any]:
         """`/copilot_internal/user`: a signed-in person whose Copilot API is this server."""
         return {
@@ -138,6 +161,5 @@ def signed_in(url: str) -> dict[str, str]:
     return {
         "COPILOT_GITHUB_TOKEN": TOKEN,
         "COPILOT_DEBUG_GITHUB_API_URL": url,
-        # The CLI unpacks its 235 MB package on first run: once for every test and run.
-        "COPILOT_CACHE_HOME": str(REPO / ".cache" / "copilot"),
+        **UNPACKED_ONCE,
     }

@@ -1,6 +1,8 @@
 """GitHub Copilot CLI 1.0.102 itself, from npm, with what `plansight setup copilot` wrote,
-offline: its own "bring your own key" provider (`COPILOT_PROVIDER_BASE_URL`, with
-`COPILOT_OFFLINE=true` no GitHub sign-in and no network) points at a scripted model.
+signed in with a token to a scripted GitHub and Copilot service on localhost
+(`copilot_service`), so it runs its own default model (`gpt-5-mini`, its pick from the
+service's list), with no network. Only `apply_patch`, which Copilot offers GPT-5.1-Codex
+alone, runs offline with its own provider (`copilot_model.own_provider`) naming that model.
 
 Copilot CLI's model keeps its plan with the `sql` tool in the session's `todos` table;
 the PostToolUse hook reads the table back. VS Code's agent mode reads the same hook file
@@ -13,9 +15,10 @@ import json
 import uuid
 from pathlib import Path
 
-from agent_home import REPO, AgentHome, agent_cli
-from copilot_model import copilot_model
-from scripted_models import PLAN_TOOL
+from agent_home import AgentHome, agent_cli
+from copilot_model import copilot_model, own_provider
+from copilot_service import DEFAULT_MODEL, copilot_service, prompt_limit, signed_in
+from scripted_models import PLAN_TOOL, ToolCall
 from steering_story import (
     PERSON_TASK,
     carries_kept_line,
@@ -35,24 +38,22 @@ INSERT = (
 UPDATE = "UPDATE todos SET status = 'done' WHERE id = 'repro'"
 
 
+def plan_and_edit(app: Path) -> list[ToolCall]:
+    """The model's turn: its todos, an edit of `app` (`print('hi')` to `'hello'`) under
+    the task in progress, and that task done."""
+    return [
+        ("sql", {"description": "Insert login todos", "query": INSERT}),
+        ("edit", {"path": str(app), "old_str": "print('hi')", "new_str": "print('hello')"}),
+        ("sql", {"description": "Complete the repro", "query": UPDATE}),
+    ]
+
+
 def _copilot(person: AgentHome, url: str, session: str) -> list[str]:
     return [
         agent_cli("copilot"),
         *("-p", "Fix the login bug", "--session-id", session),
         *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
     ]
-
-
-def _env(url: str) -> dict[str, str]:
-    return {
-        "COPILOT_OFFLINE": "true",
-        "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
-        "COPILOT_PROVIDER_WIRE_API": "responses",
-        "COPILOT_PROVIDER_API_KEY": "scripted",
-        "COPILOT_MODEL": "gpt-5",
-        # The CLI unpacks its 235 MB package on first run: once for every test and run.
-        "COPILOT_CACHE_HOME": str(REPO / ".cache" / "copilot"),
-    }
 
 
 def test_a_copilot_plan_and_edit_arrive(person: AgentHome) -> None:
@@ -62,15 +63,15 @@ def test_a_copilot_plan_and_edit_arrive(person: AgentHome) -> None:
     assert person.plansight("setup", "copilot").returncode == 0
     session = str(uuid.uuid4())
     app = person.project / "app.py"
-    script = [
-        ("sql", {"description": "Insert login todos", "query": INSERT}),
-        ("edit", {"path": str(app), "old_str": "print('hi')", "new_str": "print('hello')"}),
-        ("sql", {"description": "Complete the repro", "query": UPDATE}),
-    ]
-    with copilot_model(script) as model:
-        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+    with copilot_service(plan_and_edit(app)) as model:
+        done = person.run(_copilot(person, model.url, session), **signed_in(model.url))
         first = json.dumps(model.requests[0][1], ensure_ascii=False)
+        offered = {tool["name"] for tool in model.requests[0][1]["tools"]}
+        picked = model.picked()
     assert done.returncode == 0, done.stdout + done.stderr
+    assert picked == {DEFAULT_MODEL}, picked
+    # Its default model edits with `edit`; `apply_patch` is GPT-5.1-Codex's (below).
+    assert "edit" in offered and "apply_patch" not in offered, offered
     assert app.read_text() == "print('hello')\n"
     store = SqliteStore(default_store_path(person.project))
     try:
@@ -98,10 +99,12 @@ def test_copilots_stale_list_keeps_the_persons_changes_and_is_told(person: Agent
         ("sql", {"description": "Touch the repro", "query": touch}),
     ]
     meanwhile = {1: person_adds_and_completes(person, "copilot", "Fix the session check")}
-    with copilot_model(script, meanwhile) as model:
-        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+    with copilot_service(script, meanwhile) as model:
+        done = person.run(_copilot(person, model.url, session), **signed_in(model.url))
         after_stale_list = model.requests[-1][1]["input"]
+        picked = model.picked()
     assert done.returncode == 0, done.stdout + done.stderr
+    assert picked == {DEFAULT_MODEL}, picked
     assert statuses(person, f"copilot:{session}") == {
         "Reproduce the login bug": "in_progress",
         "Fix the session check": "completed",
@@ -113,7 +116,10 @@ def test_copilots_stale_list_keeps_the_persons_changes_and_is_told(person: Agent
 def test_setup_copilot_registers_the_mcp_server_copilot_lists(person: AgentHome) -> None:
     """`copilot mcp list` reads the entry setup wrote as its own `copilot mcp add` does."""
     assert person.plansight("setup", "copilot").returncode == 0
-    listed = person.run([agent_cli("copilot"), "mcp", "get", "plansight"], **_env("http://x"))
+    with copilot_service([]) as service:
+        listed = person.run(
+            [agent_cli("copilot"), "mcp", "get", "plansight"], **signed_in(service.url)
+        )
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert "plansight mcp" in listed.stdout
     written = json.loads(Path(person.home / ".copilot" / "mcp-config.json").read_text())
@@ -123,7 +129,9 @@ def test_setup_copilot_registers_the_mcp_server_copilot_lists(person: AgentHome)
 def test_copilots_apply_patch_edits_arrive(person: AgentHome) -> None:
     """With GPT-5.1-Codex Copilot CLI offers `apply_patch` (a freeform tool: the patch as
     text) instead of `edit` / `create`; its hook event is `Edit` with the patch as the
-    whole tool input. Every file the patch names is listed under the task in progress."""
+    whole tool input. Every file the patch names is listed under the task in progress.
+    Its default model is offered `edit` (`test_a_copilot_plan_and_edit_arrive`), so this
+    one names GPT-5.1-Codex, with its own provider, offline."""
     assert person.plansight("setup", "copilot").returncode == 0
     session = str(uuid.uuid4())
     app = person.project / "app.py"
@@ -136,7 +144,7 @@ def test_copilots_apply_patch_edits_arrive(person: AgentHome) -> None:
         ("apply_patch", {"patch": patch}),
     ]
     with copilot_model(script) as model:
-        env = _env(model.url) | {"COPILOT_MODEL": "gpt-5.1-codex"}
+        env = own_provider(model.url, "gpt-5.1-codex")
         done = person.run(_copilot(person, model.url, session), **env)
         offered = {tool["name"]: tool["type"] for tool in model.requests[0][1]["tools"]}
     assert done.returncode == 0, done.stdout + done.stderr
@@ -156,21 +164,23 @@ def test_copilot_resumes_and_continues_the_plan(person: AgentHome) -> None:
     model the whole plan."""
     assert person.plansight("setup", "copilot").returncode == 0
     session = str(uuid.uuid4())
-    with copilot_model([("sql", {"description": "Insert login todos", "query": INSERT})]) as m:
-        done = person.run(_copilot(person, m.url, session), **_env(m.url))
+    with copilot_service([("sql", {"description": "Insert login todos", "query": INSERT})]) as m:
+        done = person.run(_copilot(person, m.url, session), **signed_in(m.url))
     assert done.returncode == 0, done.stdout + done.stderr
     for how in (["--resume", session], ["--continue"]):
-        with copilot_model([]) as model:
+        with copilot_service([]) as model:
             again = person.run(
                 [
                     agent_cli("copilot"),
                     *("-p", "Carry on", *how),
                     *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
                 ],
-                **_env(model.url),
+                **signed_in(model.url),
             )
             told = json.dumps(model.requests[-1][1], ensure_ascii=False)
+            picked = model.picked()
         assert again.returncode == 0, again.stdout + again.stderr
+        assert picked == {DEFAULT_MODEL}, picked
         assert "[>] Reproduce the login bug" in told and "[ ] Fix the session check" in told
     assert only_session(person, "copilot") == f"copilot:{session}"
 
@@ -182,17 +192,17 @@ def test_copilots_compact_reaches_the_hook(person: AgentHome) -> None:
     run is told the whole plan by its SessionStart anyway)."""
     assert person.plansight("setup", "copilot").returncode == 0
     session = str(uuid.uuid4())
-    with copilot_model([("sql", {"description": "Insert login todos", "query": INSERT})]) as m:
-        done = person.run(_copilot(person, m.url, session), **_env(m.url))
+    with copilot_service([("sql", {"description": "Insert login todos", "query": INSERT})]) as m:
+        done = person.run(_copilot(person, m.url, session), **signed_in(m.url))
     assert done.returncode == 0, done.stdout + done.stderr
-    with copilot_model([]) as model:
+    with copilot_service([]) as model:
         compacted = person.run(
             [
                 agent_cli("copilot"),
                 *("-p", "/compact", "--resume", session),
                 *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
             ],
-            **_env(model.url),
+            **signed_in(model.url),
         )
     assert compacted.returncode == 0, compacted.stdout + compacted.stderr
     assert "Compacted conversation history" in compacted.stdout
@@ -211,14 +221,16 @@ def test_copilots_plan_through_plansights_mcp_tool_is_the_conversations(
     todos = [
         {"content": "Reproduce the login bug", "activeForm": "Reproducing", "status": "pending"}
     ]
-    with copilot_model([(PLAN_TOOL, {"todo_write": {"todos": todos}})]) as model:
-        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+    with copilot_service([(PLAN_TOOL, {"todo_write": {"todos": todos}})]) as model:
+        done = person.run(_copilot(person, model.url, session), **signed_in(model.url))
         called = [
             item["name"]
             for item in model.requests[-1][1]["input"]
             if item.get("type") == "function_call"
         ]
+        picked = model.picked()
     assert done.returncode == 0, done.stdout + done.stderr
+    assert picked == {DEFAULT_MODEL}, picked
     assert called == ["plansight-todo_write"], called
     store = SqliteStore(default_store_path(person.project))
     try:
@@ -232,8 +244,8 @@ def test_copilots_plan_through_plansights_mcp_tool_is_the_conversations(
         *("--ops", '[{"op": "append", "items": ["Check the logout too"]}]'),
     )
     assert changed.returncode == 0, changed.stderr
-    with copilot_model([]) as model:
-        done = person.run(_copilot(person, model.url, session), **_env(model.url))
+    with copilot_service([]) as model:
+        done = person.run(_copilot(person, model.url, session), **signed_in(model.url))
         assert done.returncode == 0, done.stdout + done.stderr
         told = json.dumps(model.requests[-1][1]["input"], ensure_ascii=False)
     # The news itself, not only the task in the whole plan a resumed session is told.
@@ -246,30 +258,41 @@ LOOK = ("sql", {"description": "Look at the todos", "query": "SELECT id, status 
 
 def test_copilot_hears_its_automatic_compaction(person: AgentHome) -> None:
     """Copilot CLI compacts the history by itself, in the background, once a request used
-    most of the model's prompt limit (here 120,000 tokens of 128,000). It runs `PreCompact`
-    with trigger "auto" (recorded in tests/fixtures/hooks/copilot/PreCompact-auto.json),
-    which setup's matcher takes with `/compact`'s "manual"; the hook flags the
-    conversation, and the next prompt is told the plan whole
+    most of its model's prompt limit: the one the service's list gives its default model
+    (`prompt_limit`: 128,000 tokens; here 120,000 used; half of it does not compact). It
+    runs `PreCompact` with trigger "auto" (recorded in
+    tests/fixtures/hooks/copilot/PreCompact-auto.json), which setup's matcher takes with
+    `/compact`'s "manual"; the hook flags the conversation, and the next prompt is told
+    the plan whole
     (`tests/hook/test_hook_copilot.py`). Before, the matcher was "manual" only: Copilot
     ran no Plansight hook for it and the conversation went on without its plan."""
     assert person.plansight("setup", "copilot").returncode == 0
     session = str(uuid.uuid4())
     script = [("sql", {"description": "Insert login todos", "query": INSERT}), *[LOOK] * 4]
-    with copilot_model(script) as model:
-        model.tokens_once = 120_000
-        env = _env(model.url) | {"COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "128000"}
-        done = person.run(_copilot(person, model.url, session), **env)
+    with copilot_service(script) as model:
+        model.tokens_once = prompt_limit(DEFAULT_MODEL) * 15 // 16
+        done = person.run(_copilot(person, model.url, session), **signed_in(model.url))
+        picked = model.picked()
     assert done.returncode == 0, done.stdout + done.stderr
+    assert picked == {DEFAULT_MODEL}, picked
+    events = person.home / ".copilot" / "session-state" / session / "events.jsonl"
+    [started] = [
+        event["data"]
+        for event in map(json.loads, events.read_text().splitlines())
+        if event["type"] == "session.compaction_start"
+    ]
+    # The limit it compacted against is the one the service's list gave its default model.
+    assert (started["trigger"], started["tokenLimit"]) == ("threshold", prompt_limit(DEFAULT_MODEL))
     log = (person.state / "plansight" / "hook.log").read_text()
     assert f"event=PreCompact tool=- session=copilot:{session} ok" in log, log
-    with copilot_model([]) as model:
+    with copilot_service([]) as model:
         again = person.run(
             [
                 agent_cli("copilot"),
                 *("-p", "Carry on", "--resume", session),
                 *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
             ],
-            **_env(model.url),
+            **signed_in(model.url),
         )
         told = json.dumps(model.requests[-1][1]["input"], ensure_ascii=False)
     assert again.returncode == 0, again.stdout + again.stderr

@@ -9,26 +9,19 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 from agent_home import AgentHome, agent_cli
 from codex_trust import trust_every_hook
-from copilot_service import MODELS, TOKEN, copilot_service, signed_in
+from copilot_service import MODELS, RECORDED, TOKEN, copilot_service, signed_in
 from editor import contents, watching_editor
 from scripted_models import PLAN_TOOL, TOOL_SEARCH, scripted_model
-from test_real_copilot import INSERT, UPDATE, _copilot
+from test_real_copilot import _copilot, plan_and_edit
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
 
 TASKS = ["Reproduce the login bug", "Fix the session check"]
-# What Copilot CLI asked its scripted service for, and the model it picked (README there).
-RECORDED = json.loads(
-    (
-        Path(__file__).resolve().parents[1] / "fixtures/model_requests/copilot-service.json"
-    ).read_text(encoding="utf-8")
-)
 PLANSIGHTS = {
     "todo_write": {
         "todos": [
@@ -322,20 +315,16 @@ def test_copilot_signed_in_picks_its_default_model_which_plans(person: AgentHome
     service's model list, picks its default from it (its log says so) and that model's
     todos (`sql`) and edit reach the store through the hooks; the person then adds a task
     and the next prompt tells it. Offline, with its own provider, Copilot names no default
-    ("BYOK providers require an explicit model"): the other Copilot tests name one."""
+    ("BYOK providers require an explicit model"): so the other Copilot tests run signed in
+    too (`test_real_copilot.py`), but for `apply_patch`, GPT-5.1-Codex's alone."""
     assert person.plansight("setup", "copilot").returncode == 0
     _healthy(person, "copilot")
     session = str(uuid.uuid4())
     app = person.project / "app.py"
-    script = [
-        ("sql", {"description": "Insert login todos", "query": INSERT}),
-        ("edit", {"path": str(app), "old_str": "print('hi')", "new_str": "print('hello')"}),
-        ("sql", {"description": "Complete the repro", "query": UPDATE}),
-    ]
-    with copilot_service(script) as service:
+    with copilot_service(plan_and_edit(app)) as service:
         done = person.run(_copilot(person, service.url, session), **signed_in(service.url))
         asked = list(service.asked)
-        picked = {request["model"] for _, request in service.requests}
+        picked = service.picked()
     assert done.returncode == 0, done.stdout + done.stderr
     # Signed in with the token; the list from the Copilot API the user endpoint named.
     user = ("GET", "/copilot_internal/user", f"Bearer {TOKEN}")

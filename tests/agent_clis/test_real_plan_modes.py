@@ -15,9 +15,8 @@ import uuid
 from typing import Any
 
 from agent_home import AgentHome, agent_cli
-from copilot_model import copilot_model
+from copilot_service import DEFAULT_MODEL, copilot_service, signed_in
 from scripted_models import scripted_model
-from test_real_copilot import _env
 from test_real_opencode import _configured
 
 from plansight.paths import default_store_path
@@ -41,7 +40,7 @@ def test_copilots_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> N
         ("create", {"path": str(plan_file), "file_text": NESTED_PLAN}),
         ("exit_plan_mode", {"summary": "- Reproduce, then patch app.py"}),
     ]
-    with copilot_model(script) as model:
+    with copilot_service(script) as model:
         done = person.run(
             [
                 agent_cli("copilot"),
@@ -49,8 +48,9 @@ def test_copilots_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> N
                 *("--plan", "--mode", "autopilot"),
                 *("--allow-all-tools", "--no-auto-update", "--disable-client-telemetry"),
             ],
-            **_env(model.url),
+            **signed_in(model.url),
         )
+        picked = model.picked()
         answered = [
             item.get("output", "")
             for _, request in model.requests
@@ -58,6 +58,7 @@ def test_copilots_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> N
             if isinstance(item, dict) and item.get("call_id") == "call_1"
         ]
     assert done.returncode == 0, done.stdout + done.stderr
+    assert picked == {DEFAULT_MODEL}, picked  # signed in: its own default model
     assert any(said.startswith("Plan approved!") for said in answered), answered
     store = SqliteStore(default_store_path(person.project))
     try:

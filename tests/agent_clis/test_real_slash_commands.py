@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from agent_home import AgentHome, agent_cli
-from copilot_model import copilot_model
+from copilot_service import DEFAULT_MODEL, copilot_service, signed_in
 from scripted_models import PLAN_TOOL, _ScriptedServer, scripted_model
 from steering_story import statuses
 from terminal import ENTER, Terminal
-from test_real_copilot import INSERT, _env
+from test_real_copilot import INSERT
 from test_real_default_models_told import GEMINI_TODOS, _set_up_gemini
 
 from plansight.paths import default_store_path
@@ -32,10 +32,12 @@ PERSON_TASK = "Check the logout too"
 
 @contextmanager
 def _copilot(person: AgentHome, model: _ScriptedServer) -> Iterator[Terminal]:
-    """Copilot CLI, interactive, in the project the person trusts when it asks."""
+    """Copilot CLI, interactive, signed in to the scripted service (its default model), in
+    the project the person trusts when it asks: signed in, its first screens are those
+    offline (the folder's trust prompt, then its idle footer)."""
     command = [agent_cli("copilot"), "--allow-all-tools", "--no-auto-update"]
     command.append("--disable-client-telemetry")
-    with Terminal(command, person.project, person.env(**_env(model.url))) as terminal:
+    with Terminal(command, person.project, person.env(**signed_in(model.url))) as terminal:
         terminal.expect("Do you trust the files in this folder")
         terminal.type(ENTER.decode())  # "1. Yes"
         terminal.expect(re.escape(COPILOT_IDLE))
@@ -104,7 +106,7 @@ def test_copilots_branch_forks_the_plan_titled_as_a_fork_and_tells_it_whole(
     and its first prompt is told the plan whole; the forked plan stays as it was."""
     assert person.plansight("setup", "copilot").returncode == 0
     script = [("sql", {"description": "Insert login todos", "query": INSERT})]
-    with copilot_model(script) as model, _copilot(person, model) as terminal:
+    with copilot_service(script) as model, _copilot(person, model) as terminal:
         _copilot_turn(terminal, model, "Fix the login bug")
         [parent] = _copilot_sessions(person)
         _person(person, parent, [{"op": "append", "phase": "Todos", "items": [PERSON_TASK]}])
@@ -113,6 +115,7 @@ def test_copilots_branch_forks_the_plan_titled_as_a_fork_and_tells_it_whole(
         terminal.expect(r"Forked from")
         _copilot_turn(terminal, model, "Carry on")
         told = _first_request_with(model, "Carry on")
+    assert model.picked() == {DEFAULT_MODEL}  # signed in: its own default model
     sessions = _copilot_sessions(person)
     [fork] = [session for session in sessions if session != parent]
     assert sessions[fork] == "Fix the login bug (fork)"
@@ -129,7 +132,7 @@ def test_copilots_clear_carries_an_unfinished_plan_on_and_new_leaves_a_finished_
     finished that plan, `/new` starts a conversation that plans on its own."""
     assert person.plansight("setup", "copilot").returncode == 0
     script = [("sql", {"description": "Insert login todos", "query": INSERT})]
-    with copilot_model(script) as model, _copilot(person, model) as terminal:
+    with copilot_service(script) as model, _copilot(person, model) as terminal:
         _copilot_turn(terminal, model, "Fix the login bug")
         [session] = _copilot_sessions(person)
         terminal.submit("/clear")
@@ -148,6 +151,7 @@ def test_copilots_clear_carries_an_unfinished_plan_on_and_new_leaves_a_finished_
         terminal.expect("Started a new session")
         _copilot_turn(terminal, model, "Something else")
         told = _first_request_with(model, "Something else")
+    assert model.picked() == {DEFAULT_MODEL}  # signed in: its own default model
     sessions = _copilot_sessions(person)
     assert len(sessions) == 2 and sessions[session] == "Fix the login bug"
     assert PERSON_TASK not in told
