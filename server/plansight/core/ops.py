@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import compress
-from operator import attrgetter
 
 from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused, TooDeep
@@ -45,9 +43,6 @@ from plansight.protocol.requests import (
     UpdateOp,
 )
 from plansight.protocol.text import clean_content, clean_note
-
-_IN_PROGRESS = "in_progress"
-_status_of = attrgetter("status")
 
 
 def apply_ops(
@@ -100,8 +95,8 @@ def normalize(plan: Plan, auto_start: bool, now: str) -> Task | None:
 
 def _one_per_owner(plan: Plan, tasks: list[Task], auto_start: bool, now: str) -> Task | None:
     owners: set[str | None] = set()
-    # The tasks in progress, found in C: normalization runs on every change.
-    for task in compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))):
+    # The tasks in progress (normalization runs on every change: no call a task).
+    for task in [task for task in tasks if task.status == "in_progress"]:
         if task.owner in owners:
             task.set_status("pending", now)
         else:
@@ -317,7 +312,7 @@ def _end_subtree(phase: Phase, task: Task, status: TaskStatus, now: str) -> None
 def _start_task(plan: Plan, target: Task, now: str) -> None:
     """In progress, and the newest started; its owner's other task in progress waits."""
     tasks = plan.task_list()
-    for task in compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))):
+    for task in [task for task in tasks if task.status == "in_progress"]:
         if task is not target and task.owner == target.owner:
             task.set_status("pending", now)
     if not target.set_status("in_progress", now):

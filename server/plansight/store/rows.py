@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter, is_
 from typing import Any
@@ -37,8 +37,6 @@ CHANGE_COLUMNS = "version, origin, method, at, changes, auto_started"
 
 _JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIELDS)
 _task_values = attrgetter(*TASK_FIELDS)
-_mark_of = attrgetter("mark")
-_id_of = attrgetter("id")
 
 # `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
 _dumps_text = json.JSONEncoder(ensure_ascii=False).encode
@@ -85,6 +83,9 @@ class WrittenRows:
     phase_names: list[str] | None
     places: list[list[Task]] | None = None
     marks: list[list[int]] | None = None
+    # Each task's part of the whole-plan record last stored, by id, with the row it was
+    # made from: the next one encodes only the tasks whose rows changed (`plan_text`).
+    texts: dict[str, tuple[TaskRow, str]] = field(default_factory=dict)
 
     def same_phase(self, at: int, tasks: list[Task], marks: list[int]) -> bool:
         """Whether phase `at` holds the tasks it was written with, unchanged since."""
@@ -105,7 +106,7 @@ def plan_rows(plan: Plan, old: WrittenRows) -> PlanRows:
     changed: list[TaskRow] = []
     placed: list[tuple[int, int, Task]] = []
     places = [list(phase.tasks) for phase in plan.phases]
-    marks = [list(map(_mark_of, tasks)) for tasks in places]
+    marks = [[task.mark for task in tasks] for tasks in places]
     for phase_position, tasks in enumerate(places):
         if old.same_phase(phase_position, tasks, marks[phase_position]):
             continue  # its rows are the ones written
@@ -119,7 +120,7 @@ def plan_rows(plan: Plan, old: WrittenRows) -> PlanRows:
             rows[task.id] = row
     gone: list[str] = []
     if copied or old.places is None or len(places) != len(old.places):
-        present = set(map(_id_of, chain.from_iterable(places)))
+        present = {task.id for task in chain.from_iterable(places)}
         gone = [task_id for task_id in rows if task_id not in present]
         if gone:
             if not copied:
@@ -147,8 +148,54 @@ def committed_event(plan: Plan, event: ChangeEvent, writer: str, at: str) -> Log
     )
 
 
-def event_row(entry: LoggedEvent, snapshot: Record | None) -> EventRow:
-    """The values of EVENT_COLUMNS for `entry` and the plan kept with it (None: none)."""
+_KEYS = [_dumps_text(name) + ": " for name in TASK_FIELDS]
+
+
+def plan_text(
+    plan: Plan, places: list[list[Task]], rows: dict[str, TaskRow], old: WrittenRows
+) -> tuple[str, dict[str, tuple[TaskRow, str]]]:
+    """`_dumps_text(plan_record(plan))` (the whole plan kept for `restore`), byte for byte,
+    each task's part made from its row (`places`, `rows`: as `plan_rows` made them); a task
+    whose row is the one the record before was made from keeps its part (`old.texts`).
+    Returns the text and the parts, for the next record."""
+    texts: dict[str, tuple[TaskRow, str]] = {}
+    kept = old.texts
+    phases = []
+    for phase, tasks in zip(plan.phases, places, strict=True):
+        parts = []
+        for task in tasks:
+            row = rows[task.id]
+            cached = kept.get(task.id)
+            if cached is None or cached[0] != row:
+                cached = (row, _task_text(row))
+            texts[task.id] = cached
+            parts.append(cached[1])
+        phases.append(
+            '{"name": ' + _dumps_text(phase.name) + ', "tasks": [' + ", ".join(parts) + "]}"
+        )
+    head = '{"title": ' + _dumps_text(plan.title) + ', "nextId": ' + _dumps_text(plan.next_id)
+    return head + ', "phases": [' + ", ".join(phases) + "]}", texts
+
+
+def _task_text(row: TaskRow) -> str:
+    """A task's JSON object, as `_dumps_text` writes it, from its row (lists as JSON text
+    already, as the row holds them)."""
+    values = row[2:]
+    return (
+        "{"
+        + ", ".join(
+            [
+                key + (value if index in _JSON_AT else _dumps_text(value))
+                for index, (key, value) in enumerate(zip(_KEYS, values, strict=True))
+            ]
+        )
+        + "}"
+    )
+
+
+def event_row(entry: LoggedEvent, snapshot: Record | str | None) -> EventRow:
+    """The values of EVENT_COLUMNS for `entry` and the plan kept with it (None: none; a
+    text: the record encoded already, `plan_text`)."""
     return (
         entry.session,
         entry.version,
@@ -162,7 +209,7 @@ def event_row(entry: LoggedEvent, snapshot: Record | None) -> EventRow:
         entry.writer,
         entry.at,
         entry.agent_base,
-        None if snapshot is None else _dumps_text(snapshot),
+        snapshot if snapshot is None or isinstance(snapshot, str) else _dumps_text(snapshot),
     )
 
 
