@@ -22,6 +22,7 @@ from plansight.core.model import (
     Plan,
     Task,
     TaskStatus,
+    mark_now,
     start_rank,
 )
 from plansight.core.move import move
@@ -76,20 +77,26 @@ def apply_ops(
     if too_deep_init:
         # (v4) An init past maxDepth changes nothing, not even by normalization.
         return errors
-    started = normalize(plan, settings.auto_start, now)
+    # Settled after the last op; `forget_removed` changes only what tasks wait for.
+    started = normalize(plan, settings.auto_start, now, settled=bool(ops))
     if started is not None and auto_started is not None:
         auto_started.append(started.id)
     return errors
 
 
-def normalize(plan: Plan, auto_start: bool, now: str) -> Task | None:
+def normalize(plan: Plan, auto_start: bool, now: str, settled: bool = False) -> Task | None:
     """At most one task in progress per owner (the first keeps it; tasks without an owner
     count as one owner); with auto-start, a task without an owner is in progress as long
     as one is pending and not waiting. Returns the task it started, if any. (v4) Leaves
-    only, in document order; the parents then follow their subtasks."""
-    settle(plan, now)
+    only, in document order; the parents then follow their subtasks. `settled`: the
+    caller has just settled the plan (`settle`), and changed no task's place, parent or
+    status since."""
+    if not settled:
+        settle(plan, now)
+    before = mark_now()
     started = _one_per_owner(plan, leaves(plan.task_list()), auto_start, now)
-    settle(plan, now)  # the parents of what it changed follow (kept: only their phases)
+    if mark_now() != before + 1:  # it changed a task: the parents follow
+        settle(plan, now)
     return started
 
 
