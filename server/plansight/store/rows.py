@@ -87,39 +87,54 @@ class WrittenRows:
     # made from: the next one encodes only the tasks whose rows changed (`plan_text`).
     texts: dict[str, tuple[TaskRow, str]] = field(default_factory=dict)
 
-    def same_phase(self, at: int, tasks: list[Task], marks: list[int]) -> bool:
-        """Whether phase `at` holds the tasks it was written with, unchanged since."""
+    def same_tasks(self, at: int, tasks: list[Task]) -> bool:
+        """Whether phase `at` holds the task objects it was written with, in their places."""
         if self.places is None or self.marks is None or at >= len(self.places):
             return False
         written = self.places[at]
-        return (
-            len(written) == len(tasks) and all(map(is_, written, tasks)) and self.marks[at] == marks
-        )
+        return len(written) == len(tasks) and all(map(is_, written, tasks))
 
 
 def plan_rows(plan: Plan, old: WrittenRows) -> PlanRows:
     """What writing `plan` over the rows it was last written as changes. Only the phases
-    whose tasks were changed, added, removed or moved are compared row by row."""
+    whose tasks were changed, added, removed or moved are compared row by row; of a phase
+    that holds the tasks it was written with, only those whose marks moved."""
     names = [phase.name for phase in plan.phases]
     rows = old.rows
     copied = False
+    reshaped = old.places is None or len(plan.phases) != len(old.places)
     changed: list[TaskRow] = []
     placed: list[tuple[int, int, Task]] = []
     places = [list(phase.tasks) for phase in plan.phases]
     marks = [[task.mark for task in tasks] for tasks in places]
     for phase_position, tasks in enumerate(places):
-        if old.same_phase(phase_position, tasks, marks[phase_position]):
-            continue  # its rows are the ones written
+        phase_marks = marks[phase_position]
+        if old.same_tasks(phase_position, tasks):
+            written = old.marks[phase_position]  # type: ignore[index]
+            if written == phase_marks:
+                continue  # its rows are the ones written
+            at = [
+                i
+                for i, (mark, was) in enumerate(zip(phase_marks, written, strict=True))
+                if mark != was
+            ]
+        else:
+            at = list(range(len(tasks)))
+            reshaped = True
         if not copied:  # the rows last written stay as they are for the session's copy
             rows, copied = dict(rows), True
-        for position, task in enumerate(tasks):
+        for position in at:
+            task = tasks[position]
             row = task_row(task, phase_position, position)
-            if rows.get(task.id) != row:
+            was = rows.get(task.id)
+            if was != row:
+                if was is None or was[:2] != row[:2]:
+                    reshaped = True  # its id changed: the row under the old one goes
                 changed.append(row)
                 placed.append((phase_position, position, task))
             rows[task.id] = row
     gone: list[str] = []
-    if copied or old.places is None or len(places) != len(old.places):
+    if reshaped:
         present = {task.id for task in chain.from_iterable(places)}
         gone = [task_id for task_id in rows if task_id not in present]
         if gone:
