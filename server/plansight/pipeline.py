@@ -130,7 +130,10 @@ class ChangePipeline:
         kept_line = unfenced(kept_line) if kept_line is not None else None
         told = [kept_line] if kept_line is not None else []
         summary = unfenced(
-            _with_notices(summarize(plan, errors, headline, removed), told + call.notices)
+            _with_notices(
+                summarize(plan, errors, headline, removed, before.current),
+                told + call.notices,
+            )
         )
         return Outcome(
             plan,
@@ -181,10 +184,11 @@ class _Before:
     change did is read from the tasks it touched when it left every task in its place,
     else from the whole plan against what was found (`core/found.py`)."""
 
-    __slots__ = ("changes_before", "found")
+    __slots__ = ("changes_before", "current", "found")
 
     def __init__(self, plan: Plan, origin: Origin) -> None:
         self.found = Found(plan)
+        self.current: Task | None = None  # the plan's current task after the change
         # A person's change is told to the agent in words; history makes the words of
         # other changes when it is read, from the plans it keeps (cheaper writes).
         self.changes_before = snapshot(plan) if origin == "user" else None
@@ -196,11 +200,11 @@ class _Before:
         if touched is None:
             return self._after_whole(plan)
         found = self.found
-        current = plan.current()
+        self.current = plan.current()
         changed = (
             plan.title != found.title
-            or (current.id if current is not None else None) != found.current
             or any(task.seen() != task.found_seen for _, task in touched)
+            or (self.current.id if self.current is not None else None) != found.current()
         )
         if not changed:
             # Ops may have changed a task and back: nothing is committed, so neither
@@ -218,7 +222,9 @@ class _Before:
     def _after_whole(self, plan: Plan) -> tuple[bool, list[dict[str, str]], list[dict[str, str]]]:
         """`after` read from the whole plan against the values of what was found."""
         found = self.found
-        changed = plan.fingerprint() != found.fingerprint()
+        fingerprint = plan.fingerprint()
+        changed = fingerprint != found.fingerprint()
+        self.current = plan.current()
         if not changed:
             # Ops may have moved a task and back, or added and removed one: nothing
             # is committed, so neither may the times or the id counter move.

@@ -29,13 +29,16 @@ from hypothesis import strategies as st
 from plansight.core.errors import RequestRefused, VersionConflict
 from plansight.core.model import FINISHED, Plan, utc_now
 from plansight.core.nesting import settle
-from plansight.core.summary import summarize
+from plansight.core.record import plan_record
+from plansight.core.summary import plan_lines, progress_line, summarize
 from plansight.lsp.deltas import DeltaPushes
 from plansight.lsp.encoded import StateEncoder, encode, encode_tree
 from plansight.pipeline import Outcome
 from plansight.protocol.requests import ApplyParams, RestoreParams, UndoParams, WriteParams
 from plansight.service import PlanService
 from plansight.store import open_store
+from plansight.store.rules import FULL_PLAN_EVERY
+from plansight.store.snapshots import is_whole
 from plansight.store.sqlite.reads import _read_copy
 from plansight.wire import STATE_KEYS, state_json
 
@@ -201,12 +204,19 @@ class Story:
         assert outcome.removed == removed, kind
         fresh = after.copy()  # new task objects: nothing cached on them
         assert summarize(after, [], "H") == summarize(fresh, [], "H"), kind
+        # The answer's summary (its progress and current task read once in the change,
+        # each phase's lines and progress cached against its tasks' marks) is a fresh one.
+        if not fresh.is_empty():
+            assert f": {progress_line(fresh)}\n" in outcome.summary + "\n", kind
+            assert outcome.summary.endswith("\n".join(plan_lines(fresh))), kind
         settle(fresh, utc_now())
         assert _values(fresh) == _values(after), kind  # the nesting rules hold
         # What is read back from the rows written is the plan (read as another program
         # would: a store opened on the file would make this one read its copy again).
         with closing(sqlite3.connect(self.path)) as db:
             assert _values(_read_copy(db, SESSION).plan) == _values(after), kind
+            if changed:
+                _check_kept_plan(db, after)
         self.check_delta(after, kind)
 
     def check_delta(self, plan: Plan, kind: str) -> None:
@@ -240,6 +250,39 @@ def _lay(held: Json, delta: Json) -> Json:
         for phase in delta["phases"]
     ]
     return {key: phases if key == "phases" else delta[key] for key in STATE_KEYS}
+
+
+def _check_kept_plan(db: sqlite3.Connection, plan: Plan) -> None:
+    """The whole plan kept with a version for `restore` (made from the rows written, each
+    task's part kept with its row from the record before) is the plan's record, byte for
+    byte as it was encoded whole."""
+    (kept,) = db.execute(
+        "SELECT snapshot FROM events WHERE session = ? AND version = ?", (SESSION, plan.version)
+    ).fetchone()
+    if kept is not None and is_whole(json.loads(kept)):
+        assert kept == json.dumps(plan_record(plan), ensure_ascii=False)
+
+
+def test_the_kept_whole_plans_are_the_plans_records() -> None:
+    """Across several whole plans kept (every FULL_PLAN_EVERY-th version), each made from
+    the parts kept with the one before where the task did not change."""
+    with tempfile.TemporaryDirectory(prefix="plansight-kept-") as folder:
+        story = Story(folder)
+        try:
+            story.check("init", 0)
+            note = {"op": "note", "id": "t2", "text": 'é \u2028 "quoted" ✓'}
+            story.apply([{"op": "append", "phase": "Ünïcode", "content": "naïve ✓"}, note])
+            for i in range(3 * FULL_PLAN_EVERY):
+                kind = ("start", "done", "note", "rename", "append", "rm")[i % 6]
+                story.check(kind, i)
+            with closing(sqlite3.connect(story.path)) as db:
+                (whole,) = db.execute(
+                    "SELECT count(*) FROM events WHERE session = ? AND snapshot LIKE '%\"phases\"%'",
+                    (SESSION,),
+                ).fetchone()
+            assert whole >= 3
+        finally:
+            story.service.close()
 
 
 def _clear(session: str) -> tuple[Any, Json]:

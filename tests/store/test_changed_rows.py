@@ -15,6 +15,7 @@ from plansight.core.settings import Settings
 from plansight.protocol.requests import ApplyParams
 from plansight.service import PlanService
 from plansight.store import TodoStore, open_store
+from plansight.store.base import ChangeEvent
 from plansight.store.postgres import PostgresStore
 from plansight.store.sqlite import SqliteStore
 
@@ -95,3 +96,20 @@ def test_a_change_writes_only_the_rows_of_the_tasks_it_changed(store: TodoStore)
     # A removal moves up the tasks after it in its phase (their positions), no others.
     apply(service, {"op": "rm", "id": "t198"})
     assert touched.take() == ["t198", "t199", "t200"]
+
+
+def test_a_task_whose_id_changes_in_place_keeps_no_row_under_the_old_one(
+    store: TodoStore, store_location: str
+) -> None:
+    """Of a phase holding the tasks it was written with, only the rows of the tasks whose
+    marks moved are made again: one whose id moved leaves no row under the id it had."""
+    service = PlanService(store, Settings(max_tasks=1000))
+    apply(service, {"op": "init", "list": [{"phase": "A", "items": ["one", "two", "three"]}]})
+    with store.edit("big", "agent", 100) as edit:
+        edit.plan.phases[0].tasks[1].id = "t99"
+        edit.commit(ChangeEvent("agent", "plansight/apply", {}))
+    fresh = open_store(store_location, workspace="rows")
+    try:
+        assert [task.id for task in fresh.load("big").tasks()] == ["t1", "t99", "t3"]
+    finally:
+        fresh.close()

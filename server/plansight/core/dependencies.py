@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-from itertools import compress
-from operator import attrgetter
-
 from plansight.core.errors import OpRefused
 from plansight.core.model import Plan, Task
 from plansight.protocol.text import clean_content
@@ -57,17 +54,13 @@ def _cycle(by_id: dict[str, Task], task: Task, blockers: list[str]) -> list[Task
     return walk(task, [task])
 
 
-_blocked_by_of = attrgetter("blocked_by")
-_id_of = attrgetter("id")
-
-
 def forget_removed(plan: Plan) -> None:
     """A removed task is no longer waited for."""
     tasks = plan.task_list()
-    waiting = list(compress(tasks, map(_blocked_by_of, tasks)))  # in C: most wait for none
+    waiting = [task for task in tasks if task.blocked_by]  # most wait for none
     if not waiting:
         return
-    present = set(map(_id_of, tasks))
+    present = {task.id for task in tasks}
     for task in waiting:
         if any(b not in present for b in task.blocked_by):
             task.blocked_by = [b for b in task.blocked_by if b in present]

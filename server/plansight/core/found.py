@@ -14,8 +14,8 @@ of the tasks it held.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import chain, compress
-from operator import attrgetter, is_, ne
+from itertools import chain
+from operator import attrgetter, is_
 from typing import Any
 
 from plansight.core.model import SEEN_FIELDS, STAMP_FIELDS, Phase, Plan, Task
@@ -23,9 +23,10 @@ from plansight.core.model import SEEN_FIELDS, STAMP_FIELDS, Phase, Plan, Task
 ID_AT = SEEN_FIELDS.index("id")
 CONTENT_AT = SEEN_FIELDS.index("content")
 STATUS_AT = SEEN_FIELDS.index("status")
+PARENT_AT = SEEN_FIELDS.index("parent")
+RANK_AT = STAMP_FIELDS.index("started_rank")
+_NOT_READ = object()
 
-_mark_of = attrgetter("mark")
-_found_mark_of = attrgetter("found_mark")
 _stamps_of = attrgetter(*STAMP_FIELDS)
 # The found slots are set past `_Marked.__setattr__`: noting a task does not change it.
 _set_found_mark = Task.found_mark.__set__  # type: ignore[attr-defined]
@@ -43,7 +44,7 @@ def stamps_of(task: Task) -> tuple[Any, ...]:
 
 def note_found(tasks: list[Task]) -> None:
     """Note each task's values with its mark, where they are not noted already."""
-    for task in touched(tasks):  # found in C: the usual change touched a few tasks
+    for task in touched(tasks):  # the usual change touched a few tasks
         _set_found_seen(task, task.seen())
         _set_found_stamps(task, stamps_of(task))
         _set_found_mark(task, task.mark)
@@ -51,23 +52,41 @@ def note_found(tasks: list[Task]) -> None:
 
 def touched(tasks: list[Task]) -> list[Task]:
     """The tasks changed since they were noted (a new one never was), in their order."""
-    return list(compress(tasks, map(ne, map(_mark_of, tasks), map(_found_mark_of, tasks))))
+    return [task for task in tasks if task.mark != task.found_mark]
 
 
 class Found:
     """The plan as a change found it: its title, phases and task objects in their places,
     next id and current task, each task's values noted on it (`note_found`)."""
 
-    __slots__ = ("current", "names", "next_id", "places", "title")
+    __slots__ = ("_current", "names", "next_id", "places", "title")
 
     def __init__(self, plan: Plan) -> None:
         self.title = plan.title
         self.next_id = plan.next_id
         self.names = [phase.name for phase in plan.phases]
         self.places = [list(phase.tasks) for phase in plan.phases]
-        current = plan.current()
-        self.current = current.id if current is not None else None
+        self._current: object = _NOT_READ
         note_found(list(chain.from_iterable(self.places)))
+
+    def current(self) -> str | None:
+        """The id of `Plan.current` as found, read from the found values when asked (a
+        change that changes what a reader sees does not ask)."""
+        if self._current is _NOT_READ:
+            seen = [task.found_seen for _, task in self.tasks()]
+            started = [
+                (task.found_stamps[RANK_AT], values[ID_AT])
+                for (_, task), values in zip(self.tasks(), seen, strict=True)
+                if values[STATUS_AT] == "in_progress"
+            ]
+            parents = {values[PARENT_AT] for values in seen}
+            best: tuple[int, str] | None = None
+            for rank, task_id in started:  # the newest started leaf, the first on a tie
+                if task_id not in parents and (best is None or rank > best[0]):
+                    best = (rank, task_id)
+            self._current = best[1] if best is not None else None
+        current: str | None = self._current  # type: ignore[assignment]
+        return current
 
     def tasks(self) -> Iterable[tuple[str, Task]]:
         """Each task found, with its phase's name, in document order."""
@@ -79,7 +98,7 @@ class Found:
         """`Plan.fingerprint` of the plan as found."""
         return (
             self.title,
-            self.current,
+            self.current(),
             tuple(
                 (name, tuple(task.found_seen for task in tasks))
                 for name, tasks in zip(self.names, self.places, strict=True)

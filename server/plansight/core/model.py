@@ -6,8 +6,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
-from itertools import chain, compress, count
-from operator import attrgetter
+from itertools import chain, count
 from typing import Any
 
 # The contract's words, used by every module of the core under these names.
@@ -58,6 +57,12 @@ def utc_now() -> str:
 # place marks nothing: the only one (`add_note`) also sets `updated_at`.
 _next_mark = count(1).__next__
 _set = object.__setattr__
+
+
+def mark_now() -> int:
+    """A new mark, given to no task: two calls in a row that give marks one apart say that
+    no task changed or was made anywhere between them (the marks are given in order)."""
+    return _next_mark()
 
 
 class _Marked:
@@ -197,11 +202,6 @@ _seen = _compiled("lambda t: ({},)", SEEN_FIELDS, "tuple(t.{})", "t.{}")
 _copy = _compiled("lambda t: Task({})", TASK_FIELDS, "{0}=list(t.{0})", "{0}=t.{0}")
 
 
-_status_of = attrgetter("status")
-_parent_of = attrgetter("parent")
-_IN_PROGRESS = "in_progress"
-
-
 class _PhaseSlots:
     """The slots a phase has besides its fields: its summary lines, as
     `core/summary.py` last made them."""
@@ -297,11 +297,11 @@ class Plan(_PlanSlots):
         """The task in progress started most recently (the first on a tie); (v4) always a
         leaf: a parent is in progress only because a subtask is."""
         tasks = self.task_list()
-        # Filtered in C: a change reads the current task several times, on every task.
-        started = list(compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))))
+        # A comprehension, not `map(attrgetter)`: CPython reads a slot faster in one.
+        started = [task for task in tasks if task.status == "in_progress"]
         if not started:
             return None
-        parents = set(map(_parent_of, tasks))
+        parents = {task.parent for task in tasks}
         current: Task | None = None
         for task in started:
             if task.id not in parents and (

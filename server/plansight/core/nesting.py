@@ -7,21 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from operator import attrgetter, is_
+from operator import is_
 
 from plansight.core.model import Phase, Plan, Task, TaskStatus
 from plansight.core.tree import PhaseTree, in_document_order, in_order
 
-_parent_of = attrgetter("parent")
-_id_of = attrgetter("id")
-_mark_of = attrgetter("mark")
-
 
 def parent_ids(tasks: Iterable[Task]) -> set[str]:
     """The ids some task of `tasks` names as its parent: the parents among them."""
-    parents = set(map(_parent_of, tasks))
+    parents = {task.parent for task in tasks}
     parents.discard(None)
-    return parents
+    return parents  # type: ignore[return-value]  # None discarded
 
 
 def leaves(tasks: Iterable[Task]) -> list[Task]:
@@ -66,14 +62,14 @@ def settle(plan: Plan, now: str) -> None:
     (the same tasks, places, ids and parents), only the phases whose tasks changed have
     their parents' statuses derived again."""
     tasks = plan.task_list()
-    parents = list(map(_parent_of, tasks))
+    parents = [task.parent for task in tasks]
     if parents.count(None) == len(parents):
         return  # a flat plan is settled: no subtask, no parent (most plans, every change)
-    ids = list(map(_id_of, tasks))
+    ids = [task.id for task in tasks]
     settled: _SettledAs | None = getattr(plan, "settled_as", None)
     if settled is not None and settled.same_tree(plan, ids, parents):
         for phase, marks in zip(plan.phases, settled.marks, strict=True):
-            if list(map(_mark_of, phase.tasks)) != marks:
+            if [task.mark for task in phase.tasks] != marks:
                 _derive_phase(phase, now)
     else:
         _gather_subtrees(plan)
@@ -82,11 +78,11 @@ def settle(plan: Plan, now: str) -> None:
                 phase.tasks = in_document_order(phase.tasks)
         derive_parent_statuses(plan, now)
         tasks = plan.task_list()
-        ids, parents = list(map(_id_of, tasks)), list(map(_parent_of, tasks))
+        ids, parents = [task.id for task in tasks], [task.parent for task in tasks]
     plan.settled_as = _SettledAs(
         list(plan.phases),
         [list(phase.tasks) for phase in plan.phases],
-        [list(map(_mark_of, phase.tasks)) for phase in plan.phases],
+        [[task.mark for task in phase.tasks] for phase in plan.phases],
         ids,
         parents,
     )
@@ -173,7 +169,7 @@ def derive_parent_statuses(plan: Plan, now: str) -> None:
 
 def _derive_phase(phase: Phase, now: str) -> None:
     """`derive_parent_statuses` for one phase."""
-    if list(map(_parent_of, phase.tasks)).count(None) == len(phase.tasks):
+    if [task.parent for task in phase.tasks].count(None) == len(phase.tasks):
         return  # a flat phase has no parent to derive
     ids = {task.id for task in phase.tasks}
     # The statuses of each parent's subtasks, gathered as the walk passes them.

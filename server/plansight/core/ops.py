@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import compress
-from operator import attrgetter
 
 from plansight.core.dependencies import forget_removed, resolve_blockers
 from plansight.core.errors import OpRefused, TooDeep
@@ -24,6 +22,7 @@ from plansight.core.model import (
     Plan,
     Task,
     TaskStatus,
+    mark_now,
     start_rank,
 )
 from plansight.core.move import move
@@ -45,9 +44,6 @@ from plansight.protocol.requests import (
     UpdateOp,
 )
 from plansight.protocol.text import clean_content, clean_note
-
-_IN_PROGRESS = "in_progress"
-_status_of = attrgetter("status")
 
 
 def apply_ops(
@@ -81,27 +77,33 @@ def apply_ops(
     if too_deep_init:
         # (v4) An init past maxDepth changes nothing, not even by normalization.
         return errors
-    started = normalize(plan, settings.auto_start, now)
+    # Settled after the last op; `forget_removed` changes only what tasks wait for.
+    started = normalize(plan, settings.auto_start, now, settled=bool(ops))
     if started is not None and auto_started is not None:
         auto_started.append(started.id)
     return errors
 
 
-def normalize(plan: Plan, auto_start: bool, now: str) -> Task | None:
+def normalize(plan: Plan, auto_start: bool, now: str, settled: bool = False) -> Task | None:
     """At most one task in progress per owner (the first keeps it; tasks without an owner
     count as one owner); with auto-start, a task without an owner is in progress as long
     as one is pending and not waiting. Returns the task it started, if any. (v4) Leaves
-    only, in document order; the parents then follow their subtasks."""
-    settle(plan, now)
+    only, in document order; the parents then follow their subtasks. `settled`: the
+    caller has just settled the plan (`settle`), and changed no task's place, parent or
+    status since."""
+    if not settled:
+        settle(plan, now)
+    before = mark_now()
     started = _one_per_owner(plan, leaves(plan.task_list()), auto_start, now)
-    settle(plan, now)  # the parents of what it changed follow (kept: only their phases)
+    if mark_now() != before + 1:  # it changed a task: the parents follow
+        settle(plan, now)
     return started
 
 
 def _one_per_owner(plan: Plan, tasks: list[Task], auto_start: bool, now: str) -> Task | None:
     owners: set[str | None] = set()
-    # The tasks in progress, found in C: normalization runs on every change.
-    for task in compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))):
+    # The tasks in progress (normalization runs on every change: no call a task).
+    for task in [task for task in tasks if task.status == "in_progress"]:
         if task.owner in owners:
             task.set_status("pending", now)
         else:
@@ -317,7 +319,7 @@ def _end_subtree(phase: Phase, task: Task, status: TaskStatus, now: str) -> None
 def _start_task(plan: Plan, target: Task, now: str) -> None:
     """In progress, and the newest started; its owner's other task in progress waits."""
     tasks = plan.task_list()
-    for task in compress(tasks, map(_IN_PROGRESS.__eq__, map(_status_of, tasks))):
+    for task in [task for task in tasks if task.status == "in_progress"]:
         if task is not target and task.owner == target.owner:
             task.set_status("pending", now)
     if not target.set_status("in_progress", now):

@@ -4,17 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter, is_
+from enum import Enum
+from operator import is_
 
 from plansight.core.fences import quoted, unfenced
-from plansight.core.model import FINISHED, Phase, Plan, Task, progress_of
+from plansight.core.model import (
+    FINISHED,
+    Phase,
+    Plan,
+    Progress,
+    Task,
+    progress_of,
+    progress_of_tasks,
+)
 from plansight.core.nesting import leaves
 from plansight.core.tree import PhaseTree
 
-_mark_of = attrgetter("mark")
-_blocked_by_of = attrgetter("blocked_by")
-
 CLEARED = "Todo list cleared."
+
+
+class Unknown(Enum):
+    """A value the caller does not have (None is a value: no task is current)."""
+
+    UNKNOWN = 0
+
+
+UNKNOWN = Unknown.UNKNOWN
 SUMMARY_MARKS = {
     "pending": "[ ]",
     "in_progress": "[>]",
@@ -25,7 +40,10 @@ SUMMARY_MARKS = {
 
 
 def progress_line(plan: Plan) -> str:
-    progress = progress_of(plan)
+    return progress_words(progress_of(plan))
+
+
+def progress_words(progress: Progress) -> str:
     line = f"{progress.completed}/{progress.total} completed"
     if progress.abandoned:
         line += f", {progress.abandoned} abandoned"
@@ -55,18 +73,24 @@ def summarize(
     errors: list[str],
     headline: str,
     removed: Sequence[Mapping[str, str]] = (),
+    current: Task | Unknown | None = Unknown.UNKNOWN,
 ) -> str:
     """`headline` says what happened ("Todo list updated"); the progress follows it. An
-    agent reads it: the plan text it quotes cannot open or close a fence (`core/fences.py`)."""
+    agent reads it: the plan text it quotes cannot open or close a fence (`core/fences.py`).
+    `current`: `plan.current()`, when the caller has it already."""
     if plan.is_empty() and not errors:
         return unfenced(CLEARED + ("\n" + removed_line(removed) if removed else ""))
+    made = [phase_as(plan, phase) for phase in plan.phases]
     lines = []
     if errors:
         lines.append("Errors: " + "; ".join(errors))
-    lines.append(f"{headline}: {progress_line(plan)}")
+    lines.append(f"{headline}: {progress_words(_plan_progress(plan, made))}")
     if removed:
         lines.append(removed_line(removed))
-    lines.extend(plan_lines(plan))
+    lines.extend(_current_lines(plan.current() if current is Unknown.UNKNOWN else current))
+    for phase_made in made:
+        if phase_made.tasks:
+            lines.extend(phase_made.lines)
     return unfenced("\n".join(lines))
 
 
@@ -74,12 +98,7 @@ def plan_lines(plan: Plan, collapse_finished: bool = False) -> list[str]:
     """The current task with its notes, then every task under its phase. With
     `collapse_finished`, a phase whose tasks all ended is one line (a long plan's
     `context` with `full`: what is left to do stays whole)."""
-    lines = []
-    current = plan.current()
-    if current is not None:
-        lines.append(f"Current: {current.active_form}")
-        for note in current.notes:
-            lines.append("  Note: " + quoted(note, " " * 8))
+    lines = _current_lines(plan.current())
     for phase in plan.phases:
         if not phase.tasks:
             continue
@@ -90,24 +109,41 @@ def plan_lines(plan: Plan, collapse_finished: bool = False) -> list[str]:
     return lines
 
 
+def _current_lines(current: Task | None) -> list[str]:
+    """`Current: ...` and its notes, when a task is current."""
+    if current is None:
+        return []
+    lines = [f"Current: {current.active_form}"]
+    for note in current.notes:
+        lines.append("  Note: " + quoted(note, " " * 8))
+    return lines
+
+
 @dataclass(slots=True)
-class _LinesAs:
-    """A phase's lines, made from these tasks at these marks."""
+class _PhaseAs:
+    """What a phase's tasks at these marks give: its lines, and its progress (None: a
+    task names a parent outside the phase, count the plan's)."""
 
     name: str
     tasks: list[Task]
     marks: list[int]
     lines: list[str]
+    progress: Progress | None
 
 
 def phase_lines(plan: Plan, phase: Phase) -> list[str]:
-    """The phase's name and a line per task. Every change's answer lists every task (the
-    contract): the lines of a phase whose tasks did not change since are the ones made
-    last (cached on the phase against the tasks' marks). A task that waits for another has
-    its line made every time: it quotes the other's state."""
+    """The phase's name and a line per task (see `phase_as`)."""
+    return phase_as(plan, phase).lines
+
+
+def phase_as(plan: Plan, phase: Phase) -> _PhaseAs:
+    """The phase's lines and progress. Every change's answer lists every task (the
+    contract): a phase whose tasks did not change since gives what it gave last (cached on
+    the phase against the tasks' marks). A task that waits for another has its line made
+    every time: it quotes the other's state."""
     tasks = phase.tasks
-    marks = list(map(_mark_of, tasks))
-    cached: _LinesAs | None = getattr(phase, "lines_as", None)
+    marks = [task.mark for task in tasks]
+    cached: _PhaseAs | None = getattr(phase, "lines_as", None)
     if (
         cached is not None
         and cached.name == phase.name
@@ -115,13 +151,47 @@ def phase_lines(plan: Plan, phase: Phase) -> list[str]:
         and len(cached.tasks) == len(tasks)
         and all(map(is_, cached.tasks, tasks))
     ):
-        return cached.lines
-    tree = PhaseTree(tasks)
+        if not cached.lines:  # a task waits: its lines again, its progress kept
+            return _PhaseAs(phase.name, tasks, marks, _lines(plan, phase), cached.progress)
+        return cached
+    made = _PhaseAs(phase.name, list(tasks), marks, _lines(plan, phase), _phase_progress(tasks))
+    if any([task.blocked_by for task in tasks]):
+        phase.lines_as = _PhaseAs(made.name, made.tasks, marks, [], made.progress)
+    else:
+        phase.lines_as = made
+    return made
+
+
+def _lines(plan: Plan, phase: Phase) -> list[str]:
+    tree = PhaseTree(phase.tasks)
     lines = [f"{phase.name}:"]
-    lines.extend(task_line(plan, task, tree.depth(task)) for task in tasks)
-    if not any(map(_blocked_by_of, tasks)):
-        phase.lines_as = _LinesAs(phase.name, list(tasks), marks, lines)
+    lines.extend(task_line(plan, task, tree.depth(task)) for task in phase.tasks)
     return lines
+
+
+def _phase_progress(tasks: list[Task]) -> Progress | None:
+    """`progress_of_tasks` of the phase, when every parent its tasks name is in it (then
+    the plan's progress is the sum of its phases')."""
+    parents = {task.parent for task in tasks}
+    parents.discard(None)
+    if parents and not parents <= {task.id for task in tasks}:
+        return None
+    return progress_of_tasks(tasks)
+
+
+def _plan_progress(plan: Plan, made: list[_PhaseAs]) -> Progress:
+    """`progress_of(plan)`, summed from its phases' when each holds its tasks' parents."""
+    counted = [phase_made.progress for phase_made in made]
+    if None in counted:
+        return progress_of(plan)
+    summed = Progress(0, 0, 0)
+    for progress in counted:
+        assert progress is not None
+        summed.completed += progress.completed
+        summed.abandoned += progress.abandoned
+        summed.total += progress.total
+        summed.blocked += progress.blocked
+    return summed
 
 
 def finished_phase_line(phase: Phase) -> str:

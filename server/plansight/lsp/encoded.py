@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from itertools import compress
 from json.encoder import encode_basestring_ascii
-from operator import attrgetter
 from typing import Any
 
 from plansight.core.model import FINISHED, Plan, Progress, Task, progress_of_tasks
@@ -152,15 +150,11 @@ class Layout:
         self.phases = phases
 
 
-_mark_of = attrgetter("mark")
-_blocked_by_of = attrgetter("blocked_by")
-
-
 def waiting_ids(plan: Plan) -> set[str]:
     """The ids of the tasks that wait (`Plan.is_waiting`), with one map of the plan's
     tasks instead of one per task that waits on another."""
     tasks = plan.task_list()
-    blocked = list(compress(tasks, map(_blocked_by_of, tasks)))
+    blocked = [task for task in tasks if task.blocked_by]
     if not blocked:
         return set()
     by_id = {task.id: task for task in tasks}
@@ -266,7 +260,7 @@ class StateEncoder:
 
         phases: list[PhaseLayout] = []
         for phase in plan.phases:
-            marks = tuple(map(_mark_of, phase.tasks))
+            marks = tuple([task.mark for task in phase.tasks])
             waits = tuple(t.id for t in phase.tasks if t.id in waiting) if waiting else ()
             key = (marks, waits)
             before = kept.get(phase.name)

@@ -34,7 +34,7 @@ from typing import Protocol
 from plansight.checkouts import Checkout, checkout_text
 from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan, utc_now
-from plansight.core.record import plan_record
+from plansight.core.record import Record
 from plansight.store import rows
 from plansight.store.base import ChangeEvent, PendingEdit, SeenCursor
 from plansight.store.rules import (
@@ -239,15 +239,16 @@ class StoreEngine:
             steps.delete_tasks(session, written.gone)
         if written.changed:
             steps.upsert_tasks(session, written.changed)
-        copy.written = rows.WrittenRows(
-            written.rows, written.phase_names, written.places, written.marks
-        )
-        kept = (
-            plan_record(plan)
-            if stores_whole_plan(plan.version, locked.last_plan_stored)
-            else change_record(
+        texts = copy.written.texts
+        kept: Record | str
+        if stores_whole_plan(plan.version, locked.last_plan_stored):
+            kept, texts = rows.plan_text(plan, written.places, written.rows, copy.written)
+        else:
+            kept = change_record(
                 plan.title, plan.next_id, written.phase_names, written.placed, written.gone
             )
+        copy.written = rows.WrittenRows(
+            written.rows, written.phase_names, written.places, written.marks, texts
         )
         entry = rows.committed_event(plan, event, self._dialect.writer, now)
         steps.log_event(rows.event_row(entry, kept))

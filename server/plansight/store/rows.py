@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter, is_
 from typing import Any
@@ -37,8 +37,6 @@ CHANGE_COLUMNS = "version, origin, method, at, changes, auto_started"
 
 _JSON_AT = frozenset(i for i, name in enumerate(TASK_FIELDS) if name in LIST_FIELDS)
 _task_values = attrgetter(*TASK_FIELDS)
-_mark_of = attrgetter("mark")
-_id_of = attrgetter("id")
 
 # `json.dumps(value, ensure_ascii=False)`, without building an encoder on every call.
 _dumps_text = json.JSONEncoder(ensure_ascii=False).encode
@@ -85,41 +83,59 @@ class WrittenRows:
     phase_names: list[str] | None
     places: list[list[Task]] | None = None
     marks: list[list[int]] | None = None
+    # Each task's part of the whole-plan record last stored, by id, with the row it was
+    # made from: the next one encodes only the tasks whose rows changed (`plan_text`).
+    texts: dict[str, tuple[TaskRow, str]] = field(default_factory=dict)
 
-    def same_phase(self, at: int, tasks: list[Task], marks: list[int]) -> bool:
-        """Whether phase `at` holds the tasks it was written with, unchanged since."""
+    def same_tasks(self, at: int, tasks: list[Task]) -> bool:
+        """Whether phase `at` holds the task objects it was written with, in their places."""
         if self.places is None or self.marks is None or at >= len(self.places):
             return False
         written = self.places[at]
-        return (
-            len(written) == len(tasks) and all(map(is_, written, tasks)) and self.marks[at] == marks
-        )
+        return len(written) == len(tasks) and all(map(is_, written, tasks))
 
 
 def plan_rows(plan: Plan, old: WrittenRows) -> PlanRows:
     """What writing `plan` over the rows it was last written as changes. Only the phases
-    whose tasks were changed, added, removed or moved are compared row by row."""
+    whose tasks were changed, added, removed or moved are compared row by row; of a phase
+    that holds the tasks it was written with, only those whose marks moved."""
     names = [phase.name for phase in plan.phases]
     rows = old.rows
     copied = False
+    reshaped = old.places is None or len(plan.phases) != len(old.places)
     changed: list[TaskRow] = []
     placed: list[tuple[int, int, Task]] = []
     places = [list(phase.tasks) for phase in plan.phases]
-    marks = [list(map(_mark_of, tasks)) for tasks in places]
+    marks = [[task.mark for task in tasks] for tasks in places]
     for phase_position, tasks in enumerate(places):
-        if old.same_phase(phase_position, tasks, marks[phase_position]):
-            continue  # its rows are the ones written
+        phase_marks = marks[phase_position]
+        if old.same_tasks(phase_position, tasks):
+            written = old.marks[phase_position]  # type: ignore[index]
+            if written == phase_marks:
+                continue  # its rows are the ones written
+            at = [
+                i
+                for i, (mark, was) in enumerate(zip(phase_marks, written, strict=True))
+                if mark != was
+            ]
+        else:
+            at = list(range(len(tasks)))
+            reshaped = True
         if not copied:  # the rows last written stay as they are for the session's copy
             rows, copied = dict(rows), True
-        for position, task in enumerate(tasks):
+        for position in at:
+            task = tasks[position]
             row = task_row(task, phase_position, position)
-            if rows.get(task.id) != row:
+            was = rows.get(task.id)
+            if was != row:
+                if was is None or was[:2] != row[:2]:
+                    reshaped = True  # its id changed: the row under the old one goes
                 changed.append(row)
                 placed.append((phase_position, position, task))
             rows[task.id] = row
     gone: list[str] = []
-    if copied or old.places is None or len(places) != len(old.places):
-        present = set(map(_id_of, chain.from_iterable(places)))
+    if reshaped:
+        present = {task.id for task in chain.from_iterable(places)}
         gone = [task_id for task_id in rows if task_id not in present]
         if gone:
             if not copied:
@@ -147,8 +163,54 @@ def committed_event(plan: Plan, event: ChangeEvent, writer: str, at: str) -> Log
     )
 
 
-def event_row(entry: LoggedEvent, snapshot: Record | None) -> EventRow:
-    """The values of EVENT_COLUMNS for `entry` and the plan kept with it (None: none)."""
+_KEYS = [_dumps_text(name) + ": " for name in TASK_FIELDS]
+
+
+def plan_text(
+    plan: Plan, places: list[list[Task]], rows: dict[str, TaskRow], old: WrittenRows
+) -> tuple[str, dict[str, tuple[TaskRow, str]]]:
+    """`_dumps_text(plan_record(plan))` (the whole plan kept for `restore`), byte for byte,
+    each task's part made from its row (`places`, `rows`: as `plan_rows` made them); a task
+    whose row is the one the record before was made from keeps its part (`old.texts`).
+    Returns the text and the parts, for the next record."""
+    texts: dict[str, tuple[TaskRow, str]] = {}
+    kept = old.texts
+    phases = []
+    for phase, tasks in zip(plan.phases, places, strict=True):
+        parts = []
+        for task in tasks:
+            row = rows[task.id]
+            cached = kept.get(task.id)
+            if cached is None or cached[0] != row:
+                cached = (row, _task_text(row))
+            texts[task.id] = cached
+            parts.append(cached[1])
+        phases.append(
+            '{"name": ' + _dumps_text(phase.name) + ', "tasks": [' + ", ".join(parts) + "]}"
+        )
+    head = '{"title": ' + _dumps_text(plan.title) + ', "nextId": ' + _dumps_text(plan.next_id)
+    return head + ', "phases": [' + ", ".join(phases) + "]}", texts
+
+
+def _task_text(row: TaskRow) -> str:
+    """A task's JSON object, as `_dumps_text` writes it, from its row (lists as JSON text
+    already, as the row holds them)."""
+    values = row[2:]
+    return (
+        "{"
+        + ", ".join(
+            [
+                key + (value if index in _JSON_AT else _dumps_text(value))
+                for index, (key, value) in enumerate(zip(_KEYS, values, strict=True))
+            ]
+        )
+        + "}"
+    )
+
+
+def event_row(entry: LoggedEvent, snapshot: Record | str | None) -> EventRow:
+    """The values of EVENT_COLUMNS for `entry` and the plan kept with it (None: none; a
+    text: the record encoded already, `plan_text`)."""
     return (
         entry.session,
         entry.version,
@@ -162,7 +224,7 @@ def event_row(entry: LoggedEvent, snapshot: Record | None) -> EventRow:
         entry.writer,
         entry.at,
         entry.agent_base,
-        None if snapshot is None else _dumps_text(snapshot),
+        snapshot if snapshot is None or isinstance(snapshot, str) else _dumps_text(snapshot),
     )
 
 
