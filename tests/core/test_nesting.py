@@ -85,3 +85,35 @@ def test_a_subtask_whose_parent_is_in_a_later_phase_moves_there_once() -> None:
     plan = Plan("s", phases=[Phase("A", [task("a"), task("c", "b")]), Phase("B", [task("b")])])
     settle(plan, NOW)
     assert layout(plan) == [("A", [("a", None)]), ("B", [("b", None), ("c", "b")])]
+
+
+def _values(plan: Plan) -> list[tuple[str, list[tuple[object, ...]]]]:
+    return [
+        (p.name, [(t.id, t.parent, t.status, t.completed_at) for t in p.tasks]) for p in plan.phases
+    ]
+
+
+def test_settling_again_after_a_change_in_place_is_settling_afresh() -> None:
+    # `settle` keeps what it settled last on the plan and, while the same task objects
+    # hold the same places and parents, derives only the phases whose tasks changed; a
+    # task's id changed in place (its subtasks now name no task) is the whole plan again.
+    plan = Plan(
+        "s",
+        phases=[
+            Phase("A", [task("a"), task("a1", "a"), task("a2", "a")]),
+            Phase("B", [task("b"), task("b1", "b")]),
+        ],
+    )
+    settle(plan, NOW)
+    plan.phases[1].tasks[1].set_status("completed", NOW)
+    settle(plan, NOW)
+    fresh = plan.copy()
+    settle(fresh, NOW)
+    assert _values(plan) == _values(fresh)
+    assert plan.phases[1].tasks[0].status == "completed"
+    plan.phases[0].tasks[0].id = "renamed"
+    settle(plan, NOW)
+    assert [t.parent for t in plan.phases[0].tasks] == [None, None, None]
+    fresh = plan.copy()
+    settle(fresh, NOW)
+    assert _values(plan) == _values(fresh)

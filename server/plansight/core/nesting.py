@@ -31,21 +31,20 @@ def leaves(tasks: Iterable[Task]) -> list[Task]:
 
 @dataclass(slots=True)
 class _SettledAs:
-    """A plan as `settle` left it: its phases, each one's tasks and their marks, and
-    every task's id and parent in document order."""
+    """A plan as `settle` left it: its phases, each one's tasks, their marks and ids, and
+    every task's parent in document order."""
 
     phases: list[Phase]
     places: list[list[Task]]
     marks: list[list[int]]
-    ids: list[str]
+    ids: list[list[str]]
     parents: list[str | None]
 
-    def same_tree(self, plan: Plan, ids: list[str], parents: list[str | None]) -> bool:
-        """Whether `plan` holds the same tasks in the same places under the same ids and
-        parents: then they are gathered and in document order still."""
+    def same_places(self, plan: Plan, parents: list[str | None]) -> bool:
+        """Whether `plan` holds the same tasks in the same places under the same parents
+        (their ids are checked where their marks moved: an id's change moves its mark)."""
         return (
-            self.ids == ids
-            and self.parents == parents
+            self.parents == parents
             and len(plan.phases) == len(self.phases)
             and all(map(is_, plan.phases, self.phases))
             and all(
@@ -53,6 +52,25 @@ class _SettledAs:
                 for phase, tasks in zip(plan.phases, self.places, strict=True)
             )
         )
+
+    def settled_again(self, plan: Plan, now: str) -> bool:
+        """When tasks' fields other than their ids moved since (`same_places`): the parents
+        of the phases whose marks moved derived again, those phases' marks taken, True.
+        False when an id moved (settle the whole plan)."""
+        moved = [
+            (at, phase)
+            for at, (phase, was) in enumerate(zip(plan.phases, self.marks, strict=True))
+            if [task.mark for task in phase.tasks] != was
+        ]
+        if any([task.id for task in phase.tasks] != self.ids[at] for at, phase in moved):
+            return False
+        if moved:  # settled anew (this one is left as it is: a copy may share it)
+            marks = list(self.marks)
+            for at, phase in moved:
+                _derive_phase(phase, now)
+                marks[at] = [task.mark for task in phase.tasks]
+            plan.settled_as = _SettledAs(self.phases, self.places, marks, self.ids, self.parents)
+        return True
 
 
 def settle(plan: Plan, now: str) -> None:
@@ -65,26 +83,24 @@ def settle(plan: Plan, now: str) -> None:
     parents = [task.parent for task in tasks]
     if parents.count(None) == len(parents):
         return  # a flat plan is settled: no subtask, no parent (most plans, every change)
-    ids = [task.id for task in tasks]
     settled: _SettledAs | None = getattr(plan, "settled_as", None)
-    if settled is not None and settled.same_tree(plan, ids, parents):
-        for phase, marks in zip(plan.phases, settled.marks, strict=True):
-            if [task.mark for task in phase.tasks] != marks:
-                _derive_phase(phase, now)
-    else:
-        _gather_subtrees(plan)
-        for phase in plan.phases:
-            if not in_order(phase.tasks):
-                phase.tasks = in_document_order(phase.tasks)
-        derive_parent_statuses(plan, now)
-        tasks = plan.task_list()
-        ids, parents = [task.id for task in tasks], [task.parent for task in tasks]
+    if (
+        settled is not None
+        and settled.same_places(plan, parents)
+        and settled.settled_again(plan, now)
+    ):
+        return
+    _gather_subtrees(plan)
+    for phase in plan.phases:
+        if not in_order(phase.tasks):
+            phase.tasks = in_document_order(phase.tasks)
+    derive_parent_statuses(plan, now)
     plan.settled_as = _SettledAs(
         list(plan.phases),
         [list(phase.tasks) for phase in plan.phases],
         [[task.mark for task in phase.tasks] for phase in plan.phases],
-        ids,
-        parents,
+        [[task.id for task in phase.tasks] for phase in plan.phases],
+        [task.parent for task in plan.task_list()],
     )
 
 
