@@ -16,7 +16,9 @@ holds the state a fresh reading encodes.
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import sqlite3
 import tempfile
 from contextlib import closing
@@ -27,7 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from plansight.core.errors import RequestRefused, VersionConflict
-from plansight.core.model import FINISHED, Plan, utc_now
+from plansight.core.model import FINISHED, Plan, Task, utc_now
 from plansight.core.nesting import settle
 from plansight.core.record import plan_record
 from plansight.core.summary import plan_lines, progress_line, summarize
@@ -261,6 +263,16 @@ def _check_kept_plan(db: sqlite3.Connection, plan: Plan) -> None:
     ).fetchone()
     if kept is not None and is_whole(json.loads(kept)):
         assert kept == json.dumps(plan_record(plan), ensure_ascii=False)
+
+
+def test_no_two_task_objects_hold_one_mark() -> None:
+    # The caches keep lists of marks and take equal lists for the same task objects in
+    # the same places (`core/model.py`): a copy made any way is marked anew.
+    task = Task("t1", "a", "a", "pending", ["n"], "2026", "2026", parent="t0")
+    copies = [task.copy(), copy.copy(task), copy.deepcopy(task), pickle.loads(pickle.dumps(task))]
+    marks = [task.mark, *(made.mark for made in copies)]
+    assert len(set(marks)) == len(marks)
+    assert all(made == task for made in copies)  # equal values, new marks
 
 
 def test_the_kept_whole_plans_are_the_plans_records() -> None:

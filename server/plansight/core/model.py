@@ -54,7 +54,10 @@ def utc_now() -> str:
 # field, wherever it is made (ops, the nesting rules, merges, the markdown rebuild). What
 # derives from a task (the change's before-and-after, the store's rows, summary lines)
 # is cached against the mark, so a change costs the tasks it touched. A list changed in
-# place marks nothing: the only one (`add_note`) also sets `updated_at`.
+# place marks nothing: the only one (`add_note`) also sets `updated_at`. No two task
+# objects ever hold the same mark (a copy is marked anew): two equal lists of marks are
+# the same task objects in the same places, and a cache that keeps a list of marks needs
+# no look at the objects while the marks match.
 _next_mark = count(1).__next__
 _set = object.__setattr__
 

@@ -40,21 +40,18 @@ class _SettledAs:
     ids: list[list[str]]
     parents: list[str | None]
 
-    def same_places(self, plan: Plan, parents: list[str | None]) -> bool:
-        """Whether `plan` holds the same tasks in the same places under the same parents
-        (their ids are checked where their marks moved: an id's change moves its mark)."""
+    def same_phases(self, plan: Plan, parents: list[str | None]) -> bool:
+        """Whether `plan` holds the same phases and its tasks name the same parents (the
+        tasks' places and ids are checked where their marks moved, `settled_again`: equal
+        marks are the same task objects, and a change of an id moves its mark)."""
         return (
             self.parents == parents
             and len(plan.phases) == len(self.phases)
             and all(map(is_, plan.phases, self.phases))
-            and all(
-                len(phase.tasks) == len(tasks) and all(map(is_, phase.tasks, tasks))
-                for phase, tasks in zip(plan.phases, self.places, strict=True)
-            )
         )
 
     def settled_again(self, plan: Plan, now: str) -> bool:
-        """When tasks' fields other than their ids moved since (`same_places`): the parents
+        """When tasks' fields other than their ids moved since (`same_phases`): the parents
         of the phases whose marks moved derived again, those phases' marks taken, True.
         False when an id moved (settle the whole plan)."""
         moved = [
@@ -62,8 +59,12 @@ class _SettledAs:
             for at, (phase, was) in enumerate(zip(plan.phases, self.marks, strict=True))
             if [task.mark for task in phase.tasks] != was
         ]
-        if any([task.id for task in phase.tasks] != self.ids[at] for at, phase in moved):
-            return False
+        for at, phase in moved:
+            tasks, places = phase.tasks, self.places[at]
+            if len(tasks) != len(places) or not all(map(is_, tasks, places)):
+                return False
+            if [task.id for task in tasks] != self.ids[at]:
+                return False
         if moved:  # settled anew (this one is left as it is: a copy may share it)
             marks = list(self.marks)
             for at, phase in moved:
@@ -86,7 +87,7 @@ def settle(plan: Plan, now: str) -> None:
     settled: _SettledAs | None = getattr(plan, "settled_as", None)
     if (
         settled is not None
-        and settled.same_places(plan, parents)
+        and settled.same_phases(plan, parents)
         and settled.settled_again(plan, now)
     ):
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from operator import is_
 
 from plansight.core.fences import quoted, unfenced
 from plansight.core.model import (
@@ -147,9 +146,7 @@ def phase_as(plan: Plan, phase: Phase) -> _PhaseAs:
     if (
         cached is not None
         and cached.name == phase.name
-        and cached.marks == marks
-        and len(cached.tasks) == len(tasks)
-        and all(map(is_, cached.tasks, tasks))
+        and cached.marks == marks  # the same task objects too (`core/model.py`)
     ):
         if not cached.lines:  # a task waits: its lines again, its progress kept
             return _PhaseAs(phase.name, tasks, marks, _lines(plan, phase), cached.progress)

@@ -109,10 +109,12 @@ def plan_rows(plan: Plan, old: WrittenRows) -> PlanRows:
     marks = [[task.mark for task in tasks] for tasks in places]
     for phase_position, tasks in enumerate(places):
         phase_marks = marks[phase_position]
-        if old.same_tasks(phase_position, tasks):
-            written = old.marks[phase_position]  # type: ignore[index]
-            if written == phase_marks:
-                continue  # its rows are the ones written
+        written = (
+            old.marks[phase_position] if old.marks and phase_position < len(old.marks) else None
+        )
+        if written == phase_marks:
+            continue  # the task objects written, at the marks written (`core/model.py`)
+        if written is not None and old.same_tasks(phase_position, tasks):
             at = [
                 i
                 for i, (mark, was) in enumerate(zip(phase_marks, written, strict=True))
