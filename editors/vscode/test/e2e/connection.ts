@@ -379,7 +379,7 @@ async function startupStories(browser: Browser): Promise<void> {
           // Not until its load event: the workbench may show the view seconds before that.
           await page.reload({ waitUntil: 'commit' });
         }
-        await wb.openPlansight();
+        const askedFor = await wb.openPlansight();
         const opened = Date.now();
         await wb.waitForRows('the plan in the store', (rows) => rows.some((row) => row.label === 'Painting the rows'), 60_000);
         const shown = Date.now();
@@ -406,7 +406,9 @@ async function startupStories(browser: Browser): Promise<void> {
         const activateAt = began?.[2] === undefined ? undefined : Date.parse(began[2]) - opened;
         timings.push({
           round,
-          window,
+          // A window that was to open the view itself but did not (its layout not yet saved
+          // when the page reloaded): the test opened it, and the figures count from then.
+          window: askedFor && window === 'reload, the view open' ? `${window}, but not restored open: opened by the test` : window,
           // Before the view opened (negative) or after: the extension host's own start.
           'extension host started, from the view opening (ms)': host.started === undefined ? '' : host.started - opened,
           'plansight activated, from the view opening (ms)': host.activated === undefined ? '' : host.activated - opened,

@@ -29,7 +29,8 @@ export class Workbench {
   constructor(readonly page: Page) {}
 
   /** Waits for the workbench and its Plansight icon, and opens the Plansight panel. */
-  async openPlansight(): Promise<void> {
+  /** Shows the Plansight panel; true when it had to ask for it (the window had not opened it). */
+  async openPlansight(): Promise<boolean> {
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     const button = this.page.locator('.part.activitybar .action-label[aria-label^="Plansight"]');
     await button.waitFor({ timeout: 60_000 });
@@ -52,6 +53,7 @@ export class Workbench {
       },
       90_000,
     );
+    return asked > 0;
   }
 
   get sidebar(): Locator {
