@@ -198,8 +198,9 @@ def test_claudes_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> No
             pressed = [0.0]
 
             def taken() -> bool:
-                """Enter on "1. Yes", again if the dialog dropped it: it can refuse a key
-                that comes while it is still being drawn, as a person's stray key."""
+                """Enter on "1. Yes", again while the dialog shows no approval, as a person
+                presses again: 2.1.332 dropped the Enter that came as soon as its options
+                were drawn, and took the next."""
                 if approved.search(terminal.text, terminal.read):
                     return True
                 if time.monotonic() - pressed[0] > PRESS_AGAIN_AFTER / 4:
@@ -213,6 +214,8 @@ def test_claudes_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> No
                 lambda: log.exists() and "tool=ExitPlanMode" in log.read_text(),
                 "ExitPlanMode's hook",
             )
+        main_loop = {r.get("model") for _, r in model.requests if r.get("tools")}
+    assert main_loop == {"claude-opus-5-5"}  # no --model: its own default model
     sessions = _claude_sessions(person)
     assert len(sessions) == 1, sessions
     store = SqliteStore(default_store_path(person.project))
