@@ -226,6 +226,8 @@ def _anthropic(server: _ScriptedServer, path: str, request: dict[str, Any]) -> t
         stop = "end_turn"
     elif done < len(server.script):
         name, arguments = _anthropic_step(server.step(done), request)
+        if callable(arguments):  # made from the request (Claude's plan file's path)
+            arguments = arguments(request)
         call_id = f"toolu_{results:02d}"
         blocks = [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]
         stop = "tool_use"

@@ -1,12 +1,13 @@
 """The plan a person approves in an agent's plan mode, with the agent's real CLI: it
 arrives as the conversation's plan, its headings phases and its nested checklist nested
-tasks (issue 31 item 3). Claude Code's (`claude -p` offers no `ExitPlanMode`) is
-replayed in tests/hook; Gemini CLI's and Codex's are in test_real_gemini.py and
-test_real_codex.py."""
+tasks (issue 31 item 3). Claude Code's (`claude -p` offers no `ExitPlanMode`) runs in its
+interactive UI on a pseudo-terminal (`terminal.py`); Gemini CLI's and Codex's are in
+test_real_gemini.py and test_real_codex.py."""
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import time
@@ -17,6 +18,7 @@ from typing import Any
 from agent_home import AgentHome, agent_cli
 from copilot_service import DEFAULT_MODEL, copilot_service, signed_in
 from scripted_models import scripted_model
+from terminal import ENTER, PRESS_AGAIN_AFTER, Terminal
 from test_real_opencode import _configured
 
 from plansight.paths import default_store_path
@@ -145,3 +147,92 @@ def test_opencodes_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> 
     assert [phase.name for phase in plan.phases] == ["Investigate", "Fix"]
     assert tasks["Log in twice"].parent == tasks["Reproduce the login bug"].id
     assert all(not task.files for task in plan.tasks())  # its plan file is no task's file
+
+
+# Where Claude Code 2.1.332's plan mode tells the model to write its plan (its system
+# prompt names the file: `~/.claude/plans/<slug>.md`).
+CLAUDE_PLAN_FILE = re.compile(r"/[^\s`'\"]*/\.claude/plans/[^\s`'\"]+\.md")
+
+
+def _claude_plan_write(request: dict[str, Any]) -> dict[str, Any]:
+    """The model's Write of its plan to the plan file its plan mode named."""
+    found = CLAUDE_PLAN_FILE.search(json.dumps(request))
+    assert found is not None, "Claude's plan mode named no plan file"
+    return {"file_path": found.group(0), "content": NESTED_PLAN}
+
+
+def _claude_trusting(person: AgentHome, key: str) -> None:
+    """What Claude Code keeps of a person who has used it before: onboarding done, this
+    folder trusted, this API key approved (its first screens are those questions)."""
+    config = person.home / ".claude.json"
+    kept = json.loads(config.read_text())  # setup wrote the MCP server here
+    kept.update(hasCompletedOnboarding=True, theme="dark")
+    kept["projects"] = {str(person.project): {"hasTrustDialogAccepted": True}}
+    kept["customApiKeyResponses"] = {"approved": [key[-20:]], "rejected": []}
+    config.write_text(json.dumps(kept))
+
+
+def test_claudes_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> None:
+    """Claude Code 2.1.332 in its own UI, `--permission-mode plan`, its default model: the
+    model writes its plan to the plan file plan mode names and calls `ExitPlanMode`; the
+    person approves it in the "Ready to code?" dialog. Its PostToolUse carries the plan's
+    markdown (`PostToolUse-ExitPlanMode-recorded.json`, what this run's hook received)."""
+    assert person.plansight("setup", "claude-code").returncode == 0
+    key = "sk-scripted"
+    _claude_trusting(person, key)
+    script: list[Any] = [("Write", _claude_plan_write), ("ExitPlanMode", {})]
+    with scripted_model("anthropic", script) as model:
+        env = person.env(
+            ANTHROPIC_BASE_URL=model.url,
+            ANTHROPIC_API_KEY=key,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+        )
+        command = [agent_cli("claude"), "--permission-mode", "plan"]
+        with Terminal(command, person.project, env) as terminal:
+            terminal.expect(r"plan\s*mode\s*on")
+            terminal.submit("Plan")  # one word: Claude draws spaces as cursor moves
+            terminal.expect(r"Ready\s*to\s*code\?")
+            terminal.expect(r"Tell\s*Claude\s*what\s*to\s*change")
+            approved = re.compile(r"Approved\s*Claude's\s*plan")
+            pressed = [0.0]
+
+            def taken() -> bool:
+                """Enter on "1. Yes", again while the dialog shows no approval, as a person
+                presses again: 2.1.332 dropped the Enter that came as soon as its options
+                were drawn, and took the next."""
+                if approved.search(terminal.text, terminal.read):
+                    return True
+                if time.monotonic() - pressed[0] > PRESS_AGAIN_AFTER / 4:
+                    terminal.type(ENTER.decode())
+                    pressed[0] = time.monotonic()
+                return False
+
+            terminal.wait_until(taken, "the person's approval")
+            log = person.state / "plansight" / "hook.log"
+            terminal.wait_until(
+                lambda: log.exists() and "tool=ExitPlanMode" in log.read_text(),
+                "ExitPlanMode's hook",
+            )
+        main_loop = {r.get("model") for _, r in model.requests if r.get("tools")}
+    assert main_loop == {"claude-opus-5-5"}  # no --model: its own default model
+    sessions = _claude_sessions(person)
+    assert len(sessions) == 1, sessions
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        plan = store.load(sessions[0])
+    finally:
+        store.close()
+    tasks = {task.content: task for task in plan.tasks()}
+    assert plan.title == "Fix the login bug"
+    assert [phase.name for phase in plan.phases] == ["Investigate", "Fix"]
+    assert tasks["Log in twice"].parent == tasks["Reproduce the login bug"].id
+    assert tasks["Patch app.py"].status == "pending"
+
+
+def _claude_sessions(person: AgentHome) -> list[str]:
+    store = SqliteStore(default_store_path(person.project))
+    try:
+        return [p.session for p in store.sessions() if p.session.startswith("claude-code:")]
+    finally:
+        store.close()

@@ -1,7 +1,8 @@
 """The plan a person approves in Claude Code's plan mode arrives as the conversation's plan
 (issue 31 item 3): `ExitPlanMode`'s PostToolUse carries the approved markdown plan
-(`PostToolUse-ExitPlanMode.json`, written from 2.1.332's `sdk-tools.d.ts` and binary:
-`claude -p` offers no ExitPlanMode to record); its headings become phases and its
+(`PostToolUse-ExitPlanMode.json`, written from 2.1.332's `sdk-tools.d.ts` and binary;
+`PostToolUse-ExitPlanMode-recorded.json`, recorded from its interactive UI, as
+tests/agent_clis/test_real_plan_modes.py drives it); its headings become phases and its
 checklist items tasks, and the switch to doing keeps it."""
 
 from __future__ import annotations
@@ -61,6 +62,26 @@ def test_a_plan_without_a_checklist_changes_nothing(machine: Replay) -> None:
     )
 
     assert "Patch app.py" in _statuses(machine, SESSION)
+
+
+RECORDED = "claude-code:fcaec54b-3a7b-47b2-95aa-626652cbdfda"
+
+
+def test_the_recorded_approval_arrives_nested(machine: Replay) -> None:
+    """What Claude Code 2.1.332's hook really received when a person approved a plan in
+    its UI (`PostToolUse-ExitPlanMode-recorded.json`): `tool_input` is the model's own
+    (`{}`), the plan is `tool_response.plan`, its indented item a subtask."""
+    machine.replay("claude-code", "PostToolUse-ExitPlanMode-recorded")
+
+    store = _store(machine)
+    try:
+        plan = store.load(RECORDED)
+    finally:
+        store.close()
+    tasks = {task.content: task for task in plan.tasks()}
+    assert plan.title == "Fix the login bug"
+    assert [phase.name for phase in plan.phases] == ["Investigate", "Fix"]
+    assert tasks["Log in twice"].parent == tasks["Reproduce the login bug"].id
 
 
 GEMINI = "gemini:b07f5632-ad94-4bcb-855a-8544934d2a62"
