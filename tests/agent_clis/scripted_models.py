@@ -4,9 +4,9 @@ Each server answers the agent's model requests from a script: the Nth request of
 main loop (counted by the tool results it carries) gets the Nth tool call, then a
 closing text. `meanwhile` runs what a person does while the agent works: its callback for
 step N runs once, before the model answers with the Nth tool call. Side requests (Claude's
-title, Gemini's model router) get a short text. A PLAN_TOOL step calls the plan tool the
-request offers, the way each API offers it (deferred behind a tool search, nested in Codex's
-code mode, or Plansight's MCP tool): one script for every agent and model.
+and Codex's titles, Gemini's model router) get a short text. A PLAN_TOOL step calls the plan
+tool the request offers, the way each API offers it (deferred behind a tool search, nested
+in Codex's code mode, or Plansight's MCP tool): one script for every agent and model.
 The wire formats are the three public APIs the CLIs speak: Anthropic Messages (SSE),
 OpenAI Responses (SSE) and Gemini `generateContent` / `streamGenerateContent` (SSE).
 """
@@ -334,6 +334,20 @@ def _openai_step(step: ToolCall, request: dict[str, Any]) -> ToolCall:
     raise AssertionError(f"none of {list(step[1])} is offered: {sorted(direct | nested)}")
 
 
+# Codex 0.171's interactive UI asks the model for a new task's title (`thread_title.rs`), a
+# side request ending in this prompt: answered with a title, as Claude's is.
+CODEX_TITLE_ASKED = "Generate a concise, single-line task title"
+
+
+def _asks_codex_title(request: dict[str, Any]) -> bool:
+    last = (request.get("input") or [{}])[-1]
+    content = last.get("content") if isinstance(last, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and str(part.get("text", "")).startswith(CODEX_TITLE_ASKED)
+        for part in content
+    )
+
+
 def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tuple[bytes, str]:
     done = sum(
         1
@@ -342,9 +356,12 @@ def _openai(server: _ScriptedServer, path: str, request: dict[str, Any]) -> tupl
         and item.get("type")
         in ("function_call_output", "custom_tool_call_output", "tool_search_output")
     )
-    if done < len(server.script):
+    item: dict[str, Any]
+    if _asks_codex_title(request):
+        item = {"type": "message", "role": "assistant", "id": "msg_title"}
+        item["content"] = [{"type": "output_text", "text": "Fix the login bug"}]
+    elif done < len(server.script):
         name, arguments = _openai_step(server.step(done), request)
-        item: dict[str, Any]
         if name == ANSWER:
             item = {"type": "message", "role": "assistant", "id": "msg_8"}
             item["content"] = [{"type": "output_text", "text": arguments["text"]}]

@@ -1,5 +1,6 @@
 """The agents' slash commands, typed into their real interactive CLIs (issue 31 item 3):
-Copilot CLI 1.0.102's `/branch`, `/clear` and `/new`, Gemini CLI 0.61's `/compress`.
+Copilot CLI 1.0.102's `/branch`, `/clear` and `/new`, Gemini CLI 0.61's `/compress`,
+Codex CLI 0.171's `/compact`.
 `-p "/clear"` sends the words to the model as a prompt: only the interactive UI runs
 them, so each CLI runs on a pseudo-terminal (`terminal.py`) against its scripted model,
 and every step waits for what shows it happened (a text drawn, the CLI's window title,
@@ -16,10 +17,16 @@ from typing import Any
 from agent_home import AgentHome, agent_cli
 from copilot_service import DEFAULT_MODEL, copilot_service, signed_in
 from scripted_models import PLAN_TOOL, _ScriptedServer, scripted_model
-from steering_story import statuses
+from steering_story import only_session, statuses
 from terminal import ENTER, Terminal
 from test_real_copilot import INSERT
-from test_real_default_models_told import GEMINI_TODOS, _set_up_gemini
+from test_real_default_models_told import (
+    CODEX_PLAN,
+    GEMINI_TODOS,
+    TASKS,
+    _set_up_codex,
+    _set_up_gemini,
+)
 
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
@@ -235,3 +242,75 @@ def test_geminis_compress_is_answered_with_the_whole_plan_at_the_next_prompt(
     assert "Got it. Thanks for the additional context!" in told  # the compressed history
     # Gemini CLI escapes > in what a hook adds.
     assert "[&gt;] Reproduce the login bug" in told and "[ ] Fix the session check" in told
+
+
+# Codex's TUI draws a line's spaces as cursor moves, so a typed prompt with spaces may not
+# show as typed ("Fixtheloginbug"): its prompts here have none, and its own words drawn
+# are matched with `\s*` between them.
+CODEX_IDLE = "Ask Codex to do anything"
+CODEX_TURN_OVER = re.compile(r"Worked\s*for")
+CODEX_COMPACTED = re.compile(r"Context\s*compacted")
+
+
+@contextmanager
+def _codex_tui(person: AgentHome, model: _ScriptedServer) -> Iterator[Terminal]:
+    """Interactive `codex` with its default model against the scripted Responses API, its
+    hooks trusted as `/hooks` records it, in a project the person trusted once."""
+    _set_up_codex(person)
+    codex_home = person.home / ".codex"
+    config = codex_home / "config.toml"
+    trusted = f'\n[projects.{json.dumps(str(person.project))}]\ntrust_level = "trusted"\n'
+    config.write_text(config.read_text() + trusted)
+    provider = (
+        f'{{name="scripted", base_url="{model.url}/v1", wire_api="responses", '
+        "requires_openai_auth=false}"
+    )
+    command = [
+        *(agent_cli("codex"), "-c", 'model_provider="scripted"'),
+        *("-c", f"model_providers.scripted={provider}"),
+        *("-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'),
+    ]
+    env = person.env(CODEX_HOME=str(codex_home))
+    with Terminal(command, person.project, env) as terminal:
+        terminal.expect(CODEX_IDLE)
+        yield terminal
+
+
+def _codex_turn(terminal: Terminal, model: _ScriptedServer, prompt: str) -> None:
+    """Submit `prompt` (again if its Enter was dropped) and wait until Codex draws the
+    turn's end ("Worked for 1s")."""
+    terminal.submit_until(prompt, lambda: _codex_asked(model, prompt) is not None)
+    terminal.read = len(terminal.text)
+    terminal.expect(CODEX_TURN_OVER.pattern)
+
+
+def _codex_asked(model: _ScriptedServer, prompt: str) -> str | None:
+    """The model request that began the turn of `prompt` (the prompt its last item)."""
+    for _, request in model.requests:
+        items = request.get("input") or []
+        if items and prompt in json.dumps(items[-1], ensure_ascii=False):
+            return json.dumps(items, ensure_ascii=False)
+    return None
+
+
+def test_codex_compact_gives_the_whole_plan_back_at_the_next_prompt(
+    person: AgentHome,
+) -> None:
+    """`/compact` in Codex's own UI, with its default model: it replaces the history with
+    the model's summary, and the next prompt's request carries the whole plan back
+    (SessionStart, source compact), in the same `codex:<thread>` session."""
+    with scripted_model("openai", [(PLAN_TOOL, CODEX_PLAN)]) as model:
+        with _codex_tui(person, model) as terminal:
+            _codex_turn(terminal, model, "Fix-the-login-bug")
+            terminal.submit_until("/compact", lambda: bool(CODEX_COMPACTED.search(terminal.text)))
+            _codex_turn(terminal, model, "Carry-on")
+        told = _codex_asked(model, "Carry-on")
+    assert told is not None
+    assert "CONTEXT CHECKPOINT COMPACTION" not in told  # the summary replaced the history
+    assert "Here is the summary produced by the other language model" in told, told[-3000:]
+    assert f"[>] {TASKS[0]}" in told and f"[ ] {TASKS[1]}" in told, told[-3000:]
+    [rollout] = (person.home / ".codex" / "sessions").rglob("rollout-*.jsonl")
+    session = f"codex:{rollout.stem[-36:]}"  # rollout-<time>-<thread>
+    assert only_session(person, "codex") == session
+    log = (person.state / "plansight" / "hook.log").read_text(encoding="utf-8")
+    assert f" event=SessionStart source=compact tool=- session={session} " in log, log
