@@ -278,17 +278,25 @@ def _codex_tui(person: AgentHome, model: _ScriptedServer) -> Iterator[Terminal]:
 
 def _codex_turn(terminal: Terminal, model: _ScriptedServer, prompt: str) -> None:
     """Submit `prompt` (again if its Enter was dropped) and wait until Codex draws the
-    turn's end ("Worked for 1s")."""
+    turn's end ("Worked for 1s", once a turn)."""
+    over = _codex_turns_over(terminal)
     terminal.submit_until(prompt, lambda: _codex_asked(model, prompt) is not None)
-    terminal.read = len(terminal.text)
-    terminal.expect(CODEX_TURN_OVER.pattern)
+    terminal.wait_until(lambda: _codex_turns_over(terminal) > over, f"Codex done with {prompt!r}")
+
+
+def _codex_turns_over(terminal: Terminal) -> int:
+    return len(CODEX_TURN_OVER.findall(terminal.text))
 
 
 def _codex_asked(model: _ScriptedServer, prompt: str) -> str | None:
-    """The model request that began the turn of `prompt` (the prompt its last item)."""
+    """The model request that began the turn of `prompt`: the prompt its last item."""
     for _, request in model.requests:
         items = request.get("input") or []
-        if items and prompt in json.dumps(items[-1], ensure_ascii=False):
+        last = items[-1] if items and isinstance(items[-1], dict) else {}
+        if last.get("role") == "user" and any(
+            isinstance(part, dict) and part.get("text") == prompt
+            for part in last.get("content") or []
+        ):
             return json.dumps(items, ensure_ascii=False)
     return None
 
@@ -302,7 +310,9 @@ def test_codex_compact_gives_the_whole_plan_back_at_the_next_prompt(
     with scripted_model("openai", [(PLAN_TOOL, CODEX_PLAN)]) as model:
         with _codex_tui(person, model) as terminal:
             _codex_turn(terminal, model, "Fix-the-login-bug")
+            over = _codex_turns_over(terminal)
             terminal.submit_until("/compact", lambda: bool(CODEX_COMPACTED.search(terminal.text)))
+            terminal.wait_until(lambda: _codex_turns_over(terminal) > over, "the compaction over")
             _codex_turn(terminal, model, "Carry-on")
         told = _codex_asked(model, "Carry-on")
     assert told is not None
