@@ -29,8 +29,12 @@ export class Workbench {
   constructor(readonly page: Page) {}
 
   /** Waits for the workbench and its Plansight icon, and opens the Plansight panel. */
-  /** Shows the Plansight panel; true when it had to ask for it (the window had not opened it). */
-  async openPlansight(): Promise<boolean> {
+  /**
+   * Shows the Plansight panel; true when it had to ask for it. `askAfterMs`: how long the
+   * workbench may take to show it by itself (a window restored with the panel open) before
+   * the test asks for it.
+   */
+  async openPlansight(askAfterMs = 0): Promise<boolean> {
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     const button = this.page.locator('.part.activitybar .action-label[aria-label^="Plansight"]');
     await button.waitFor({ timeout: 60_000 });
@@ -38,6 +42,7 @@ export class Workbench {
     // "View: Show Plansight" opens the panel and never closes it. A click on the activity bar
     // icon toggles: after a reload the workbench restores its sidebar late, on a loaded
     // machine, and a click that lands on the container being restored closes it.
+    const since = Date.now();
     let asked = 0;
     await until(
       'the Plansight panel',
@@ -45,7 +50,7 @@ export class Workbench {
         if (await container.isVisible()) {
           return true;
         }
-        if (Date.now() - asked > 10_000) {
+        if (Date.now() - since >= askAfterMs && Date.now() - asked > 10_000) {
           asked = Date.now();
           await this.runCommand('View: Show Plansight').catch(() => this.page.keyboard.press('Escape'));
         }
