@@ -21,6 +21,7 @@ from scripted_models import scripted_model
 from terminal import ENTER, PRESS_AGAIN_AFTER, Terminal
 from test_real_opencode import _configured
 
+from plansight.core.model import Plan
 from plansight.paths import default_store_path
 from plansight.store.sqlite import SqliteStore
 
@@ -62,11 +63,19 @@ def test_copilots_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> N
     assert done.returncode == 0, done.stdout + done.stderr
     assert picked == {DEFAULT_MODEL}, picked  # signed in: its own default model
     assert any(said.startswith("Plan approved!") for said in answered), answered
+    _assert_the_login_plan(_stored(person, f"copilot:{session}"))
+
+
+def _stored(person: AgentHome, session: str) -> Plan:
     store = SqliteStore(default_store_path(person.project))
     try:
-        plan = store.load(f"copilot:{session}")
+        return store.load(session)
     finally:
         store.close()
+
+
+def _assert_the_login_plan(plan: Plan) -> None:
+    """The approved plan, nested: its title, its phases, its indented item a subtask."""
     tasks = {task.content: task for task in plan.tasks()}
     assert plan.title == "Fix the login bug"
     assert [phase.name for phase in plan.phases] == ["Investigate", "Fix"]
@@ -138,11 +147,7 @@ def test_opencodes_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> 
         finally:
             server.terminate()
             server.wait(timeout=30)
-    store = SqliteStore(default_store_path(person.project))
-    try:
-        plan = store.load(f"opencode:{session['id']}")
-    finally:
-        store.close()
+    plan = _stored(person, f"opencode:{session['id']}")
     tasks = {task.content: task for task in plan.tasks()}
     assert [phase.name for phase in plan.phases] == ["Investigate", "Fix"]
     assert tasks["Log in twice"].parent == tasks["Reproduce the login bug"].id
@@ -218,16 +223,7 @@ def test_claudes_approved_plan_mode_plan_arrives_nested(person: AgentHome) -> No
     assert main_loop == {"claude-opus-5-5"}  # no --model: its own default model
     sessions = _claude_sessions(person)
     assert len(sessions) == 1, sessions
-    store = SqliteStore(default_store_path(person.project))
-    try:
-        plan = store.load(sessions[0])
-    finally:
-        store.close()
-    tasks = {task.content: task for task in plan.tasks()}
-    assert plan.title == "Fix the login bug"
-    assert [phase.name for phase in plan.phases] == ["Investigate", "Fix"]
-    assert tasks["Log in twice"].parent == tasks["Reproduce the login bug"].id
-    assert tasks["Patch app.py"].status == "pending"
+    _assert_the_login_plan(_stored(person, sessions[0]))
 
 
 def _claude_sessions(person: AgentHome) -> list[str]:
