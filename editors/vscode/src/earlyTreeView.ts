@@ -6,6 +6,8 @@
  * the view's provider by then and asks for its rows at once; the question waits here and is
  * answered the moment activate() gives the real provider (which already holds the plans last
  * seen), instead of a round trip between the workbench and the host after activate().
+ * When the bundle found the plans last seen in their file (lastSeenRows.ts), it answers with
+ * their rows at once instead, before activate(), and tells the real provider what it gave.
  */
 import * as vscode from 'vscode';
 
@@ -21,6 +23,22 @@ export interface EarlyTreeViewOptions {
   readonly manageCheckboxStateManually: boolean;
 }
 
+/** Rows to give before activate() (the plans last seen, from their file). */
+export interface FirstRows<T> {
+  getChildren(element?: T): T[];
+  getTreeItem(element: T): vscode.TreeItem;
+}
+
+/** What the view gave VS Code before activate(): the real provider takes it over. */
+export interface GivenEarly<T> {
+  /** The rows whose children VS Code asked for, in order (undefined: the top rows). */
+  readonly asked: readonly (T | undefined)[];
+  /** Every row given: VS Code knows each by this object. */
+  readonly given: readonly T[];
+  /** When the top rows were given (ms since the epoch), if they were. */
+  readonly topGivenAt: number | undefined;
+}
+
 export class EarlyTreeView<T> implements vscode.TreeDataProvider<T>, vscode.TreeDragAndDropController<T> {
   readonly treeView: vscode.TreeView<T>;
   readonly dragMimeTypes: readonly string[];
@@ -32,7 +50,15 @@ export class EarlyTreeView<T> implements vscode.TreeDataProvider<T>, vscode.Tree
   private readonly provided: Promise<TreeProvider<T>>;
   private resolveProvided: ((provider: TreeProvider<T>) => void) | undefined;
 
-  constructor(viewId: string, options: EarlyTreeViewOptions) {
+  private first: FirstRows<T> | undefined;
+  private readonly asked: (T | undefined)[] = [];
+  private readonly given: T[] = [];
+  private topGivenAt: number | undefined;
+  /** When the workbench first asked for the top rows (ms since the epoch): the start's timings. */
+  private topAskedAt: number | undefined;
+
+  constructor(viewId: string, options: EarlyTreeViewOptions, first?: FirstRows<T>) {
+    this.first = first;
     this.dragMimeTypes = options.dragMimeTypes;
     this.dropMimeTypes = options.dropMimeTypes;
     this.provided = new Promise((resolve) => {
@@ -57,13 +83,42 @@ export class EarlyTreeView<T> implements vscode.TreeDataProvider<T>, vscode.Tree
     return vscode.Disposable.from(forwarding, this.changeEmitter);
   }
 
+  /** What was given before the real provider came (once: it is then the provider's). */
+  handOver(): GivenEarly<T> {
+    this.first = undefined;
+    return { asked: [...this.asked], given: [...this.given], topGivenAt: this.topGivenAt };
+  }
+
   getTreeItem(element: T): vscode.TreeItem | Thenable<vscode.TreeItem> {
-    // VS Code asks only of rows getChildren gave, which only the real provider gives.
-    return this.provider === undefined ? this.provided.then((provider) => provider.getTreeItem(element)) : this.provider.getTreeItem(element);
+    if (this.provider !== undefined) {
+      return this.provider.getTreeItem(element);
+    }
+    // VS Code asks only of rows getChildren gave: the first rows', or the real provider's.
+    return this.first !== undefined ? this.first.getTreeItem(element) : this.provided.then((provider) => provider.getTreeItem(element));
+  }
+
+  /** When the workbench first asked for the top rows, if it has. */
+  get firstAskedAt(): number | undefined {
+    return this.topAskedAt;
   }
 
   getChildren(element?: T): vscode.ProviderResult<T[]> {
-    return this.provider === undefined ? this.provided.then((provider) => provider.getChildren(element)) : this.provider.getChildren(element);
+    if (element === undefined) {
+      this.topAskedAt ??= Date.now();
+    }
+    if (this.provider !== undefined) {
+      return this.provider.getChildren(element);
+    }
+    if (this.first !== undefined) {
+      const children = this.first.getChildren(element);
+      this.asked.push(element);
+      this.given.push(...children);
+      if (element === undefined) {
+        this.topGivenAt ??= Date.now();
+      }
+      return children;
+    }
+    return this.provided.then((provider) => provider.getChildren(element));
   }
 
   getParent(element: T): vscode.ProviderResult<T> {

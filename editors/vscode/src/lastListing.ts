@@ -4,10 +4,11 @@
  * (seconds on a loaded machine: issue 33, item 12). They are drawn as the last seen, not
  * live (PlanSync says so; the client holds writes), until the server's listing replaces them.
  */
+import { KEPT_KEYS } from './lastSeenMemento';
 import type * as vscode from 'vscode';
 import { PROTOCOL_VERSION, type SessionInfo, type TodoState } from './protocol';
 
-const KEY = 'plansight.lastListing';
+const KEY = KEPT_KEYS.listing;
 /** A plan kept past this size (as JSON) is not kept: workspaceState is read at every start. */
 const MAX_CHARS = 2_000_000;
 /** Changes come in bursts (an agent's turn): kept once they settle. */

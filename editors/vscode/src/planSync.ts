@@ -3,6 +3,7 @@
  * or a person asks for Refresh, then every `plansight/didChange`. The view, the status bar
  * and the markdown documents redraw from its `onDidUpdate`.
  */
+import { KEPT_KEYS } from './lastSeenMemento';
 import * as vscode from 'vscode';
 import { ChangeReader } from './changeDeltas';
 import type { PlansightClient } from './client';
@@ -13,10 +14,11 @@ import type { DidChangeParams, SessionInfo, TodoState } from './protocol';
 /** Why a write is refused while the last plan seen is drawn (client.holdWrites). */
 const NOT_LIVE = 'not done: the plan on screen was the one last seen here, not yet confirmed by the server. Try again in a moment';
 
-const CHOSEN_SESSION_KEY = 'plansight.chosenSession';
+const CHOSEN_SESSION_KEY = KEPT_KEYS.chosenSession;
 const FOLLOW_LATEST_SETTING = 'plansight.followLatestSession';
 
-function followLatest(): boolean {
+/** Whether the palette, badge and status bar follow the newest session (the setting). */
+export function followLatest(): boolean {
   return vscode.workspace.getConfiguration().get<boolean>(FOLLOW_LATEST_SETTING, false);
 }
 

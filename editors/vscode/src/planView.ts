@@ -4,14 +4,15 @@
  * finished rows dimmed) and the reveal of the task in progress. It holds the tree it draws
  * and which session rows the person expanded or collapsed, nothing else.
  */
+import { KEPT_KEYS } from './lastSeenMemento';
 import * as vscode from 'vscode';
 import { filterMessage, type TaskFilter, type ViewFilter } from './planFilter';
 import type { PlanState } from './planState';
 import type { PlanSync, PlanUpdate } from './planSync';
-import { workspaceFile } from './taskFiles';
-import type { EarlyTreeView } from './earlyTreeView';
+import { LAST_SEEN_MESSAGE, planTreeItem, planViewTree, startsAs } from './planRows';
+import type { EarlyTreeView, GivenEarly } from './earlyTreeView';
 import { treeRefresh } from './treeRefresh';
-import { PlanTree, remainingTasks, sessionNodeId, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
+import { PlanTree, remainingTasks, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
 
@@ -24,26 +25,12 @@ export const PLAN_VIEW_OPTIONS = {
 } as const;
 
 /** Workspace state: what the view hides, the rows opened and closed, the sessions' order. */
-const HIDE_FINISHED_KEY = `${PLAN_VIEW_ID}.hideFinished`;
-const OPEN_ROWS_KEY = `${PLAN_VIEW_ID}.openRows`;
-const CLOSED_ROWS_KEY = `${PLAN_VIEW_ID}.closedRows`;
-const ORDER_KEY = `${PLAN_VIEW_ID}.sessionOrder`;
+const HIDE_FINISHED_KEY = KEPT_KEYS.hideFinished;
+const OPEN_ROWS_KEY = KEPT_KEYS.openRows;
+const CLOSED_ROWS_KEY = KEPT_KEYS.closedRows;
+const ORDER_KEY = KEPT_KEYS.order;
 /** Rows remembered at most, the most recently touched kept. */
 const MAX_REMEMBERED_ROWS = 500;
-
-const COLLAPSIBLE = {
-  none: vscode.TreeItemCollapsibleState.None,
-  collapsed: vscode.TreeItemCollapsibleState.Collapsed,
-  expanded: vscode.TreeItemCollapsibleState.Expanded,
-} as const;
-
-/** An agent's own icon, in the grey of VS Code's icons on light and on dark themes. */
-function agentIcon(extensionUri: vscode.Uri, name: string): { light: vscode.Uri; dark: vscode.Uri } {
-  return {
-    light: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'light', `${name}.svg`),
-    dark: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'dark', `${name}.svg`),
-  };
-}
 
 export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Disposable {
   private tree = PlanTree.build([]);
@@ -61,8 +48,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
    * The ids of rows the person opened or closed: a row drawn anew (a task that moved under
    * a session row when a second session appeared) starts as they left it.
    */
-  private readonly openRows: Set<string>;
-  private readonly closedRows: Set<string>;
+  readonly openRows: Set<string>;
+  readonly closedRows: Set<string>;
   /** What the view hides: Hide Finished is remembered per workspace, a typed filter is not. */
   private hideFinishedValue: boolean;
   private filterValue: TaskFilter | undefined;
@@ -106,6 +93,8 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     // follows to fetch and draw them a second time in the window's busiest second.
     this.tree = this.build(this.tree);
     this.treeView = early.treeView;
+    // The message the view was given before activate() (the plans last seen, from their file).
+    this.shown.message = early.treeView.message;
     void vscode.commands.executeCommand('setContext', 'plansight.hidingFinished', this.hideFinishedValue);
     this.disposables.push(
       early.provide(this, dragAndDropController),
@@ -136,51 +125,13 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     plans.rememberOrder(memento.get<string[]>(ORDER_KEY) ?? []);
   }
 
-  /** How a row starts: as the person left it, else as the tree says. */
   private startsAs(node: PlanNode, collapsible: 'none' | 'collapsed' | 'expanded'): 'none' | 'collapsed' | 'expanded' {
-    if (collapsible === 'none') {
-      return 'none';
-    }
-    return this.openRows.has(node.id) ? 'expanded' : this.closedRows.has(node.id) ? 'collapsed' : collapsible;
+    return startsAs(node, collapsible, this);
   }
 
   getTreeItem(element: PlanNode): vscode.TreeItem {
     // VS Code hands back the object it was given; the tree may hold a newer one by now.
-    const node = this.tree.getNode(element.id) ?? element;
-    const view = viewOf(node, { formatTime: (iso) => new Date(iso).toLocaleString() });
-    const item = new vscode.TreeItem(view.label, COLLAPSIBLE[this.startsAs(node, view.collapsible)]);
-    item.id = node.id;
-    item.description = view.description;
-    item.contextValue = view.contextValue;
-    item.iconPath =
-      view.icon.agent === true && this.extensionUri !== undefined
-        ? agentIcon(this.extensionUri, view.icon.id)
-        : new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
-    if (view.decoration !== undefined) {
-      item.resourceUri = vscode.Uri.parse(view.decoration);
-    }
-    if (view.checked !== undefined) {
-      item.checkboxState = {
-        state: view.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked,
-        tooltip: view.checked ? 'Completed: uncheck to reopen it' : 'Check to complete it',
-      };
-    }
-    if (view.file !== undefined) {
-      const uri = workspaceFile(view.file, view.worktree ?? null);
-      if (uri !== undefined) {
-        // The file icon theme draws it, and a click opens it.
-        item.resourceUri = uri;
-        item.iconPath = vscode.ThemeIcon.File;
-        item.command = { command: 'plansight.openFile', title: 'Open File', arguments: [node] };
-      }
-    }
-    // Agent text: never trusted, no HTML, no command links.
-    const tooltip = new vscode.MarkdownString(view.tooltip);
-    tooltip.isTrusted = false;
-    tooltip.supportHtml = false;
-    tooltip.supportThemeIcons = false;
-    item.tooltip = tooltip;
-    return item;
+    return planTreeItem(this.tree.getNode(element.id) ?? element, this, this.extensionUri);
   }
 
   getChildren(node?: PlanNode): PlanNode[] {
@@ -196,6 +147,31 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
       this.awaitOpen(children);
     }
     return children;
+  }
+
+  /**
+   * Takes over the rows given before activate() (the plans last seen, from their file:
+   * `early`, drawn as `earlyTree`): VS Code knows them by those objects, and has asked for
+   * the rows under some. The same rows as this view's (the same values drawn the same way):
+   * kept as given. Others (never expected): VS Code is told to ask again, of this view.
+   */
+  adopt(early: GivenEarly<PlanNode>, earlyTree: PlanTree | undefined): void {
+    if (early.asked.length === 0) {
+      return;
+    }
+    const change = earlyTree === undefined ? undefined : treeRefresh(earlyTree, this.tree);
+    if (change === undefined || change.whole || change.ids.length > 0) {
+      this.redraw();
+      return;
+    }
+    for (const node of early.asked) {
+      this.getChildren(node); // as if asked here: the first rows and the open rows' rows known
+    }
+    for (const node of early.given) {
+      if (this.drawn.has(node.id)) {
+        this.drawn.set(node.id, node);
+      }
+    }
   }
 
   /** Waits for VS Code to ask for the rows under those of `rows` that start open. */
@@ -293,7 +269,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
   private showMessage(): void {
     const { shown, total } = this.tree.counts;
     // The plans last seen here, drawn before the server answers (issue 33, item 12).
-    const lastSeen = this.sync.lastSeen ? 'Connecting… the plan as last seen here, not live yet.' : undefined;
+    const lastSeen = this.sync.lastSeen ? LAST_SEEN_MESSAGE : undefined;
     const lines = [lastSeen, filterMessage(this.viewFilter, shown, total), this.doctorMessage].filter((line) => line !== undefined);
     const message = lines.length === 0 ? undefined : lines.join('\n\n');
     if (message !== this.shown.message) {
@@ -337,21 +313,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
 
   /** The tree of the plans held, its rows opened as `previous` and the person had them. */
   private build(previous: PlanTree): PlanTree {
-    const { plans } = this.sync;
-    const active = plans.activeSession();
-    // A session drawn alone had its tasks in sight: when another appears, its row starts
-    // open, as do the followed one and one that appears beside others (news); at the first
-    // listing only the followed one. Then rows stay as the person left them.
-    const lone = previous.roots.length > 0 && previous.roots.every((root) => root.kind !== 'session') ? previous.roots[0]?.session : undefined;
-    const appeared = (session: string): boolean => !previous.isEmpty && !previous.roots.some((root) => root.session === session);
-    const tree = PlanTree.build(plans.sessions(), {
-      kept: plans.kept,
-      checkouts: plans.checkouts,
-      view: this.viewFilter,
-      expanded: (session) =>
-        this.openRows.has(sessionNodeId(session)) ||
-        (!this.closedRows.has(sessionNodeId(session)) && (session === active || session === lone || appeared(session))),
-    });
+    const tree = planViewTree(this.sync.plans, previous, this, this.viewFilter);
     this.keepDrawnOpen(tree);
     return tree;
   }

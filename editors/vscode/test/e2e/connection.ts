@@ -358,7 +358,7 @@ async function startupStories(browser: Browser): Promise<void> {
   fs.mkdirSync(paintWorkspace, { recursive: true });
   const paintOps: Op[] = [{ op: 'init', list: [{ phase: 'Build', items: [{ content: 'Paint the rows', activeForm: 'Painting the rows' }, 'Time them'] }] }];
   execFileSync(paintCli, ['apply', '--ops', JSON.stringify(paintOps)], { encoding: 'utf8', env: paintEnv, cwd: paintWorkspace, timeout: 60_000 });
-  await withCodeServer(browser, 'first-paint', paintEnv, async (page, server) => {
+  await withCodeServer(browser, 'first-paint', paintEnv, async (page, server, workspace) => {
     const wb = new Workbench(page);
     const live = async (): Promise<boolean> => !(await wb.viewMessage()).includes('Connecting');
     await step('a plan in the store: its rows when the panel opens, timed from the view opening (issue 33, item 12)', async () => {
@@ -393,9 +393,12 @@ async function startupStories(browser: Browser): Promise<void> {
         // took, when the host had evaluated its bundle, and when VS Code got the first rows
         // from the view's provider and those under its open rows. This window's: the output
         // channel reaches its file a moment later, after the older windows' lines.
-        const account = (log: string): { began?: RegExpMatchArray; gave?: RegExpMatchArray; screen?: RegExpMatchArray } => ({
+        const account = (log: string): { began?: RegExpMatchArray; gave?: RegExpMatchArray; screen?: RegExpMatchArray; source?: RegExpMatchArray; asked?: RegExpMatchArray } => ({
           began: [...log.matchAll(/^Activated in (\d+) ms \(activate\(\) began at ([^,)]+)(?:, (\d+) ms after the bundle was evaluated)?\)$/gm)].pop(),
-          gave: [...log.matchAll(/^The Plan view got its first rows (\d+) ms after activate\(\) began$/gm)].pop(),
+          // Negative: given before activate(), from the last seen file.
+          gave: [...log.matchAll(/^The Plan view got its first rows (-?\d+) ms after activate\(\) began$/gm)].pop(),
+          source: [...log.matchAll(/^The plans last seen were drawn from (.*)$/gm)].pop(),
+          asked: [...log.matchAll(/^The workbench first asked for the Plan view's rows (-?\d+) ms after activate\(\) began$/gm)].pop(),
           screen: [...log.matchAll(/^The Plan view got the rows under its open rows (\d+) ms after activate\(\) began$/gm)].pop(),
         });
         const thisWindow = (log: string): boolean => {
@@ -404,7 +407,7 @@ async function startupStories(browser: Browser): Promise<void> {
         };
         await until("this window's account of its start in the log", () => thisWindow(serverLog(server)), 15_000).catch(() => undefined);
         const log = serverLog(server);
-        const { began, gave, screen } = thisWindow(log) ? account(log) : {};
+        const { began, gave, screen, source, asked } = thisWindow(log) ? account(log) : {};
         const activateAt = began?.[2] === undefined ? undefined : Date.parse(began[2]) - opened;
         timings.push({
           round,
@@ -417,10 +420,13 @@ async function startupStories(browser: Browser): Promise<void> {
           'bundle evaluated, from the view opening (ms)': activateAt === undefined || began?.[3] === undefined ? '' : activateAt - Number(began[3]),
           'activate() began, from the view opening (ms)': activateAt ?? '',
           'activate() took (ms)': began?.[1] === undefined ? '' : Number(began[1]),
+          'the workbench first asked for the rows, from the view opening (ms)': activateAt === undefined || asked?.[1] === undefined || log.lastIndexOf(asked[0]) < log.lastIndexOf(began?.[0] ?? '') ? '' : activateAt + Number(asked[1]),
           'first rows given to VS Code, from the view opening (ms)': activateAt === undefined || gave?.[1] === undefined ? '' : activateAt + Number(gave[1]),
           'rows under the open rows given, from the view opening (ms)': activateAt === undefined || screen?.[1] === undefined ? '' : activateAt + Number(screen[1]),
           'view open to the first rows (ms)': shown - opened,
           'drawn from the last seen': lastSeen,
+          // From the last seen file (before activate()) or workspaceState (in it).
+          'the last seen drawn from': source !== undefined && Date.parse(began?.[2] ?? '') >= reloaded && log.lastIndexOf(source[0]) > log.lastIndexOf(began?.[0] ?? '') ? source[1] ?? '' : '',
           'view open to the live rows (ms)': listed - opened,
           server: [...log.matchAll(/^Server ready in .*$/gm)].pop()?.[0] ?? '',
           listing: [...log.matchAll(/^Listed the sessions in .*$/gm)].pop()?.[0] ?? '',
@@ -432,36 +438,61 @@ async function startupStories(browser: Browser): Promise<void> {
           fs.copyFileSync(host.log, path.join(ARTIFACTS, `first-paint-${round}-remoteexthost.log`));
         }
       }
+      // A second browser profile on the same folder (a second window of it, its workspaceState
+      // empty): the plans last seen come from the file on the machine the extension host runs
+      // on, before activate(), not from the browser's storage.
+      const fromFile = (): number => [...serverLog(server).matchAll(/^The plans last seen were drawn from their file, before activate\(\)$/gm)].length;
+      const drawnFromFile = fromFile();
+      const other = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      try {
+        other.setDefaultTimeout(15_000);
+        await other.goto(server.folderUrl(workspace));
+        const otherWb = new Workbench(other);
+        await otherWb.openPlansight();
+        const opened = Date.now();
+        await otherWb.waitForRows('the plan last seen, in a new profile', (rows) => rows.some((row) => row.label === 'Painting the rows'), 60_000);
+        const shown = Date.now();
+        await until('the log to say the new profile drew the last seen file', () => Promise.resolve(fromFile() > drawnFromFile), 30_000);
+        timings.push({ round: windows.length + 1, window: 'a second profile, the first window still open', 'view open to the first rows (ms)': shown - opened, 'the last seen drawn from': 'their file, before activate()', load: os.loadavg().map((value) => Number(value.toFixed(1))) });
+        await other.screenshot({ path: path.join(ARTIFACTS, 'first-paint-second-profile.png') });
+      } finally {
+        await other.close();
+      }
       console.log(`\n${JSON.stringify(timings, null, 2)}`);
       fs.writeFileSync(path.join(ARTIFACTS, 'first-paint.json'), JSON.stringify(timings, null, 2));
     });
 
-    await step('the plan last seen, drawn before the server answers: marked not live, a click on it refused, then the server\'s plan', async () => {
-      // The plan changes while no window shows it, and the server cannot answer until the
-      // test opens the gate: the window draws what it saw last, and only that, meanwhile.
-      execFileSync(paintCli, ['apply', '--ops', JSON.stringify([{ op: 'append', phase: 'Build', items: ['Added while no window was open'] }] satisfies Op[])], {
+    await step('the plan last seen, drawn from its file before the server answers: marked not live, a click on it refused, then the server\'s plan', async () => {
+      // The server cannot answer until the test opens the gate: the window draws what it saw
+      // last (from the last seen file, before activate()), and only that, meanwhile.
+      const gate = path.join(paintRun, 'gate');
+      fs.unlinkSync(paintCli);
+      fs.writeFileSync(paintCli, `#!/bin/sh\nwhile [ ! -e '${gate}' ]; do sleep 0.1; done\nexec '${PLANSIGHT}' "$@"\n`, { mode: 0o755 });
+      const fromFile = (): number => [...serverLog(server).matchAll(/^The plans last seen were drawn from their file, before activate\(\)$/gm)].length;
+      const drawnFromFile = fromFile();
+      await page.locator('.part.activitybar .action-label[aria-label^="Explorer"]').click();
+      await page.reload();
+      await wb.openPlansight();
+      await wb.waitForRows('the plan last seen', (r) => r.some((row) => row.label === 'Painting the rows'), 60_000);
+      // The rows and the view's message reach the workbench as two messages of the extension host.
+      await until('the view to say it is not live', async () => /Connecting… the plan as last seen here, not live yet/.test(await wb.viewMessage()));
+      await until('the log to say the rows came from the last seen file', () => Promise.resolve(fromFile() > drawnFromFile), 15_000);
+      // The plan changes meanwhile (the CLI, not gated): this window has no server to learn it from.
+      execFileSync(PLANSIGHT, ['apply', '--ops', JSON.stringify([{ op: 'append', phase: 'Build', items: ['Added while the window was connecting'] }] satisfies Op[])], {
         encoding: 'utf8',
         env: paintEnv,
         cwd: paintWorkspace,
         timeout: 60_000,
       });
-      const gate = path.join(paintRun, 'gate');
-      fs.unlinkSync(paintCli);
-      fs.writeFileSync(paintCli, `#!/bin/sh\nwhile [ ! -e '${gate}' ]; do sleep 0.1; done\nexec '${PLANSIGHT}' "$@"\n`, { mode: 0o755 });
-      await page.locator('.part.activitybar .action-label[aria-label^="Explorer"]').click();
-      await page.reload();
-      await wb.openPlansight();
-      const rows = await wb.waitForRows('the plan last seen', (r) => r.some((row) => row.label === 'Painting the rows'), 60_000);
-      assert.ok(!rows.some((row) => row.label === 'Added while no window was open'), 'the last seen, not a plan the server gave');
-      // The rows and the view's message reach the workbench as two messages of the extension host.
-      await until('the view to say it is not live', async () => /Connecting… the plan as last seen here, not live yet/.test(await wb.viewMessage()));
+      const rows = await wb.rows();
+      assert.ok(!rows.some((row) => row.label === 'Added while the window was connecting'), 'the last seen, not a plan the server gave');
       await page.screenshot({ path: path.join(ARTIFACTS, 'first-paint-last-seen.png') });
       // A person's click on a plan the server has not confirmed is refused, not sent later.
       await wb.row('Painting the rows').locator('.custom-view-tree-node-item-checkbox').click();
       const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'not done: the plan on screen was the one last seen here' });
       await toast.waitFor({ state: 'visible' });
       fs.writeFileSync(gate, '');
-      await wb.waitForRows('the server\'s plan', (r) => r.some((row) => row.label === 'Added while no window was open'), 60_000);
+      await wb.waitForRows('the server\'s plan', (r) => r.some((row) => row.label === 'Added while the window was connecting'), 60_000);
       await until('the plan live', live, 60_000);
       const after = await wb.rows();
       assert.ok(after.some((row) => row.label === 'Painting the rows' && row.spinning), `the click was not applied: ${JSON.stringify(after)}`);
