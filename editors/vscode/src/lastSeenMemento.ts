@@ -88,7 +88,9 @@ export class LastSeenMemento implements vscode.Memento, vscode.Disposable {
   }
 
   update(key: string, value: unknown): Thenable<void> {
-    if (key in KEPT) {
+    // The view keeps the sessions' order at every redraw: the file is written when it changed.
+    const changed = key === LISTING_KEY || JSON.stringify(value) !== JSON.stringify(this.get(key));
+    if (key in KEPT && changed) {
       if (this.taken !== undefined) {
         this.taken[key] = value;
       }

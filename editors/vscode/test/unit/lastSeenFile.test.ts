@@ -111,6 +111,12 @@ describe('workspaceState with the view\'s first values also in the file', () => 
     assert.deepEqual(lastListing({ get: (key: string): unknown => readKept(place)?.[key] } as vscode.Memento)?.states, [plan]);
     void memento.update(KEPT_KEYS.order, ['claude-code:1']);
     memento.dispose();
+    const written = fs.statSync(place.file).mtimeMs;
+    fs.utimesSync(place.file, 0, 0);
+    const again = new LastSeenMemento(inner, place, undefined, () => assert.fail('no error'));
+    void again.update(KEPT_KEYS.order, ['claude-code:1']);
+    again.dispose();
+    assert.equal(fs.statSync(place.file).mtimeMs, 0, `not written again for a value that did not change (was ${written})`);
     assert.deepEqual(readKept(place)?.[KEPT_KEYS.order], ['claude-code:1'], 'written when the window closes');
     assert.deepEqual(values.get(KEPT_KEYS.order), ['claude-code:1'], 'workspaceState keeps them too');
   });
