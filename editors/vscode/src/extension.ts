@@ -94,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): PlansightApi {
   // The start's own account, for docs/performance.md (the e2e reads it from the log).
   client.log(`Activated in ${Date.now() - began} ms (activate() began at ${new Date(began).toISOString()}, ${began - bundleEvaluated} ms after the bundle was evaluated)`);
   if (drewLastSeen) {
-    client.log(`The plans last seen were drawn from ${lastSeen.taken === undefined ? 'workspaceState' : 'their file, before activate()'}`);
+    client.log(`The plans last seen were drawn from ${lastSeen.taken === undefined ? 'workspaceState' : 'their file (read as the bundle was evaluated)'}`);
   }
   if (givenEarly.topGivenAt !== undefined) {
     client.log(`The Plan view got its first rows ${givenEarly.topGivenAt - began} ms after activate() began`);
