@@ -9,9 +9,10 @@ import { filterMessage, type TaskFilter, type ViewFilter } from './planFilter';
 import type { PlanState } from './planState';
 import type { PlanSync, PlanUpdate } from './planSync';
 import { workspaceFile } from './taskFiles';
+import { logoPaths, sessionIcon } from './sessionAgents';
 import type { EarlyTreeView } from './earlyTreeView';
 import { treeRefresh } from './treeRefresh';
-import { PlanTree, remainingTasks, sessionNodeId, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
+import { PlanTree, remainingTasks, sessionNodeId, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type Icon, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
 
@@ -37,12 +38,10 @@ const COLLAPSIBLE = {
   expanded: vscode.TreeItemCollapsibleState.Expanded,
 } as const;
 
-/** An agent's own icon, in the grey of VS Code's icons on light and on dark themes. */
-function agentIcon(extensionUri: vscode.Uri, name: string): { light: vscode.Uri; dark: vscode.Uri } {
-  return {
-    light: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'light', `${name}.svg`),
-    dark: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'dark', `${name}.svg`),
-  };
+/** An agent's own logo, in the grey of VS Code's icons on light and on dark themes. */
+function agentIcon(extensionUri: vscode.Uri, logo: string): { light: vscode.Uri; dark: vscode.Uri } {
+  const paths = logoPaths(logo);
+  return { light: vscode.Uri.joinPath(extensionUri, ...paths.light), dark: vscode.Uri.joinPath(extensionUri, ...paths.dark) };
 }
 
 export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Disposable {
@@ -89,7 +88,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     early: EarlyTreeView<PlanNode>,
     private readonly memento?: vscode.Memento,
     dragAndDropController?: vscode.TreeDragAndDropController<PlanNode>,
-    /** The extension's folder: the agents' icons are in its media/agents. */
+    /** The extension's folder: the agents' logos are in its out/media/agents. */
     private readonly extensionUri?: vscode.Uri,
   ) {
     this.firstRows = new Promise((resolve) => {
@@ -144,6 +143,18 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     return this.openRows.has(node.id) ? 'expanded' : this.closedRows.has(node.id) ? 'collapsed' : collapsible;
   }
 
+  /** A session's icon where a picker lists it: its agent's logo, else the row's codicon. */
+  sessionIconPath(session: string): vscode.ThemeIcon | { light: vscode.Uri; dark: vscode.Uri } {
+    const icon = sessionIcon(session);
+    return this.iconOf('logo' in icon ? { id: icon.logo, agent: true } : { id: icon.codicon });
+  }
+
+  private iconOf(icon: Icon): vscode.ThemeIcon | { light: vscode.Uri; dark: vscode.Uri } {
+    return icon.agent === true && this.extensionUri !== undefined
+      ? agentIcon(this.extensionUri, icon.id)
+      : new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
+  }
+
   getTreeItem(element: PlanNode): vscode.TreeItem {
     // VS Code hands back the object it was given; the tree may hold a newer one by now.
     const node = this.tree.getNode(element.id) ?? element;
@@ -152,10 +163,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     item.id = node.id;
     item.description = view.description;
     item.contextValue = view.contextValue;
-    item.iconPath =
-      view.icon.agent === true && this.extensionUri !== undefined
-        ? agentIcon(this.extensionUri, view.icon.id)
-        : new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
+    item.iconPath = this.iconOf(view.icon);
     if (view.decoration !== undefined) {
       item.resourceUri = vscode.Uri.parse(view.decoration);
     }
