@@ -22,6 +22,13 @@ from plansight.setup.vscode_sources import VSCODE_SOURCES
 
 REPO = Path(__file__).resolve().parents[2]
 NVIM = Path(sys.executable).parent / "nvim"
+# The logos the Plan view draws for the agents simple-icons has a mark for
+# (editors/vscode/src/agentLogos.json), for a light and a dark theme.
+AGENT_LOGOS = {
+    f"extension/out/media/agents/{agent}-{theme}.svg"
+    for agent in ("claude-code", "gemini", "opencode", "copilot")
+    for theme in ("light", "dark")
+}
 CODE_SERVER = REPO / "editors/vscode/.code-server/node_modules/code-server/out/node/entry.js"
 
 
@@ -134,6 +141,8 @@ def _vsix_names(vsix: Path) -> set[str]:
 def test_the_wheel_carries_the_built_vscode_extension(installed_wheel: Path) -> None:
     vsix = installed_wheel / "plansight" / "editors" / "vscode" / "plansight.vsix"
     assert {"extension/package.json", "extension/out/extension.js"} <= _vsix_names(vsix)
+    # The agents' logos the build writes from simple-icons (never committed) go in too.
+    assert _vsix_names(vsix) >= AGENT_LOGOS
 
 
 @pytest.fixture(scope="module")

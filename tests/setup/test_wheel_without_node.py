@@ -80,6 +80,8 @@ def test_a_clone_builds_a_wheel_with_the_extension_on_a_machine_with_no_node(
         archive.extract("plansight/editors/vscode/plansight.vsix", tmp_path)
     with zipfile.ZipFile(tmp_path / "plansight/editors/vscode/plansight.vsix") as vsix:
         assert {"extension/package.json", "extension/out/extension.js"} <= set(vsix.namelist())
+        # The agents' logos, written by the build from the simple-icons package.
+        assert "extension/out/media/agents/claude-code-dark.svg" in vsix.namelist()
     # Built in a folder of its own: the clone is left as it was.
     assert not (clone / "editors/vscode/node_modules").exists()
     assert not (clone / "editors/vscode/out").exists()

@@ -559,6 +559,8 @@ export class PlanCommands {
         label: `${info.session === active ? '$(check)' : '$(blank)'} ${sessionTitle(info.session, info.title)}`,
         description: [info.title === null ? undefined : sessionTitle(info.session), progressText({ ...info, phases: [] }) ?? 'empty'].filter((part) => part !== undefined).join(' · '),
         detail: info.current === null ? undefined : info.current.activeForm,
+        // Its agent's logo, as on its row in the Plan view.
+        iconPath: this.view.sessionIconPath(info.session),
         session: info.session,
       })),
       follow,

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import type { ViewFilter } from './planFilter';
 import type { PlanState } from './planState';
 import { workspaceFile } from './taskFiles';
-import { PlanTree, sessionNodeId, viewOf, type PlanNode } from './planTree';
+import { logoPaths } from './sessionAgents';
+import { PlanTree, sessionNodeId, viewOf, type Icon, type PlanNode } from './planTree';
 
 /** The view's message while the plans drawn are the last seen (issue 33, item 12). */
 export const LAST_SEEN_MESSAGE = 'Connecting… the plan as last seen here, not live yet.';
@@ -24,12 +25,13 @@ const COLLAPSIBLE = {
   expanded: vscode.TreeItemCollapsibleState.Expanded,
 } as const;
 
-/** An agent's own icon, in the grey of VS Code's icons on light and on dark themes. */
-function agentIcon(extensionUri: vscode.Uri, name: string): { light: vscode.Uri; dark: vscode.Uri } {
-  return {
-    light: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'light', `${name}.svg`),
-    dark: vscode.Uri.joinPath(extensionUri, 'media', 'agents', 'dark', `${name}.svg`),
-  };
+/** A row's icon: an agent's own logo, in the grey of VS Code's icons on light and on dark themes; else a codicon. */
+export function iconPath(icon: Icon, extensionUri: vscode.Uri | undefined): vscode.ThemeIcon | { light: vscode.Uri; dark: vscode.Uri } {
+  if (icon.agent === true && extensionUri !== undefined) {
+    const paths = logoPaths(icon.id);
+    return { light: vscode.Uri.joinPath(extensionUri, ...paths.light), dark: vscode.Uri.joinPath(extensionUri, ...paths.dark) };
+  }
+  return new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
 }
 
 /** How a row starts: as the person left it, else as the tree says. */
@@ -65,10 +67,7 @@ export function planTreeItem(node: PlanNode, rows: RowsLeft, extensionUri: vscod
   item.id = node.id;
   item.description = view.description;
   item.contextValue = view.contextValue;
-  item.iconPath =
-    view.icon.agent === true && extensionUri !== undefined
-      ? agentIcon(extensionUri, view.icon.id)
-      : new vscode.ThemeIcon(view.icon.id, view.icon.color === undefined ? undefined : new vscode.ThemeColor(view.icon.color));
+  item.iconPath = iconPath(view.icon, extensionUri);
   if (view.decoration !== undefined) {
     item.resourceUri = vscode.Uri.parse(view.decoration);
   }

@@ -5,7 +5,7 @@
  */
 import { filtering, taskShown, type ViewFilter } from './planFilter';
 import { isFinished, remainingOf, type Checkout, type Phase, type Priority, type Task, type TaskStatus, type TodoState } from './protocol';
-import { sessionAgent, UNKNOWN_AGENT_ICON, untitledSessionLabel } from './sessionAgents';
+import { sessionAgent, sessionIcon, untitledSessionLabel } from './sessionAgents';
 
 export type PlanNode = SessionNode | PhaseNode | TaskNode | NoteNode | FileNode;
 
@@ -64,9 +64,9 @@ export interface NoteNode extends NodeBase {
   readonly text: string;
 }
 
-/** Codicon id and optional theme colour id; or (`agent`) one of the agents' own icons. */
+/** Codicon id and optional theme colour id; or (`agent`) one of the agents' own logos. */
 export interface Icon {
-  /** A codicon; with `agent`, the name of `media/agents/{light,dark}/<id>.svg` (sessionAgents.ts). */
+  /** A codicon; with `agent`, the agent's logo (sessionAgents.ts: logoPaths). */
   readonly id: string;
   readonly color?: string;
   readonly agent?: true;
@@ -470,10 +470,16 @@ function sessionView(node: SessionNode): NodeView {
     label,
     description: [`${state.progress.completed}/${state.progress.total}`, who, where].filter((part) => part !== undefined).join(' · '),
     tooltip: lines.join('\n'),
-    icon: { id: agent?.icon ?? UNKNOWN_AGENT_ICON, agent: true },
+    icon: agentIcon(state.session),
     contextValue: 'session',
     collapsible: node.expanded ? 'expanded' : 'collapsed',
   };
+}
+
+/** A session's icon: its agent's logo, else a codicon (an agent simple-icons has no mark for, or none). */
+function agentIcon(session: string): Icon {
+  const icon = sessionIcon(session);
+  return 'logo' in icon ? { id: icon.logo, agent: true } : { id: icon.codicon };
 }
 
 function phaseView(node: PhaseNode): NodeView {

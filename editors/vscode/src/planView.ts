@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import { filterMessage, type TaskFilter, type ViewFilter } from './planFilter';
 import type { PlanState } from './planState';
 import type { PlanSync, PlanUpdate } from './planSync';
-import { LAST_SEEN_MESSAGE, planTreeItem, planViewTree, startsAs } from './planRows';
+import { iconPath, LAST_SEEN_MESSAGE, planTreeItem, planViewTree, startsAs } from './planRows';
+import { sessionIcon } from './sessionAgents';
 import type { EarlyTreeView, GivenEarly } from './earlyTreeView';
 import { treeRefresh } from './treeRefresh';
 import { PlanTree, remainingTasks, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
@@ -76,7 +77,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
     early: EarlyTreeView<PlanNode>,
     private readonly memento?: vscode.Memento,
     dragAndDropController?: vscode.TreeDragAndDropController<PlanNode>,
-    /** The extension's folder: the agents' icons are in its media/agents. */
+    /** The extension's folder: the agents' logos are in its out/media/agents. */
     private readonly extensionUri?: vscode.Uri,
   ) {
     this.firstRows = new Promise((resolve) => {
@@ -127,6 +128,12 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
 
   private startsAs(node: PlanNode, collapsible: 'none' | 'collapsed' | 'expanded'): 'none' | 'collapsed' | 'expanded' {
     return startsAs(node, collapsible, this);
+  }
+
+  /** A session's icon where a picker lists it: its agent's logo, else the row's codicon. */
+  sessionIconPath(session: string): vscode.ThemeIcon | { light: vscode.Uri; dark: vscode.Uri } {
+    const icon = sessionIcon(session);
+    return iconPath('logo' in icon ? { id: icon.logo, agent: true } : { id: icon.codicon }, this.extensionUri);
   }
 
   getTreeItem(element: PlanNode): vscode.TreeItem {

@@ -4,34 +4,55 @@
  * language-model tools `vscode-chat:<id>`. Pure: no `vscode` import.
  */
 
+import agentLogos from './agentLogos.json';
+
 export interface SessionAgent {
   /** The agent's name as a person knows it (the tooltip). */
   readonly name: string;
   /** A short form for a narrow row. */
   readonly short: string;
   /**
-   * The icon drawn on the session's row: the extension's own glyph,
-   * `media/agents/{light,dark}/<icon>.svg` (codicons have no agents' marks).
+   * The agent's own mark, when the `simple-icons` package has it (src/agentLogos.json):
+   * the name of `out/media/agents/<logo>-{light,dark}.svg`, which the build writes
+   * (scripts/agentLogos.mjs). Codex has none (simple-icons took OpenAI's out), nor VS Code's chat.
    */
-  readonly icon: string;
+  readonly logo: string | undefined;
+  /** The codicon drawn for an agent without a logo. */
+  readonly codicon: string;
   /** The agent's own session id (the key less its prefix). */
   readonly id: string;
 }
 
-const AGENT_PREFIXES: readonly (Omit<SessionAgent, 'id'> & { readonly prefix: string })[] = [
-  { prefix: 'claude-code', name: 'Claude Code', short: 'Claude', icon: 'claude-code' },
-  { prefix: 'codex', name: 'Codex CLI', short: 'Codex', icon: 'codex' },
-  { prefix: 'gemini', name: 'Gemini CLI', short: 'Gemini', icon: 'gemini' },
-  { prefix: 'opencode', name: 'OpenCode', short: 'OpenCode', icon: 'opencode' },
-  { prefix: 'copilot', name: 'GitHub Copilot', short: 'Copilot', icon: 'copilot' },
-  { prefix: 'vscode-chat', name: 'VS Code chat', short: 'Chat', icon: 'vscode-chat' },
+const LOGOS: Readonly<Record<string, string>> = agentLogos;
+
+const AGENT_PREFIXES: readonly (Omit<SessionAgent, 'id' | 'logo'> & { readonly prefix: string })[] = [
+  { prefix: 'claude-code', name: 'Claude Code', short: 'Claude', codicon: 'sparkle' },
+  { prefix: 'codex', name: 'Codex CLI', short: 'Codex', codicon: 'terminal' },
+  { prefix: 'gemini', name: 'Gemini CLI', short: 'Gemini', codicon: 'star-full' },
+  { prefix: 'opencode', name: 'OpenCode', short: 'OpenCode', codicon: 'code' },
+  { prefix: 'copilot', name: 'GitHub Copilot', short: 'Copilot', codicon: 'copilot' },
+  { prefix: 'vscode-chat', name: 'VS Code chat', short: 'Chat', codicon: 'comment-discussion' },
 ];
 
-/** The icon of a session no agent's prefix names (the CLI, an MCP client, a person): a plain robot. */
-export const UNKNOWN_AGENT_ICON = 'unknown';
+/** The codicon of a session no agent's prefix names (the CLI, an MCP client, a person's own loop). */
+export const UNKNOWN_AGENT_CODICON = 'hubot';
 
-/** Every icon a session's row can have: the agents' and the unknown one (each must ship). */
-export const AGENT_ICONS: readonly string[] = [...AGENT_PREFIXES.map((agent) => agent.icon), UNKNOWN_AGENT_ICON];
+/** The agents with a logo, each shipped for a light and a dark theme. */
+export const AGENT_LOGOS: readonly string[] = AGENT_PREFIXES.map((agent) => agent.prefix).filter((prefix) => prefix in LOGOS);
+
+/** Where a logo is in the extension's folder, for a light and for a dark theme. */
+export function logoPaths(logo: string): { readonly light: readonly string[]; readonly dark: readonly string[] } {
+  return { light: ['out', 'media', 'agents', `${logo}-light.svg`], dark: ['out', 'media', 'agents', `${logo}-dark.svg`] };
+}
+
+/** How a session's row is marked: its agent's logo (`logo`), else a codicon (`codicon`). */
+export function sessionIcon(session: string): { readonly logo: string } | { readonly codicon: string } {
+  const agent = sessionAgent(session);
+  if (agent?.logo !== undefined) {
+    return { logo: agent.logo };
+  }
+  return { codicon: agent?.codicon ?? UNKNOWN_AGENT_CODICON };
+}
 
 /** The agent a session key names, if any. */
 export function sessionAgent(session: string): SessionAgent | undefined {
@@ -41,8 +62,8 @@ export function sessionAgent(session: string): SessionAgent | undefined {
   if (found === undefined) {
     return undefined;
   }
-  const { name, short, icon } = found;
-  return { name, short, icon, id: colon === -1 ? '' : session.slice(colon + 1) };
+  const { name, short, codicon } = found;
+  return { name, short, logo: found.prefix in LOGOS ? found.prefix : undefined, codicon, id: colon === -1 ? '' : session.slice(colon + 1) };
 }
 
 /**

@@ -23,6 +23,7 @@ VSCODE_SOURCES = (
     "media",
     "src",
     "scripts/build.mjs",
+    "scripts/agentLogos.mjs",
 )
 
 

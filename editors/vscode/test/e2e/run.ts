@@ -400,8 +400,8 @@ async function scenario(page: Page, cli: Cli, store: string, workspace: string, 
     assert.deepEqual(
       rows.filter((r) => r.level === 1).map((r) => [r.label, r.icon]),
       [
-        ['reviewer', 'agent:unknown'],
-        ['default', 'agent:unknown'],
+        ['reviewer', 'hubot'],
+        ['default', 'hubot'],
       ],
     );
     assert.equal(find(rows, 'reviewer')?.expanded, 'true');

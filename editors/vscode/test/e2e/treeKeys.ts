@@ -73,7 +73,7 @@ export async function treeKeyStories(ctx: StoryContext): Promise<void> {
     await wb.expand(CLAUDE_ROW);
     const rows = await wb.waitForRows('their tasks', (r) => find(r, 'Review the diff') !== undefined && find(r, 'Tag the release') !== undefined);
     assert.deepEqual(sessionRows(rows), [
-      [CODEX_ROW, 'agent:codex', '0/1'],
+      [CODEX_ROW, 'terminal', '0/1'],
       [CLAUDE_ROW, 'agent:claude-code', '0/4'],
     ]);
     // Every task row has a checkbox; the session rows none.
@@ -86,12 +86,12 @@ export async function treeKeyStories(ctx: StoryContext): Promise<void> {
     await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-agents-290.png') });
   });
 
-  await step("tree keys: every agent's session with its own icon, a plain robot for one no agent names (issue 33, item 10)", async () => {
+  await step("tree keys: every agent's session with its own logo (simple-icons), a codicon for Codex and for one no agent names (issue 33, item 10)", async () => {
     const others: [session: string, label: string, icon: string][] = [
       ['gemini:0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9', 'Gemini CLI 0b1c2d3e', 'agent:gemini'],
       ['opencode:ses_7f8e9d0c1b2a', 'OpenCode ses_7f8e', 'agent:opencode'],
       ['copilot:3c4d5e6f-7081-4923-a4b5-c6d7e8f90a1b', 'GitHub Copilot 3c4d5e6f', 'agent:copilot'],
-      ['nightly-script', 'nightly-script', 'agent:unknown'],
+      ['nightly-script', 'nightly-script', 'hubot'],
     ];
     for (const [session] of others) {
       cli.apply([{ op: 'init', list: [{ phase: 'Todos', items: ['Look around'] }] }], session);
@@ -102,7 +102,29 @@ export async function treeKeyStories(ctx: StoryContext): Promise<void> {
       assert.equal(icons.get(label), icon, `${label}'s icon`);
     }
     assert.equal(icons.get(CLAUDE_ROW), 'agent:claude-code');
-    assert.equal(icons.get(CODEX_ROW), 'agent:codex');
+    assert.equal(icons.get(CODEX_ROW), 'terminal');
+    // Each logo is drawn: the image the row points at loads from the installed .vsix and is the agent's mark.
+    const marks: [label: string, title: string][] = [
+      [CLAUDE_ROW, 'Claude Code'],
+      ['Gemini CLI 0b1c2d3e', 'Google Gemini'],
+      ['OpenCode ses_7f8e', 'OpenCode'],
+      ['GitHub Copilot 3c4d5e6f', 'GitHub Copilot'],
+    ];
+    for (const [label, title] of marks) {
+      const image = await wb.rowIconImage(label);
+      assert.equal(image.title, title, `${label}'s logo`);
+      assert.ok(image.width > 0, `${label}'s logo is drawn`);
+    }
+    // Switch Session lists each session with the same icon as its row.
+    await wb.runCommand('Plansight: Switch Session');
+    const picks = await wb.quickPickIcons('The session that commands, the badge and the status bar follow');
+    await page.locator('.quick-input-widget').screenshot({ path: path.join(ctx.artifacts, 'switch-session-agents.png') });
+    await page.keyboard.press('Escape');
+    for (const [, label, icon] of others) {
+      assert.equal(picks.get(label), icon, `${label}'s icon in Switch Session`);
+    }
+    assert.equal(picks.get(CLAUDE_ROW), 'agent:claude-code');
+    assert.equal(picks.get(CODEX_ROW), 'terminal');
     await wb.calmPointer();
     await wb.sidebar.screenshot({ path: path.join(ctx.artifacts, 'panel-agents-all.png') });
     for (const [session] of others) {

@@ -70,9 +70,9 @@ export class Workbench {
       elements.map((row) => {
         const icon = row.querySelector<HTMLElement>('.custom-view-tree-node-item-icon');
         const codicon = [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-') && c !== 'codicon-modifier-spin') ?? '';
-        // An agent's own icon is an image: `agent:<name>` from its file, media/agents/<theme>/<name>.svg
+        // An agent's own logo is an image: `agent:<name>` from its file, out/media/agents/<name>-<theme>.svg
         // (the URL's path percent-encoded in code-server's remote resource URL).
-        const agent = /media\/agents\/(?:light|dark)\/([\w-]+)\.svg/.exec(decodeURIComponent(icon?.style.backgroundImage ?? ''))?.[1];
+        const agent = /out\/media\/agents\/([\w-]+)-(?:light|dark)\.svg/.exec(decodeURIComponent(icon?.style.backgroundImage ?? ''))?.[1];
         return {
           label: row.querySelector('.label-name')?.textContent ?? '',
           description: row.querySelector('.label-description')?.textContent ?? '',
@@ -332,6 +332,43 @@ export class Workbench {
     return (await rows.evaluateAll((found) => found.map((row): [number, string] => [Number(row.getAttribute('data-index')), (row.querySelector('.label-name')?.textContent ?? '').trim()])))
       .sort(([a], [b]) => a - b)
       .map(([, label]) => label);
+  }
+
+  /**
+   * The image a row's icon draws (a TreeItem's iconPath Uri is the icon's CSS background-image):
+   * the SVG's <title> as the page loaded it, and its width once decoded (0: not drawn).
+   */
+  async rowIconImage(label: string): Promise<{ title: string; width: number }> {
+    const row = this.page.locator(ROWS).filter({ has: this.page.locator('.label-name', { hasText: label }) }).first();
+    const url = await row.locator('.custom-view-tree-node-item-icon').evaluate((icon) => /url\("?([^")]+)"?\)/.exec((icon as HTMLElement).style.backgroundImage)?.[1] ?? '');
+    return this.page.evaluate(async (src) => {
+      if (src === '') {
+        return { title: '', width: 0 };
+      }
+      const svg = await (await fetch(src)).text();
+      const image = new Image();
+      image.src = src;
+      await image.decode().catch(() => undefined);
+      return { title: /<title>([^<]*)<\/title>/.exec(svg)?.[1] ?? '', width: image.naturalWidth };
+    }, url);
+  }
+
+  /**
+   * The icon of each row of the open quick pick `placeholder`, by label: `agent:<name>` for an
+   * agent's logo (an iconPath Uri is the icon's background-image), else its codicon, '' none.
+   */
+  async quickPickIcons(placeholder: string): Promise<Map<string, string>> {
+    await this.quickPickLabels(placeholder);
+    const rows = this.page.locator(`${QUICK_INPUT} .monaco-list-row`);
+    const icons = await rows.evaluateAll((found) =>
+      found.map((row): [string, string] => {
+        const icon = row.querySelector<HTMLElement>('.quick-input-list-icon');
+        const agent = /out\/media\/agents\/([\w-]+)-(?:light|dark)\.svg/.exec(decodeURIComponent(icon?.style.backgroundImage ?? ''))?.[1];
+        const codicon = [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-')) ?? '';
+        return [(row.querySelector('.label-name')?.textContent ?? '').trim(), agent === undefined ? codicon.replace(/^codicon-/, '') : `agent:${agent}`];
+      }),
+    );
+    return new Map(icons);
   }
 
   /** Moves the mouse off the view so no item's tooltip covers the row to click next. */

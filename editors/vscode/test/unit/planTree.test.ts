@@ -261,8 +261,8 @@ describe('several sessions', () => {
     assert.deepEqual(
       tree.roots.map((n) => [n.kind, viewOf(n).label, viewOf(n).collapsible, viewOf(n).contextValue, viewOf(n).icon.id]),
       [
-        ['session', 'beta', 'expanded', 'session', 'unknown'],
-        ['session', 'alpha', 'collapsed', 'session', 'unknown'],
+        ['session', 'beta', 'expanded', 'session', 'hubot'],
+        ['session', 'alpha', 'collapsed', 'session', 'hubot'],
       ],
     );
     // Short, so a long name does not cut it: the percent is in the tooltip.

@@ -6,7 +6,7 @@ import { filterMessage, parseFilter, taskShown } from '../../src/planFilter';
 import { PlanState } from '../../src/planState';
 import { PlanTree, viewOf, type PlanNode, type TaskNode } from '../../src/planTree';
 import type { Task } from '../../src/protocol';
-import { AGENT_ICONS, sessionAgent, untitledSessionLabel } from '../../src/sessionAgents';
+import { AGENT_LOGOS, logoPaths, sessionAgent, sessionIcon, untitledSessionLabel } from '../../src/sessionAgents';
 import { taskDetails } from '../../src/taskDetails';
 import { EXTENSION_ROOT, phase, state, task } from './fixtures';
 
@@ -98,24 +98,44 @@ describe('Hide Finished and the filter (issue 33, item 9)', () => {
 });
 
 describe('numbered and labelled (issue 33, items 10, 11)', () => {
-  it("ships each agent's icon for light and dark themes, each a 16-pixel SVG of its own", () => {
-    const drawn = new Set<string>();
-    for (const icon of AGENT_ICONS) {
-      for (const theme of ['light', 'dark']) {
-        const svg = fs.readFileSync(path.join(EXTENSION_ROOT, 'media', 'agents', theme, `${icon}.svg`), 'utf8');
-        assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="16" height="16" viewBox="0 0 16 16"/, `${theme}/${icon}.svg`);
-        drawn.add(`${theme}:${svg.replace(/#[0-9A-Fa-f]{6}/g, '')}`);
+  it("ships each known agent's own logo for light and dark themes, the mark simple-icons has, in the theme's grey", () => {
+    // simple-icons (CC0) is where the marks come from; the build writes them (scripts/agentLogos.mjs).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const simpleIcons = require('simple-icons') as Record<string, { title: string; path: string } | undefined>;
+    const expected: Record<string, string> = { 'claude-code': 'siClaudecode', gemini: 'siGooglegemini', opencode: 'siOpencode', copilot: 'siGithubcopilot' };
+    assert.deepEqual([...AGENT_LOGOS].sort(), Object.keys(expected).sort());
+    for (const agent of AGENT_LOGOS) {
+      const mark = simpleIcons[expected[agent] ?? ''];
+      assert.ok(mark !== undefined, `simple-icons has ${agent}'s mark`);
+      const paths = logoPaths(agent);
+      for (const [theme, grey] of [['light', '#424242'], ['dark', '#C5C5C5']] as const) {
+        const file = path.join(EXTENSION_ROOT, ...paths[theme]);
+        assert.ok(fs.existsSync(file), `${file} is built (npm run build writes the logos)`);
+        const svg = fs.readFileSync(file, 'utf8');
+        assert.match(svg, new RegExp(`^<svg xmlns="http://www\\.w3\\.org/2000/svg" width="16" height="16" viewBox="0 0 24 24" fill="${grey}">`), `${agent} ${theme}`);
+        assert.ok(svg.includes(`<path d="${mark.path}"/>`), `${agent} ${theme}: simple-icons' own path`);
       }
     }
-    assert.equal(drawn.size, AGENT_ICONS.length * 2, 'no two agents share a glyph');
+  });
+
+  it('keeps a codicon for an agent without a mark and for a session no agent names', () => {
+    assert.deepEqual(sessionIcon('claude-code:8a3d'), { logo: 'claude-code' });
+    assert.deepEqual(sessionIcon('gemini:1'), { logo: 'gemini' });
+    assert.deepEqual(sessionIcon('opencode:ses_1'), { logo: 'opencode' });
+    assert.deepEqual(sessionIcon('copilot:1'), { logo: 'copilot' });
+    assert.deepEqual(sessionIcon('codex:1'), { codicon: 'terminal' });
+    assert.deepEqual(sessionIcon('vscode-chat:1'), { codicon: 'comment-discussion' });
+    assert.deepEqual(sessionIcon('avante:1'), { codicon: 'hubot' });
+    assert.deepEqual(sessionIcon('nightly-loop'), { codicon: 'hubot' });
   });
 
   it("names each session's agent, with its icon, and a short label for an untitled agent session", () => {
-    assert.deepEqual(sessionAgent('claude-code:8a3d6b20-9e4f'), { name: 'Claude Code', short: 'Claude', icon: 'claude-code', id: '8a3d6b20-9e4f' });
+    assert.deepEqual(sessionAgent('claude-code:8a3d6b20-9e4f'), { name: 'Claude Code', short: 'Claude', logo: 'claude-code', codicon: 'sparkle', id: '8a3d6b20-9e4f' });
     assert.equal(sessionAgent('codex:1')?.name, 'Codex CLI');
-    assert.equal(sessionAgent('gemini:1')?.icon, 'gemini');
+    assert.equal(sessionAgent('gemini:1')?.logo, 'gemini');
     assert.equal(sessionAgent('opencode:1')?.short, 'OpenCode');
-    assert.equal(sessionAgent('copilot:1')?.icon, 'copilot');
+    assert.equal(sessionAgent('copilot:1')?.logo, 'copilot');
+    assert.equal(sessionAgent('codex:1')?.logo, undefined);
     assert.equal(sessionAgent('default'), undefined);
     assert.equal(untitledSessionLabel('claude-code:8a3d6b20-9e4f-4d1a'), 'Claude Code 8a3d6b20');
     assert.equal(untitledSessionLabel('reviewer'), 'reviewer');
@@ -129,11 +149,11 @@ describe('numbered and labelled (issue 33, items 10, 11)', () => {
     assert.deepEqual(
       rows.map((row) => [row.label, row.description, row.icon.id, row.icon.agent]),
       [
-        // Progress first, then who: a narrow sidebar cuts the end. Each agent its own icon,
-        // a plain robot for a session no agent names.
+        // Progress first, then who: a narrow sidebar cuts the end. Each agent its own logo,
+        // a codicon for one simple-icons has no mark for and for a session no agent names.
         ['Claude Code 8a3d6b20', '1/2', 'claude-code', true],
-        ['Fix the login', '0/1 · Codex', 'codex', true],
-        ['reviewer', '0/1', 'unknown', true],
+        ['Fix the login', '0/1 · Codex', 'terminal', undefined],
+        ['reviewer', '0/1', 'hubot', undefined],
       ],
     );
     assert.match(rows[0]?.tooltip ?? '', /Session claude\\-code:8a3d6b20\\-9e4f\\-4d1a/);
