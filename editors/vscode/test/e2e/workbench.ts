@@ -65,9 +65,23 @@ export class Workbench {
     return this.page.locator(SIDEBAR);
   }
 
+  /**
+   * The rows as a person sees them, top first. VS Code's list can hold two elements for one
+   * row for a moment as it redraws (seen as a new session came in: the element replaced and
+   * the new one, both at index 0, at the same place, one painted over the other): one row
+   * on screen, so the last of each index, the one on top, is read. A row the tree holds
+   * twice has two indexes and reads twice.
+   */
   async rows(): Promise<Row[]> {
-    return this.page.$$eval(ROWS, (elements) =>
-      elements.map((row) => {
+    return this.page.$$eval(ROWS, (found) => {
+      const byIndex = new Map<string, Element>();
+      for (const row of found) {
+        const index = row.getAttribute('data-index') ?? `unindexed-${byIndex.size}`;
+        byIndex.delete(index); // insertion order: a later element takes the row's place
+        byIndex.set(index, row);
+      }
+      const elements = [...byIndex.values()].sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')));
+      return elements.map((row) => {
         const icon = row.querySelector<HTMLElement>('.custom-view-tree-node-item-icon');
         const codicon = [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-') && c !== 'codicon-modifier-spin') ?? '';
         // An agent's own icon is an image: `agent:<name>` from its file, media/agents/<theme>/<name>.svg
@@ -99,8 +113,8 @@ export class Workbench {
             return box.getAttribute('aria-checked') ?? box.querySelector('[aria-checked]')?.getAttribute('aria-checked') ?? (box.classList.contains('checked') ? 'true' : 'false');
           })(),
         };
-      }),
-    );
+      });
+    });
   }
 
   /** Waits until the Plan view shows rows that satisfy the check; returns them. */
