@@ -70,15 +70,19 @@ export class Workbench {
    * row for a moment as it redraws (seen as a new session came in: the element replaced and
    * the new one, both at index 0, at the same place, one painted over the other): one row
    * on screen, so the last of each index, the one on top, is read. A row the tree holds
-   * twice has two indexes and reads twice.
+   * twice has two indexes and reads twice. Sticky scroll's copy of a parent row (its own
+   * element, same index) is read only when the row itself is scrolled out of the list.
    */
   async rows(): Promise<Row[]> {
     return this.page.$$eval(ROWS, (found) => {
+      const sticky = (row: Element): boolean => row.classList.contains('monaco-tree-sticky-row');
       const byIndex = new Map<string, Element>();
       for (const row of found) {
         const index = row.getAttribute('data-index') ?? `unindexed-${byIndex.size}`;
-        byIndex.delete(index); // insertion order: a later element takes the row's place
-        byIndex.set(index, row);
+        const held = byIndex.get(index);
+        if (held === undefined || sticky(held) || !sticky(row)) {
+          byIndex.set(index, row); // a later element is drawn over the earlier one
+        }
       }
       const elements = [...byIndex.values()].sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')));
       return elements.map((row) => {
