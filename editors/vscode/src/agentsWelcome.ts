@@ -89,18 +89,26 @@ export class AgentsWelcome implements vscode.Disposable {
     terminal.show();
     const commandLine = this.client.cliCommandLine(args);
     const integration = terminal.shellIntegration ?? (await shellIntegrationOf(terminal));
-    if (integration === undefined) {
+    const execution = integration?.executeCommand(commandLine);
+    if (execution === undefined) {
       terminal.sendText(commandLine);
-      return;
     }
-    const execution = integration.executeCommand(commandLine);
+    // Ask the doctor once the command ends. Typed with sendText, it is still seen ending
+    // when the shell's integration came after the wait (a loaded machine): the welcome went
+    // on saying "not connected yet" under a terminal that said it was set up.
     const ended = vscode.window.onDidEndTerminalShellExecution((event) => {
-      if (event.execution === execution) {
+      if (execution === undefined ? event.terminal === terminal : event.execution === execution) {
         ended.dispose();
         void this.check();
       }
     });
-    this.disposables.push(ended);
+    const closed = vscode.window.onDidCloseTerminal((gone) => {
+      if (gone === terminal) {
+        ended.dispose();
+        closed.dispose();
+      }
+    });
+    this.disposables.push(ended, closed);
   }
 }
 

@@ -65,9 +65,27 @@ export class Workbench {
     return this.page.locator(SIDEBAR);
   }
 
+  /**
+   * The rows as a person sees them, top first. VS Code's list can hold two elements for one
+   * row for a moment as it redraws (seen as a new session came in: the element replaced and
+   * the new one, both at index 0, at the same place, one painted over the other): one row
+   * on screen, so the last of each index, the one on top, is read. A row the tree holds
+   * twice has two indexes and reads twice. Sticky scroll's copy of a parent row (its own
+   * element, same index) is read only when the row itself is scrolled out of the list.
+   */
   async rows(): Promise<Row[]> {
-    return this.page.$$eval(ROWS, (elements) =>
-      elements.map((row) => {
+    return this.page.$$eval(ROWS, (found) => {
+      const sticky = (row: Element): boolean => row.classList.contains('monaco-tree-sticky-row');
+      const byIndex = new Map<string, Element>();
+      for (const row of found) {
+        const index = row.getAttribute('data-index') ?? `unindexed-${byIndex.size}`;
+        const held = byIndex.get(index);
+        if (held === undefined || sticky(held) || !sticky(row)) {
+          byIndex.set(index, row); // a later element is drawn over the earlier one
+        }
+      }
+      const elements = [...byIndex.values()].sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')));
+      return elements.map((row) => {
         const icon = row.querySelector<HTMLElement>('.custom-view-tree-node-item-icon');
         const codicon = [...(icon?.classList ?? [])].find((c) => c.startsWith('codicon-') && c !== 'codicon-modifier-spin') ?? '';
         // An agent's own logo is an image: `agent:<name>` from its file, out/media/agents/<name>-<theme>.svg
@@ -99,8 +117,8 @@ export class Workbench {
             return box.getAttribute('aria-checked') ?? box.querySelector('[aria-checked]')?.getAttribute('aria-checked') ?? (box.classList.contains('checked') ? 'true' : 'false');
           })(),
         };
-      }),
-    );
+      });
+    });
   }
 
   /** Waits until the Plan view shows rows that satisfy the check; returns them. */

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { followedSession, PlanState } from '../../src/planState';
+import { PlanTree, sessionNodeId } from '../../src/planTree';
 import { EXTENSION_ROOT, phase, state, task } from './fixtures';
 
 interface FollowCases {
@@ -64,6 +65,27 @@ describe('PlanState', () => {
         ['a', 3],
       ],
     );
+  });
+
+  it('holds a session both pushed while a listing was on its way and named by it once, at its newer state, one row in the tree (issue 33)', () => {
+    for (const [pushed, listed, kept] of [
+      [1, 1, 1],
+      [2, 1, 2],
+      [1, 2, 2],
+    ] as const) {
+      const plans = new PlanState();
+      plans.replaceAll([state('a', [phase('Todos', task('t1', 'Held'))], { version: 2 })]);
+      const mark = plans.mark();
+      plans.update(state('new', [phase('Todos', task('t1', `Pushed ${pushed}`))], { version: pushed }));
+      plans.takeListing([state('a', [phase('Todos', task('t1', 'Held'))], { version: 2 }), state('new', [phase('Todos', task('t1', `Listed ${listed}`))], { version: listed })], mark);
+      assert.deepEqual(
+        plans.sessions().map((s) => s.session),
+        ['new', 'a'],
+      );
+      assert.equal(plans.get('new')?.version, kept);
+      const roots = PlanTree.build(plans.sessions()).roots.map((root) => root.id);
+      assert.deepEqual(roots, [sessionNodeId('new'), sessionNodeId('a')]);
+    }
   });
 
   it('after the plans last seen, a listing keeps only what the server listed or pushed since it was asked', () => {
