@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Protocol
 
 from plansight.checkouts import Checkout, checkout_text
@@ -45,6 +46,15 @@ from plansight.store.rules import (
 )
 from plansight.store.session_cache import SessionCopy
 from plansight.store.snapshots import change_record
+
+
+class _Keep(Enum):
+    CHECKOUT = "keep"
+
+
+# `WriteSteps.write_head`: the session's checkout stays as it was (a person's change).
+KEEP_CHECKOUT = _Keep.CHECKOUT
+Checked = str | None | _Keep  # a checkout's text, none, or KEEP_CHECKOUT
 
 
 @dataclass(slots=True)
@@ -76,8 +86,12 @@ class WriteSteps(Protocol):
     def batch(self) -> AbstractContextManager[None]:
         """The steps that follow, sent together where the backend can (one round trip)."""
 
-    def write_head(self, plan: Plan, agent_base: int, now: str, new: bool) -> None:
-        """The session's row: version, next id, title, update time, agent base."""
+    def write_head(
+        self, plan: Plan, agent_base: int, now: str, new: bool, checkout: Checked
+    ) -> None:
+        """The session's row: version, next id, title, update time, agent base, and the
+        checkout (`checkouts.checkout_text`) of an agent's change (`KEEP_CHECKOUT`: as it
+        was, a person's change). One statement: it was a second `UPDATE` of the row."""
 
     def write_phases(self, session: str, names: list[str]) -> None:
         """The phases' names in order, replacing those written before."""
@@ -91,9 +105,6 @@ class WriteSteps(Protocol):
 
     def let_plans_go(self, session: str, first: int, last: int) -> None:
         """Forget the plans kept with versions `first` to `last` (the events stay)."""
-
-    def record_checkout(self, session: str, checkout: str | None) -> None:
-        """The session's checkout (`checkouts.checkout_text`), of its agent's change."""
 
     def set_agent_base(self, session: str, version: int) -> None: ...
 
@@ -164,11 +175,14 @@ class StoreEngine:
             written.copy = locked.copy
             edit = PendingEdit(locked.copy.plan, locked.agent_base)
             yield edit
+            # The session's checkout: that of its last agent change.
+            checkout = (
+                checkout_text(self._dialect.checkout)
+                if agents_own_change(origin)
+                else KEEP_CHECKOUT
+            )
             with steps.batch():
-                self._finish(steps, locked, edit, max_sessions, written)
-                if written.committed and agents_own_change(origin):
-                    # The session's checkout: that of its last agent change.
-                    steps.record_checkout(session, checkout_text(self._dialect.checkout))
+                self._finish(steps, locked, edit, max_sessions, written, checkout)
         self._dialect.after_commit(written)
 
     @staticmethod
@@ -196,13 +210,16 @@ class StoreEngine:
         edit: PendingEdit,
         max_sessions: int,
         written: Written,
+        checkout: Checked,
     ) -> None:
         session = locked.copy.plan.session
         committed = edit.event is not None
         # The version the edit leaves, or the base where it was.
         base_after = locked.copy.plan.version + committed if edit.moves_base else edit.agent_base
         if edit.event is not None:
-            written.pruned = self._write(steps, locked, edit.event, max_sessions, base_after)
+            written.pruned = self._write(
+                steps, locked, edit.event, max_sessions, base_after, checkout
+            )
             written.committed = True
         elif base_after != locked.agent_base:
             steps.set_agent_base(session, base_after)
@@ -223,6 +240,7 @@ class StoreEngine:
         event: ChangeEvent,
         max_sessions: int,
         agent_base: int,
+        checkout: Checked,
     ) -> list[str]:
         """Write the changed plan and log `event`; returns the sessions pruned to make
         room for a new one."""
@@ -231,7 +249,7 @@ class StoreEngine:
         session = plan.session
         now = utc_now()
         stamp_commit(plan, now)
-        steps.write_head(plan, agent_base, now, locked.new)
+        steps.write_head(plan, agent_base, now, locked.new, checkout)
         written = rows.plan_rows(plan, copy.written)
         if written.phases_changed:
             steps.write_phases(session, written.phase_names)

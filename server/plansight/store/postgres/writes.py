@@ -18,7 +18,7 @@ from plansight.core.model import TASK_FIELDS, Origin, Plan, utc_now
 from plansight.core.record import Record
 from plansight.store import rows
 from plansight.store.base import LoggedEvent, PendingEdit
-from plansight.store.engine import Locked, StoreEngine, Written
+from plansight.store.engine import KEEP_CHECKOUT, Checked, Locked, StoreEngine, Written
 from plansight.store.postgres.reads import PostgresReads
 
 log = logging.getLogger(__name__)
@@ -219,12 +219,16 @@ class PostgresWrites:
     def batch(self) -> AbstractContextManager[None]:
         return cast(AbstractContextManager[None], self._db.pipeline())
 
-    def write_head(self, plan: Plan, agent_base: int, now: str, new: bool) -> None:
+    def write_head(
+        self, plan: Plan, agent_base: int, now: str, new: bool, checkout: Checked
+    ) -> None:
         # A new session's row exists already: it held the lock (made at version 0).
+        kept = checkout is KEEP_CHECKOUT
         self._db.execute(
             "UPDATE plansight_sessions SET version = %s, next_id = %s, updated_at = %s, "
             "title = %s, agent_base = %s"
             + (", created_at = %s" if new else "")
+            + ("" if kept else ", checkout = %s")
             + " WHERE workspace = %s AND name = %s",
             (
                 plan.version,
@@ -233,6 +237,7 @@ class PostgresWrites:
                 plan.title,
                 agent_base,
                 *((now,) if new else ()),
+                *(() if kept else (checkout,)),
                 self._workspace,
                 plan.session,
             ),
@@ -273,13 +278,6 @@ class PostgresWrites:
         self._db.execute(
             "UPDATE plansight_sessions SET agent_base = %s WHERE workspace = %s AND name = %s",
             (version, self._workspace, session),
-        )
-
-    def record_checkout(self, session: str, checkout: str | None) -> None:
-        self._db.execute(
-            "UPDATE plansight_sessions SET checkout = %s WHERE workspace = %s AND name = %s "
-            "AND checkout IS DISTINCT FROM %s",
-            (checkout, self._workspace, session, checkout),
         )
 
     def drop_unborn(self, session: str) -> None:

@@ -15,7 +15,7 @@ from plansight.core.changes import LoggedChange
 from plansight.core.model import Origin, Plan
 from plansight.store import rows
 from plansight.store.base import PendingEdit
-from plansight.store.engine import Locked, StoreEngine, Written
+from plansight.store.engine import KEEP_CHECKOUT, Checked, Locked, StoreEngine, Written
 from plansight.store.session_cache import SessionCache
 from plansight.store.sqlite.faults import fault_of, faults
 from plansight.store.sqlite.file import SqliteFile
@@ -26,6 +26,14 @@ log = logging.getLogger(__name__)
 _UPSERT_TASK = (
     f"INSERT OR REPLACE INTO tasks (session, {rows.TASK_COLUMNS}) "
     f"VALUES (?, {', '.join('?' * rows.TASK_COLUMN_COUNT)})"
+)
+_UPDATE_HEAD = (
+    "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ?, agent_base = ? "
+    "WHERE name = ?"
+)
+_UPDATE_HEAD_AND_CHECKOUT = (
+    "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ?, agent_base = ?, "
+    "checkout = ? WHERE name = ?"
 )
 _INSERT_EVENT = (
     f"INSERT INTO events ({rows.EVENT_COLUMNS}) VALUES ({', '.join('?' * rows.EVENT_COLUMN_COUNT)})"
@@ -197,18 +205,31 @@ class SqliteWrites:
     def batch(self) -> AbstractContextManager[None]:
         return nullcontext()  # each statement is a call into the library, not a trip
 
-    def write_head(self, plan: Plan, agent_base: int, now: str, new: bool) -> None:
+    def write_head(
+        self, plan: Plan, agent_base: int, now: str, new: bool, checkout: Checked
+    ) -> None:
+        kept = checkout is KEEP_CHECKOUT
         if new:
             self._db.execute(
                 "INSERT INTO sessions (name, version, next_id, created_at, updated_at, title, "
-                "agent_base) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (plan.session, plan.version, plan.next_id, now, now, plan.title, agent_base),
+                "agent_base, checkout) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    plan.session,
+                    plan.version,
+                    plan.next_id,
+                    now,
+                    now,
+                    plan.title,
+                    agent_base,
+                    None if kept else checkout,
+                ),
             )
         else:
             self._db.execute(
-                "UPDATE sessions SET version = ?, next_id = ?, updated_at = ?, title = ?, "
-                "agent_base = ? WHERE name = ?",
-                (plan.version, plan.next_id, now, plan.title, agent_base, plan.session),
+                _UPDATE_HEAD if kept else _UPDATE_HEAD_AND_CHECKOUT,
+                (plan.version, plan.next_id, now, plan.title, agent_base)
+                + (() if kept else (checkout,))
+                + (plan.session,),
             )
 
     def write_phases(self, session: str, names: list[str]) -> None:
@@ -238,12 +259,6 @@ class SqliteWrites:
 
     def set_agent_base(self, session: str, version: int) -> None:
         self._db.execute("UPDATE sessions SET agent_base = ? WHERE name = ?", (version, session))
-
-    def record_checkout(self, session: str, checkout: str | None) -> None:
-        self._db.execute(
-            "UPDATE sessions SET checkout = ? WHERE name = ? AND checkout IS NOT ?",
-            (checkout, session, checkout),
-        )
 
     def drop_unborn(self, session: str) -> None:
         pass  # a new session has no row before its first commit
