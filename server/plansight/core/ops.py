@@ -290,9 +290,10 @@ def _start(plan: Plan, op: StartOp, settings: Settings, now: str) -> None:
 
 def _leaf_to_start(plan: Plan, phase: Phase, task: Task) -> Task:
     """(v4) Starting a parent starts its first pending, not waiting leaf, whatever its owner."""
+    task_id = task.id
+    if not any([other.parent == task_id for other in phase.tasks]):
+        return task  # a leaf (most starts): no tree of the phase
     tree = PhaseTree(phase.tasks)
-    if not tree.is_parent(task):
-        return task
     for leaf in tree.leaves(task):
         if leaf.status == "pending" and not plan.is_waiting(leaf):
             return leaf
