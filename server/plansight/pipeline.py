@@ -24,7 +24,7 @@ from plansight.core.errors import FieldError, RequestRefused, VersionConflict
 from plansight.core.fences import unfenced
 from plansight.core.found import CONTENT_AT, ID_AT, STATUS_AT, Found
 from plansight.core.model import FINISHED, STAMP_FIELDS, Origin, Plan, Task, utc_now
-from plansight.core.nesting import settle
+from plansight.core.nesting import settle, settled_current
 from plansight.core.ops import normalize
 from plansight.core.settings import Settings
 from plansight.core.steering import Limits, Steering, steer
@@ -200,7 +200,7 @@ class _Before:
         if touched is None:
             return self._after_whole(plan)
         found = self.found
-        self.current = plan.current()
+        self.current = settled_current(plan)  # settled by the pipeline
         changed = (
             plan.title != found.title
             or any(task.seen() != task.found_seen for _, task in touched)
@@ -224,7 +224,7 @@ class _Before:
         found = self.found
         fingerprint = plan.fingerprint()
         changed = fingerprint != found.fingerprint()
-        self.current = plan.current()
+        self.current = settled_current(plan)  # settled by the pipeline
         if not changed:
             # Ops may have moved a task and back, or added and removed one: nothing
             # is committed, so neither may the times or the id counter move.

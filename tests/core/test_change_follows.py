@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from plansight.core.errors import RequestRefused, VersionConflict
 from plansight.core.model import FINISHED, Plan, Task, utc_now
-from plansight.core.nesting import settle
+from plansight.core.nesting import settle, settled_current
 from plansight.core.record import plan_record
 from plansight.core.summary import plan_lines, progress_line, summarize
 from plansight.lsp.deltas import DeltaPushes
@@ -213,6 +213,8 @@ class Story:
             assert outcome.summary.endswith("\n".join(plan_lines(fresh))), kind
         settle(fresh, utc_now())
         assert _values(fresh) == _values(after), kind  # the nesting rules hold
+        # The current task read from the tasks in progress alone (a settled plan's).
+        assert settled_current(after) is after.current(), kind
         # What is read back from the rows written is the plan (read as another program
         # would: a store opened on the file would make this one read its copy again).
         with closing(sqlite3.connect(self.path)) as db:

@@ -117,3 +117,27 @@ def test_settling_again_after_a_change_in_place_is_settling_afresh() -> None:
     fresh = plan.copy()
     settle(fresh, NOW)
     assert _values(plan) == _values(fresh)
+
+
+def test_a_parent_changed_in_place_is_settled_afresh() -> None:
+    # The kept tree is checked phase by phase where marks moved: a subtask given a parent
+    # of another phase in place (its place and id unchanged) still goes to that phase,
+    # under it, and that parent's status follows it.
+    plan = Plan(
+        "s",
+        phases=[
+            Phase("A", [task("a"), task("a1", "a")]),
+            Phase("B", [task("b"), task("b1", "b")]),
+        ],
+    )
+    settle(plan, NOW)
+    moving = plan.phases[1].tasks[1]
+    moving.set_status("in_progress", NOW)
+    moving.parent = "a"
+    settle(plan, NOW)
+    assert [t.id for t in plan.phases[0].tasks] == ["a", "a1", "b1"]
+    assert [t.id for t in plan.phases[1].tasks] == ["b"]
+    assert plan.phases[0].tasks[0].status == "in_progress"
+    fresh = plan.copy()
+    settle(fresh, NOW)
+    assert _values(plan) == _values(fresh)

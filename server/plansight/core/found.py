@@ -14,7 +14,6 @@ of the tasks it held.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import chain
 from operator import attrgetter, is_
 from typing import Any
 
@@ -59,15 +58,22 @@ class Found:
     """The plan as a change found it: its title, phases and task objects in their places,
     next id and current task, each task's values noted on it (`note_found`)."""
 
-    __slots__ = ("_current", "names", "next_id", "places", "title")
+    __slots__ = ("_current", "marks", "names", "next_id", "places", "title")
 
     def __init__(self, plan: Plan) -> None:
         self.title = plan.title
         self.next_id = plan.next_id
         self.names = [phase.name for phase in plan.phases]
         self.places = [list(phase.tasks) for phase in plan.phases]
+        # Each phase's marks as found: a phase found at the marks its tasks were noted at
+        # last (`Plan.noted_as`) holds those task objects, noted at those marks already.
+        self.marks = [[task.mark for task in tasks] for tasks in self.places]
         self._current: object = _NOT_READ
-        note_found(list(chain.from_iterable(self.places)))
+        noted: list[list[int]] = getattr(plan, "noted_as", None) or []
+        for at, marks in enumerate(self.marks):
+            if at >= len(noted) or noted[at] != marks:
+                note_found(self.places[at])
+        plan.noted_as = self.marks
 
     def current(self) -> str | None:
         """The id of `Plan.current` as found, read from the found values when asked (a
@@ -112,10 +118,14 @@ class Found:
         if len(plan.phases) != len(self.places):
             return None
         found: list[tuple[Phase, Task]] = []
-        for phase, name, tasks in zip(plan.phases, self.names, self.places, strict=True):
-            if phase.name != name or len(phase.tasks) != len(tasks):
+        for phase, name, tasks, marks in zip(
+            plan.phases, self.names, self.places, self.marks, strict=True
+        ):
+            if phase.name != name:
                 return None
-            if not all(map(is_, phase.tasks, tasks)):
+            if [task.mark for task in phase.tasks] == marks:
+                continue  # the task objects found, unchanged (`core/model.py`)
+            if len(phase.tasks) != len(tasks) or not all(map(is_, phase.tasks, tasks)):
                 return None
             for task in touched(phase.tasks):
                 if task.id != task.found_seen[ID_AT]:

@@ -221,10 +221,12 @@ class Phase(_PhaseSlots):
 
 
 class _PlanSlots:
-    """The slots a plan has besides its fields: what `core/nesting.py` last settled."""
+    """The slots a plan has besides its fields: what `core/nesting.py` last settled, and
+    each phase's marks when `core/found.py` last noted its tasks."""
 
-    __slots__ = ("settled_as",)
+    __slots__ = ("noted_as", "settled_as")
 
+    noted_as: Any
     settled_as: Any
 
 

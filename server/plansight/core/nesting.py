@@ -29,48 +29,72 @@ def leaves(tasks: Iterable[Task]) -> list[Task]:
     return [task for task in listed if task.id not in parents]
 
 
+def started_leaves(tasks: list[Task]) -> list[Task]:
+    """The leaves of `tasks` in progress, in the order given, when `tasks` are settled
+    (`settle`, every phase whole): a parent is in progress exactly when one of its
+    subtasks is, so the parents among the tasks in progress are those that these name;
+    no look at the other tasks' parents."""
+    started = [task for task in tasks if task.status == "in_progress"]
+    if not started:
+        return started
+    parents = {task.parent for task in started}
+    if parents == {None}:
+        return started
+    return [task for task in started if task.id not in parents]
+
+
+def settled_current(plan: Plan) -> Task | None:
+    """`Plan.current` of a settled plan (`started_leaves`): the leaf in progress started
+    most recently, the first on a tie."""
+    current: Task | None = None
+    for task in started_leaves(plan.task_list()):
+        if current is None or task.started_rank > current.started_rank:
+            current = task
+    return current
+
+
 @dataclass(slots=True)
 class _SettledAs:
-    """A plan as `settle` left it: its phases, each one's tasks, their marks and ids, and
-    every task's parent in document order."""
+    """A plan as `settle` left it: its phases, and each one's tasks, their marks, ids and
+    parents."""
 
     phases: list[Phase]
     places: list[list[Task]]
     marks: list[list[int]]
     ids: list[list[str]]
-    parents: list[str | None]
-
-    def same_phases(self, plan: Plan, parents: list[str | None]) -> bool:
-        """Whether `plan` holds the same phases and its tasks name the same parents (the
-        tasks' places and ids are checked where their marks moved, `settled_again`: equal
-        marks are the same task objects, and a change of an id moves its mark)."""
-        return (
-            self.parents == parents
-            and len(plan.phases) == len(self.phases)
-            and all(map(is_, plan.phases, self.phases))
-        )
+    parents: list[list[str | None]]
 
     def settled_again(self, plan: Plan, now: str) -> bool:
-        """When tasks' fields other than their ids moved since (`same_phases`): the parents
-        of the phases whose marks moved derived again, those phases' marks taken, True.
-        False when an id moved (settle the whole plan)."""
+        """When `plan` holds the same phases and only tasks' fields other than their ids and
+        parents moved since: the parents of the phases whose marks moved derived again,
+        those phases' marks taken, True. False when a phase, a task's place, id or parent
+        moved (settle the whole plan). A phase whose marks did not move holds the same
+        task objects, unchanged (`core/model.py`): neither its ids nor its parents are
+        looked at, nor anything of a plan that did not change since."""
+        phases = plan.phases
+        if len(phases) != len(self.phases) or not all(map(is_, phases, self.phases)):
+            return False
         moved = [
             (at, phase)
-            for at, (phase, was) in enumerate(zip(plan.phases, self.marks, strict=True))
+            for at, (phase, was) in enumerate(zip(phases, self.marks, strict=True))
             if [task.mark for task in phase.tasks] != was
         ]
+        if not moved:
+            return True
         for at, phase in moved:
             tasks, places = phase.tasks, self.places[at]
             if len(tasks) != len(places) or not all(map(is_, tasks, places)):
                 return False
             if [task.id for task in tasks] != self.ids[at]:
                 return False
-        if moved:  # settled anew (this one is left as it is: a copy may share it)
-            marks = list(self.marks)
-            for at, phase in moved:
-                _derive_phase(phase, now)
-                marks[at] = [task.mark for task in phase.tasks]
-            plan.settled_as = _SettledAs(self.phases, self.places, marks, self.ids, self.parents)
+            if [task.parent for task in tasks] != self.parents[at]:
+                return False
+        # Settled anew (this one is left as it is: a copy may share it).
+        marks = list(self.marks)
+        for at, phase in moved:
+            _derive_phase(phase, now)
+            marks[at] = [task.mark for task in phase.tasks]
+        plan.settled_as = _SettledAs(self.phases, self.places, marks, self.ids, self.parents)
         return True
 
 
@@ -79,18 +103,14 @@ def settle(plan: Plan, now: str) -> None:
     status (and its times) from its subtasks'. It runs several times a change: what it
     settled last is cached on the plan, and when only tasks' statuses may have moved since
     (the same tasks, places, ids and parents), only the phases whose tasks changed have
-    their parents' statuses derived again."""
+    their parents' statuses derived again (nothing when no task changed)."""
+    settled: _SettledAs | None = getattr(plan, "settled_as", None)
+    if settled is not None and settled.settled_again(plan, now):
+        return
     tasks = plan.task_list()
     parents = [task.parent for task in tasks]
     if parents.count(None) == len(parents):
         return  # a flat plan is settled: no subtask, no parent (most plans, every change)
-    settled: _SettledAs | None = getattr(plan, "settled_as", None)
-    if (
-        settled is not None
-        and settled.same_phases(plan, parents)
-        and settled.settled_again(plan, now)
-    ):
-        return
     _gather_subtrees(plan)
     for phase in plan.phases:
         if not in_order(phase.tasks):
@@ -101,7 +121,7 @@ def settle(plan: Plan, now: str) -> None:
         [list(phase.tasks) for phase in plan.phases],
         [[task.mark for task in phase.tasks] for phase in plan.phases],
         [[task.id for task in phase.tasks] for phase in plan.phases],
-        [task.parent for task in plan.task_list()],
+        [[task.parent for task in phase.tasks] for phase in plan.phases],
     )
 
 

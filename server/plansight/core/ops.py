@@ -26,7 +26,7 @@ from plansight.core.model import (
     start_rank,
 )
 from plansight.core.move import move
-from plansight.core.nesting import leaves, settle, too_deep_line
+from plansight.core.nesting import leaves, settle, started_leaves, too_deep_line
 from plansight.core.settings import Settings
 from plansight.core.steering import Steering, steer
 from plansight.core.tree import PhaseTree
@@ -94,23 +94,24 @@ def normalize(plan: Plan, auto_start: bool, now: str, settled: bool = False) -> 
     if not settled:
         settle(plan, now)
     before = mark_now()
-    started = _one_per_owner(plan, leaves(plan.task_list()), auto_start, now)
+    started = _one_per_owner(plan, auto_start, now)
     if mark_now() != before + 1:  # it changed a task: the parents follow
         settle(plan, now)
     return started
 
 
-def _one_per_owner(plan: Plan, tasks: list[Task], auto_start: bool, now: str) -> Task | None:
+def _one_per_owner(plan: Plan, auto_start: bool, now: str) -> Task | None:
+    """Of a settled plan (`normalize`)."""
     owners: set[str | None] = set()
-    # The tasks in progress (normalization runs on every change: no call a task).
-    for task in [task for task in tasks if task.status == "in_progress"]:
+    # The leaves in progress (normalization runs on every change: no call a task).
+    for task in started_leaves(plan.task_list()):
         if task.owner in owners:
             task.set_status("pending", now)
         else:
             owners.add(task.owner)
     if None in owners or not auto_start:
         return None
-    for task in tasks:
+    for task in leaves(plan.task_list()):
         if task.status == "pending" and task.owner is None and not plan.is_waiting(task):
             task.set_status("in_progress", now)
             return task
@@ -289,9 +290,10 @@ def _start(plan: Plan, op: StartOp, settings: Settings, now: str) -> None:
 
 def _leaf_to_start(plan: Plan, phase: Phase, task: Task) -> Task:
     """(v4) Starting a parent starts its first pending, not waiting leaf, whatever its owner."""
+    task_id = task.id
+    if not any([other.parent == task_id for other in phase.tasks]):
+        return task  # a leaf (most starts): no tree of the phase
     tree = PhaseTree(phase.tasks)
-    if not tree.is_parent(task):
-        return task
     for leaf in tree.leaves(task):
         if leaf.status == "pending" and not plan.is_waiting(leaf):
             return leaf

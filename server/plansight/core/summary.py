@@ -160,10 +160,29 @@ def phase_as(plan: Plan, phase: Phase) -> _PhaseAs:
 
 
 def _lines(plan: Plan, phase: Phase) -> list[str]:
-    tree = PhaseTree(phase.tasks)
+    tasks = phase.tasks
+    depths = _depths(tasks)
+    if depths is None:
+        tree = PhaseTree(tasks)
+        depths = [tree.depth(task) for task in tasks]
     lines = [f"{phase.name}:"]
-    lines.extend(task_line(plan, task, tree.depth(task)) for task in phase.tasks)
+    lines.extend([task_line(plan, task, depth) for task, depth in zip(tasks, depths, strict=True)])
     return lines
+
+
+def _depths(tasks: list[Task]) -> list[int] | None:
+    """`PhaseTree.depth` of each task, in one walk when every parent comes before its
+    subtasks (a settled phase, `core/nesting.py`); None when one does not (or names no
+    task of the phase): ask the tree."""
+    depth_of: dict[str | None, int] = {None: 0}
+    depths = []
+    for task in tasks:
+        above = depth_of.get(task.parent)
+        if above is None:
+            return None
+        depth_of[task.id] = depth = above + 1
+        depths.append(depth)
+    return depths
 
 
 def _phase_progress(tasks: list[Task]) -> Progress | None:
