@@ -470,14 +470,14 @@ function sessionView(node: SessionNode): NodeView {
     label,
     description: [`${state.progress.completed}/${state.progress.total}`, who, where].filter((part) => part !== undefined).join(' · '),
     tooltip: lines.join('\n'),
-    icon: agentIcon(state.session),
+    icon: sessionRowIcon(state.session),
     contextValue: 'session',
     collapsible: node.expanded ? 'expanded' : 'collapsed',
   };
 }
 
 /** A session's icon: its agent's logo, else a codicon (an agent simple-icons has no mark for, or none). */
-function agentIcon(session: string): Icon {
+export function sessionRowIcon(session: string): Icon {
   const icon = sessionIcon(session);
   return 'logo' in icon ? { id: icon.logo, agent: true } : { id: icon.codicon };
 }

@@ -10,10 +10,9 @@ import { filterMessage, type TaskFilter, type ViewFilter } from './planFilter';
 import type { PlanState } from './planState';
 import type { PlanSync, PlanUpdate } from './planSync';
 import { iconPath, LAST_SEEN_MESSAGE, planTreeItem, planViewTree, startsAs } from './planRows';
-import { sessionIcon } from './sessionAgents';
 import type { EarlyTreeView, GivenEarly } from './earlyTreeView';
 import { treeRefresh } from './treeRefresh';
-import { PlanTree, remainingTasks, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
+import { PlanTree, remainingTasks, sessionRowIcon, TASK_DECORATION_SCHEME, taskDecoration, viewHeader, viewOf, type PlanNode } from './planTree';
 
 export const PLAN_VIEW_ID = 'plansight.plan';
 
@@ -132,8 +131,7 @@ export class PlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Dispo
 
   /** A session's icon where a picker lists it: its agent's logo, else the row's codicon. */
   sessionIconPath(session: string): vscode.ThemeIcon | { light: vscode.Uri; dark: vscode.Uri } {
-    const icon = sessionIcon(session);
-    return iconPath('logo' in icon ? { id: icon.logo, agent: true } : { id: icon.codicon }, this.extensionUri);
+    return iconPath(sessionRowIcon(session), this.extensionUri);
   }
 
   getTreeItem(element: PlanNode): vscode.TreeItem {
